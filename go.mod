@@ -1,0 +1,5 @@
+module github.com/urlderef/deref
+
+go 1.26.0
+
+require golang.org/x/net v0.62.0 // indirect
