@@ -11,7 +11,7 @@ import (
 
 type parts struct {
 	scheme, user, pass, host, port, path, query, frag string
-	hasUser, hasPass, hasAuth, hasQuery, hasFrag     bool
+	hasUser, hasPass, hasAuth, hasQuery, hasFrag      bool
 }
 
 func partsOf(u *url.URL) parts {

@@ -1,0 +1,382 @@
+// Command deref dereferences URLs: it speaks the protocol the URL names
+// and writes the object to standard output or to a file.
+//
+// Run "deref -h" for the flags and the exit codes.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+const usageText = `usage: deref [flags] URL...
+
+Dereferences each URL and writes the object to standard output, or to a
+file with -o or -O. A directory, menu or other listing prints one entry per
+line: kind, size, modification time (RFC 3339, UTC), name and URL,
+separated by TABs ("-" where unknown); --raw prints the server's own bytes
+instead, --json one JSON object per entry.
+
+Flags:
+`
+
+const exitText = `
+Exit codes:
+  0    success
+  1    usage error, or an error of no other class
+  2    bad URL (malformed, or a port of another protocol; RFC 1738 §6)
+  3    unsupported scheme, or not a retrievable object (mailto:, ...)
+  4    not found
+  5    permission or login refused
+  6    network failure or time-out
+  7    protocol error (bad reply, object ended early, redirect refused)
+  8    write error (local file or standard output)
+  130  interrupted
+`
+
+type options struct {
+	output, outputDir, resume, inputFile, proxy, netrcFile string
+	remoteName, verbose, silent, head, raw, json           bool
+	netrc, noNetrc, insecure, allowDowngrade               bool
+	maxTime, connectTimeout, idleTimeout                   float64
+	maxBytes                                               int64
+	maxRedirs                                              int
+	allowPorts, redirectSchemes                            string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("deref", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.output, "o", "", "write the object to `FILE` (- for standard output)")
+	fs.BoolVar(&o.remoteName, "O", false, "write to a file named after the URL's last segment (never a name the server chose)")
+	fs.StringVar(&o.outputDir, "output-dir", "", "folder for -o and -O files")
+	fs.BoolVar(&o.verbose, "v", false, "write the protocol conversation to standard error (passwords hidden)")
+	fs.BoolVar(&o.silent, "s", false, "silent: no progress line")
+	fs.BoolVar(&o.head, "I", false, "print the metadata only")
+	fs.StringVar(&o.resume, "C", "", "resume from byte `OFFSET`; - continues the existing output file")
+	fs.Float64Var(&o.maxTime, "max-time", 0, "give up after `SECONDS` in all")
+	fs.Float64Var(&o.connectTimeout, "connect-timeout", 0, "give up connecting after `SECONDS` (default 30)")
+	fs.Float64Var(&o.idleTimeout, "idle-timeout", 0, "give up when no data arrives for `SECONDS` (default 120)")
+	fs.StringVar(&o.proxy, "proxy", "", "use this proxy for every URL: http://host:port or socks5://host:port (- for none)")
+	fs.BoolVar(&o.netrc, "netrc", false, "read credentials from ~/.netrc (or $NETRC); the default")
+	fs.BoolVar(&o.noNetrc, "no-netrc", false, "do not read a netrc file")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `FILE`")
+	fs.StringVar(&o.inputFile, "i", "", "read URLs from `FILE`, one per line (- for standard input)")
+	fs.BoolVar(&o.raw, "raw", false, "print listings as the server sent them")
+	fs.BoolVar(&o.json, "json", false, "print listings as one JSON object per entry")
+	fs.BoolVar(&o.insecure, "k", false, "do not verify TLS certificates (insecure)")
+	fs.Int64Var(&o.maxBytes, "max-filesize", 0, "refuse objects larger than `BYTES`")
+	fs.IntVar(&o.maxRedirs, "max-redirs", 10, "follow at most `N` redirects")
+	fs.BoolVar(&o.allowDowngrade, "allow-downgrade", false, "let redirects lead from https to http")
+	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
+	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, exitText)
+	}
+	var urls []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 1
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		urls = append(urls, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if o.inputFile != "" {
+		more, err := readList(o.inputFile, stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref: -i:", err)
+			return 1
+		}
+		urls = append(urls, more...)
+	}
+	if len(urls) == 0 {
+		fmt.Fprintln(stderr, "deref: no URL given (deref -h for help)")
+		return 1
+	}
+	if o.output != "" && len(urls) > 1 {
+		fmt.Fprintln(stderr, "deref: -o names one file; use -O (and --output-dir) for several URLs")
+		return 1
+	}
+
+	c, err := newClient(&o, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "deref:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.maxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
+		defer cancel()
+	}
+	code := 0
+	for _, raw := range urls {
+		err := deref(ctx, c, &o, raw, stdout, stderr)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0 {
+				err = fmt.Errorf("%w (--max-time %v s)", err, o.maxTime)
+			}
+			fmt.Fprintln(stderr, "deref:", oneLine(err.Error()))
+			if code == 0 {
+				code = fetch.ExitCode(err)
+			}
+			if ctx.Err() != nil {
+				if errors.Is(ctx.Err(), context.Canceled) {
+					return 130
+				}
+				return code
+			}
+		}
+	}
+	return code
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+func oneLine(s string) string { return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s) }
+
+func readList(name string, stdin io.Reader) ([]string, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	var urls []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			urls = append(urls, line)
+		}
+	}
+	return urls, sc.Err()
+}
+
+func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
+	c := fetch.NewClient()
+	c.ConnectTimeout = seconds(o.connectTimeout)
+	c.IdleTimeout = seconds(o.idleTimeout)
+	c.MaxBytes = o.maxBytes
+	c.MaxRedirects = o.maxRedirs
+	if o.maxRedirs == 0 {
+		c.MaxRedirects = -1
+	}
+	c.AllowDowngrade = o.allowDowngrade
+	if o.redirectSchemes != "" {
+		c.RedirectSchemes = strings.Split(strings.ToLower(o.redirectSchemes), ",")
+	}
+	for _, p := range strings.FieldsFunc(o.allowPorts, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("--allow-port: %q is not a port number", p)
+		}
+		c.AllowPorts = append(c.AllowPorts, n)
+	}
+	switch {
+	case o.noNetrc:
+		c.NetrcFile = ""
+	case o.netrcFile != "":
+		c.NetrcFile = o.netrcFile
+	}
+	if o.insecure {
+		c.TLSConfig = &tls.Config{InsecureSkipVerify: true}
+	}
+	switch o.proxy {
+	case "":
+	case "-":
+		c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	default:
+		raw := o.proxy
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		p, err := url.Parse(url.Canonicalize(raw))
+		if err != nil {
+			return nil, fmt.Errorf("--proxy: %w", err)
+		}
+		c.Proxy = func(u *url.URL) (*url.URL, error) {
+			if u.Scheme == "file" {
+				return nil, nil
+			}
+			return p, nil
+		}
+	}
+	if o.verbose {
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			prefix := "* "
+			switch ev.Dir {
+			case protocols.TraceSend:
+				prefix = "> "
+			case protocols.TraceRecv:
+				prefix = "< "
+			}
+			fmt.Fprintln(stderr, prefix+oneLine(ev.Text))
+		}
+	}
+	if f, ok := stderr.(*os.File); ok && !o.silent && term.IsTerminal(int(f.Fd())) {
+		c.Progress = newProgressLine(f).update
+	}
+	c.Prompt = promptPassword
+	return c, nil
+}
+
+// promptPassword asks on the terminal, without echo.
+func promptPassword(ctx context.Context, u *url.URL, user string) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("%w: a password is needed for %s and there is no terminal to ask on", fetch.ErrAuth, user)
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "Password for %s@%s: ", user, u.Host)
+	pw, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return "", fmt.Errorf("%w: reading the password: %w", fetch.ErrAuth, err)
+	}
+	return string(pw), nil
+}
+
+func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {
+	u, err := url.Parse(url.Canonicalize(raw))
+	if err != nil {
+		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+	}
+	if (o.output != "" && o.output != "-") || o.remoteName {
+		if o.head {
+			return errors.New("-I prints metadata only; it does not go with -o or -O")
+		}
+		dir, name := o.outputDir, ""
+		if o.output != "" {
+			name = filepath.Base(o.output)
+			dir = filepath.Join(o.outputDir, filepath.Dir(o.output))
+		}
+		if dir == "" {
+			dir = "."
+		}
+		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-"})
+		if err == nil && o.resume != "" && o.resume != "-" {
+			err = errors.New("-C OFFSET goes with standard output; use -C - to continue a file")
+		}
+		return err
+	}
+	var offset int64
+	if o.resume != "" && o.resume != "-" {
+		if offset, err = strconv.ParseInt(o.resume, 10, 64); err != nil || offset < 0 {
+			return fmt.Errorf("-C: %q is not a byte offset", o.resume)
+		}
+	}
+	resp, err := c.Fetch(ctx, u, offset)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if o.head {
+		return printMeta(stdout, u, resp)
+	}
+	switch {
+	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && !o.raw:
+		if err := printEntries(stdout, resp.Entries, o.json); err != nil {
+			return fetch.WriteError(err)
+		}
+		return resp.Body.Close()
+	case resp.Kind == protocols.KindSearchIndex:
+		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; add ?words to search it")
+	}
+	if _, err := io.Copy(stdout, resp.Body); err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\nKind: %s\n", u.Redacted(), r.Kind)
+	if r.Size >= 0 {
+		fmt.Fprintf(&b, "Size: %d\n", r.Size)
+	}
+	if r.MediaType != "" {
+		fmt.Fprintf(&b, "Type: %s\n", r.MediaType)
+	}
+	if !r.ModTime.IsZero() {
+		fmt.Fprintf(&b, "Modified: %s\n", r.ModTime.UTC().Format(time.RFC3339))
+	}
+	if r.Name != "" {
+		fmt.Fprintf(&b, "Name: %s\n", r.Name)
+	}
+	if r.Entries != nil {
+		fmt.Fprintf(&b, "Entries: %d\n", len(r.Entries))
+	}
+	_, err := io.WriteString(w, b.String())
+	return fetch.WriteError(err)
+}
+
+type jsonEntry struct {
+	Kind     string `json:"kind"`
+	Size     *int64 `json:"size,omitempty"`
+	Modified string `json:"modified,omitempty"`
+	Name     string `json:"name"`
+	URL      string `json:"url,omitempty"`
+	Type     string `json:"type,omitempty"`
+}
+
+func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
+	bw := bufio.NewWriter(w)
+	if !asJSON {
+		if err := protocols.WriteListing(bw, entries); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	enc := json.NewEncoder(bw)
+	for _, e := range entries {
+		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type}
+		if e.Size >= 0 {
+			j.Size = &e.Size
+		}
+		if !e.ModTime.IsZero() {
+			j.Modified = e.ModTime.UTC().Format(time.RFC3339)
+		}
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+)
+
+// progressLine draws one line on a terminal: bytes, rate and time left.
+type progressLine struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last time.Time
+}
+
+func newProgressLine(w io.Writer) *progressLine { return &progressLine{w: w} }
+
+func (p *progressLine) update(ev fetch.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if !ev.Done && now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = now
+	elapsed := now.Sub(ev.Start).Seconds()
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(ev.Bytes) / elapsed
+	}
+	line := humanBytes(float64(ev.Bytes))
+	if ev.Total > 0 {
+		line += fmt.Sprintf(" of %s (%d%%)", humanBytes(float64(ev.Total)), ev.Bytes*100/ev.Total)
+	}
+	line += fmt.Sprintf("  %s/s", humanBytes(rate))
+	if ev.Total > 0 && rate > 0 && !ev.Done {
+		left := time.Duration(float64(ev.Total-ev.Bytes) / rate * float64(time.Second))
+		line += "  " + left.Round(time.Second).String() + " left"
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	if ev.Done {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func humanBytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f %s", n, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}

@@ -1,0 +1,153 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/urlderef/deref/url"
+)
+
+// guardedBody enforces the Client's limits on a response body: the idle
+// timeout, the byte limit, the announced size (a body that ends early is
+// ErrShortBody, never a short object reported as complete), cancellation
+// of the context (which closes the connection at once) and progress.
+type guardedBody struct {
+	rc       io.ReadCloser
+	c        *Client
+	u        *url.URL
+	ctx      context.Context
+	cancel   context.CancelFunc
+	size     int64 // -1 unknown
+	n        int64
+	start    time.Time
+	idle     time.Duration
+	timer    *time.Timer
+	idleHit  atomic.Bool
+	stopCtx  func() bool
+	closeErr error
+	once     sync.Once
+}
+
+func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, cancel context.CancelFunc) io.ReadCloser {
+	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: resp.Size, start: time.Now(), idle: c.idle()}
+	if g.idle > 0 {
+		g.timer = time.AfterFunc(g.idle, func() {
+			g.idleHit.Store(true)
+			g.rc.Close()
+			g.cancel()
+		})
+	}
+	g.stopCtx = context.AfterFunc(ctx, func() { g.rc.Close() })
+	return g
+}
+
+func (g *guardedBody) Read(p []byte) (int, error) {
+	if err := g.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if max := g.c.MaxBytes; max > 0 && int64(len(p)) > max-g.n+1 {
+		p = p[:max-g.n+1]
+	}
+	n, err := g.rc.Read(p)
+	g.n += int64(n)
+	if g.timer != nil && n > 0 {
+		g.timer.Reset(g.idle)
+	}
+	if max := g.c.MaxBytes; max > 0 && g.n > max {
+		return n - int(g.n-max), fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+	}
+	if g.c.Progress != nil && n > 0 {
+		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+	}
+	switch {
+	case err == nil:
+	case g.idleHit.Load():
+		err = fmt.Errorf("%w: no data for %v", ErrTimeout, g.idle)
+	case g.ctx.Err() != nil:
+		err = g.ctx.Err()
+	case err == io.EOF && g.size >= 0 && g.n < g.size:
+		err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
+	}
+	if err == io.EOF && g.c.Progress != nil {
+		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+	}
+	return n, err
+}
+
+// WriteTo copies the body with a large buffer. When no limit needs to see
+// each chunk and the body is a local file, the copy is left to the
+// destination, so a file-to-file copy can use copy_file_range.
+func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
+	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.c.Progress == nil {
+		g.stopTimer()
+		n, err := io.Copy(w, f)
+		g.n += n
+		if err == nil && g.size >= 0 && g.n < g.size {
+			err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
+		}
+		return n, err
+	}
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		n, err := g.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, &writeError{werr}
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+func (g *guardedBody) stopTimer() {
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+}
+
+// Close closes the underlying body once and reports its error, such as a
+// server's final reply.
+func (g *guardedBody) Close() error {
+	g.once.Do(func() {
+		g.stopTimer()
+		g.stopCtx()
+		g.closeErr = g.rc.Close()
+		g.cancel()
+		if g.closeErr != nil && (g.idleHit.Load() || errors.Is(g.closeErr, os.ErrClosed)) {
+			g.closeErr = nil
+		}
+	})
+	return g.closeErr
+}
+
+// ErrWrite marks a failure to write the object locally (a full disk, a
+// closed pipe), as opposed to a failure to fetch it.
+var ErrWrite = errors.New("write error")
+
+type writeError struct{ err error }
+
+func (e *writeError) Error() string   { return ErrWrite.Error() + ": " + e.err.Error() }
+func (e *writeError) Unwrap() []error { return []error{ErrWrite, e.err} }
+
+// WriteError marks err as a failure to write locally; it unwraps to
+// ErrWrite and to err.
+func WriteError(err error) error {
+	if err == nil || errors.Is(err, ErrWrite) {
+		return err
+	}
+	return &writeError{err}
+}

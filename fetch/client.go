@@ -1,0 +1,523 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/internal/netrc"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/file"
+	"github.com/urlderef/deref/protocols/http"
+	"github.com/urlderef/deref/url"
+)
+
+// The contract types, aliased so that users import one package.
+type (
+	// Response is a streamed object and its metadata; see protocols.Response.
+	Response = protocols.Response
+	// Entry is one item of a listing; see protocols.Entry.
+	Entry = protocols.Entry
+	// Kind says what a Response designates; see protocols.Kind.
+	Kind = protocols.Kind
+	// TraceEvent is one line of a protocol conversation.
+	TraceEvent = protocols.TraceEvent
+	// Fetcher is what a protocol implements; see protocols.Fetcher.
+	Fetcher = protocols.Fetcher
+)
+
+// Sentinel errors, re-exported from package protocols.
+var (
+	ErrBadURL            = protocols.ErrBadURL
+	ErrUnsupportedScheme = protocols.ErrUnsupportedScheme
+	ErrNotRetrievable    = protocols.ErrNotRetrievable
+	ErrNotFound          = protocols.ErrNotFound
+	ErrPermission        = protocols.ErrPermission
+	ErrAuth              = protocols.ErrAuth
+	ErrNetwork           = protocols.ErrNetwork
+	ErrTimeout           = protocols.ErrTimeout
+	ErrProtocol          = protocols.ErrProtocol
+	ErrShortBody         = protocols.ErrShortBody
+	ErrTemporary         = protocols.ErrTemporary
+	ErrTooLarge          = protocols.ErrTooLarge
+	ErrRangeNotSatisfied = protocols.ErrRangeNotSatisfied
+	// ErrUnsafePort refuses a URL whose port belongs to another protocol
+	// (RFC 1738 §6). It wraps ErrBadURL.
+	ErrUnsafePort = fmt.Errorf("%w: unsafe port", protocols.ErrBadURL)
+	// ErrRedirect refuses a redirect: to file:, from https to http, to a
+	// scheme not allowed, a loop, or too many. It wraps ErrProtocol.
+	ErrRedirect = fmt.Errorf("%w: redirect refused", protocols.ErrProtocol)
+)
+
+// Error is the error of every Client method: the operation, the URL with
+// its password redacted, and the cause, which unwraps to a sentinel such as
+// ErrNotFound and to the protocol's own error.
+type Error struct {
+	Op  string // "get", "download"
+	URL string // redacted
+	Err error
+}
+
+func (e *Error) Error() string { return e.Op + " " + e.URL + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Client dereferences URLs. Its zero value is not usable: call NewClient,
+// which wires every built-in protocol. A Client is safe for concurrent use
+// once configured.
+type Client struct {
+	// ConnectTimeout bounds each dial; 0 means 30 seconds.
+	ConnectTimeout time.Duration
+	// IdleTimeout ends a transfer (with ErrTimeout) when no byte arrives for
+	// this long, and bounds the wait for a server's first reply; 0 means
+	// 2 minutes, negative means no limit.
+	IdleTimeout time.Duration
+	// MaxBytes ends a transfer with ErrTooLarge past this many bytes; 0
+	// means no limit.
+	MaxBytes int64
+
+	// MaxRedirects bounds the redirects followed; 0 means 10, negative none.
+	MaxRedirects int
+	// AllowDowngrade lets a redirect lead from https to http.
+	AllowDowngrade bool
+	// RedirectSchemes names the schemes a redirect may lead to besides
+	// http, https and ftp. A redirect never leads to file:.
+	RedirectSchemes []string
+
+	// AllowPorts lists ports that may be used even though they are the
+	// well-known port of another protocol (RFC 1738 §6).
+	AllowPorts []int
+
+	// Proxy chooses the proxy for a URL: an http:// proxy or gateway, or a
+	// socks5:// (or socks5h://) one. nil means ProxyFromEnvironment; a
+	// function returning nil, nil means no proxy.
+	Proxy func(u *url.URL) (*url.URL, error)
+	// Gateways maps a scheme to an HTTP gateway for it, used before any
+	// proxy. A gateway given as "http://gw:8001/" receives the absolute URL
+	// in its request line, as a proxy does; one holding "%s" is requested
+	// with the URL, escaped, put in place of the "%s".
+	Gateways map[string]string
+
+	// NetrcFile is the netrc file consulted for credentials the URL lacks;
+	// NewClient sets it to $NETRC or ~/.netrc; empty means none.
+	NetrcFile string
+	// Prompt asks for a password the URL and netrc file do not give, when
+	// the server asks for one. nil means fail with ErrAuth.
+	Prompt func(ctx context.Context, u *url.URL, user string) (string, error)
+
+	// Trace receives each protocol exchange, passwords redacted.
+	Trace func(u *url.URL, ev TraceEvent)
+	// Progress, when set, is called as body bytes arrive.
+	Progress func(p Progress)
+
+	// TLSConfig is used for TLS connections; nil verifies certificates
+	// against the system roots.
+	TLSConfig *tls.Config
+	// Dial opens network connections; nil means a net.Dialer with
+	// ConnectTimeout.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	mu       sync.RWMutex
+	fetchers map[string]protocols.Fetcher
+	httpF    *http.Fetcher
+}
+
+// Progress reports a transfer's state to Client.Progress.
+type Progress struct {
+	URL   *url.URL
+	Bytes int64 // received so far in this transfer
+	Total int64 // expected in this transfer; -1 when unknown
+	Start time.Time
+	Done  bool
+}
+
+// NewClient returns a Client with every built-in protocol registered.
+func NewClient() *Client {
+	c := &Client{NetrcFile: netrc.DefaultPath()}
+	c.httpF = &http.Fetcher{}
+	c.Register("http", c.httpF)
+	c.Register("https", c.httpF)
+	c.Register("file", file.Fetcher{})
+	return c
+}
+
+// Register makes f the fetcher for scheme. It panics if the scheme already
+// has one: a wiring mistake should fail at start, not at first use.
+func (c *Client) Register(scheme string, f protocols.Fetcher) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	scheme = strings.ToLower(scheme)
+	if c.fetchers == nil {
+		c.fetchers = make(map[string]protocols.Fetcher)
+	}
+	if _, dup := c.fetchers[scheme]; dup {
+		panic("fetch: scheme " + scheme + " registered twice")
+	}
+	c.fetchers[scheme] = f
+}
+
+// Schemes lists the registered schemes, sorted.
+func (c *Client) Schemes() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var s []string
+	for k := range c.fetchers {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+var defaultClient = sync.OnceValue(NewClient)
+
+// DefaultClient returns the Client used by the package-level functions.
+func DefaultClient() *Client { return defaultClient() }
+
+// Get dereferences raw with the default client.
+func Get(ctx context.Context, raw string) (*Response, error) {
+	return DefaultClient().Get(ctx, raw)
+}
+
+// Download dereferences raw with the default client into dir.
+func Download(ctx context.Context, raw, dir string) (string, error) {
+	return DefaultClient().Download(ctx, raw, dir)
+}
+
+// Get parses raw and dereferences it: see Fetch.
+func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, &Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", ErrBadURL, err)}
+	}
+	return c.Fetch(ctx, u, 0)
+}
+
+// Fetch dereferences u from byte offset on, following redirects, and
+// returns the streamed response. The caller must close Body (a listing's
+// Entries are complete without reading it).
+func (c *Client) Fetch(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
+	resp, err := c.fetchRedirects(ctx, u, offset)
+	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+	}
+	return resp, nil
+}
+
+func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
+	max := c.MaxRedirects
+	if max == 0 {
+		max = 10
+	}
+	seen := map[string]bool{u.Normalize().String(): true}
+	cur := u
+	for hops := 0; ; hops++ {
+		resp, err := c.fetchOnce(ctx, cur, offset)
+		if err != nil {
+			if cur != u {
+				return nil, &Error{Op: "get", URL: cur.Redacted(), Err: err}
+			}
+			return nil, err
+		}
+		if resp.Kind != protocols.KindRedirect {
+			return resp, nil
+		}
+		next := resp.Location
+		c.trace(cur, protocols.TraceInfo, "redirect ("+resp.Status+") to "+next.Redacted())
+		switch {
+		case max < 0 || hops >= max:
+			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, max)
+		case next.Scheme == "file":
+			return nil, fmt.Errorf("%w: a redirect never leads to file: (%s)", ErrRedirect, next.Redacted())
+		case cur.Scheme == "https" && next.Scheme == "http" && !c.AllowDowngrade:
+			return nil, fmt.Errorf("%w: from https to http (%s)", ErrRedirect, next.Redacted())
+		case !c.redirectScheme(next.Scheme):
+			return nil, fmt.Errorf("%w: to scheme %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
+		}
+		key := next.Normalize().String()
+		if seen[key] {
+			return nil, fmt.Errorf("%w: loop at %s", ErrRedirect, next.Redacted())
+		}
+		seen[key] = true
+		if _, err := url.Parse(next.String()); err != nil {
+			return nil, fmt.Errorf("%w: to a bad URL: %w", ErrRedirect, err)
+		}
+		cur = next
+	}
+}
+
+func (c *Client) redirectScheme(s string) bool {
+	return s == "http" || s == "https" || s == "ftp" || slices.Contains(c.RedirectSchemes, s)
+}
+
+// fetchOnce performs one retrieval without following redirects.
+func (c *Client) fetchOnce(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
+	if err := c.checkPort(u); err != nil {
+		return nil, err
+	}
+	req := &protocols.Request{URL: u, Offset: offset, TLS: c.TLSConfig}
+	if c.Trace != nil {
+		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
+	}
+	f, err := c.route(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.credentials(req); err != nil {
+		return nil, err
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	var stop func() bool
+	if d := c.idle(); d > 0 {
+		limit := c.connectTimeout() + d
+		t := time.AfterFunc(limit, cancel)
+		stop = t.Stop
+	}
+	resp, err := f.Fetch(fctx, req)
+	timedOut := stop != nil && !stop()
+	if err != nil {
+		cancel()
+		if timedOut && ctx.Err() == nil {
+			return nil, fmt.Errorf("%w: no reply within %v", ErrTimeout, c.connectTimeout()+c.idle())
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	if resp.Body != nil {
+		resp.Body = c.guard(ctx, u, resp, cancel)
+	} else {
+		cancel()
+	}
+	return resp, nil
+}
+
+// route picks the fetcher for req: a gateway, a proxy, or the scheme's own
+// fetcher. It sets req.Dial and req.Proxy.
+func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
+	u := req.URL
+	dial, err := c.dialer()
+	if err != nil {
+		return nil, err
+	}
+	req.Dial = dial
+	if g, ok := c.Gateways[u.Scheme]; ok && g != "" {
+		return c.viaGateway(req, g)
+	}
+	c.mu.RLock()
+	f, ok := c.fetchers[u.Scheme]
+	c.mu.RUnlock()
+	if u.Scheme == "file" {
+		if fp, err := u.File(); err == nil && !fp.Local {
+			c.mu.RLock()
+			ftp, ok := c.fetchers["ftp"]
+			c.mu.RUnlock()
+			if ok {
+				return c.route2(req, ftpFromFile(u), ftp)
+			}
+			return nil, fmt.Errorf("%w: file://%s names a file on another host, which is reached by FTP, and this client has no FTP fetcher", ErrNotRetrievable, fp.Host)
+		}
+	}
+	proxy, err := c.proxyFor(u)
+	if err != nil {
+		return nil, err
+	}
+	if proxy != nil {
+		switch proxy.Scheme {
+		case "socks5", "socks5h":
+			d, err := socksDialer(proxy, dial)
+			if err != nil {
+				return nil, err
+			}
+			req.Dial = d
+			c.trace(u, protocols.TraceInfo, "via SOCKS proxy "+proxy.Redacted())
+		case "http", "https":
+			req.Proxy = proxy
+			c.trace(u, protocols.TraceInfo, "via HTTP proxy "+proxy.Redacted())
+			if u.Scheme != "http" && u.Scheme != "https" {
+				return c.httpF, nil
+			}
+		default:
+			return nil, fmt.Errorf("%w: proxy scheme %q (want http or socks5)", ErrBadURL, proxy.Scheme)
+		}
+	}
+	if !ok {
+		return nil, notSupported(u.Scheme)
+	}
+	return f, nil
+}
+
+func notSupported(scheme string) error {
+	switch scheme {
+	case "mailto":
+		return fmt.Errorf("%w: a mailto: URL designates a mailbox, not an object", ErrNotRetrievable)
+	case "mid", "cid", "urn", "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
+		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, scheme)
+	}
+	return fmt.Errorf("%w: %s: (no protocol registered; a gateway can be configured for it)", ErrUnsupportedScheme, scheme)
+}
+
+// route2 is route for a URL rewritten onto another scheme.
+func (c *Client) route2(req *protocols.Request, u *url.URL, f protocols.Fetcher) (protocols.Fetcher, error) {
+	req.URL = u
+	c.trace(u, protocols.TraceInfo, "file: URL on another host: fetching "+u.Redacted())
+	return f, nil
+}
+
+func (c *Client) viaGateway(req *protocols.Request, g string) (protocols.Fetcher, error) {
+	u := req.URL
+	if strings.Contains(g, "%s") {
+		gu, err := url.Parse(strings.Replace(g, "%s", url.EscapeQuery(u.String()), 1))
+		if err != nil {
+			return nil, fmt.Errorf("%w: gateway for %s: %w", ErrBadURL, u.Scheme, err)
+		}
+		req.URL = gu
+	} else {
+		gu, err := url.Parse(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w: gateway for %s: %w", ErrBadURL, u.Scheme, err)
+		}
+		req.Proxy = gu
+	}
+	c.trace(u, protocols.TraceInfo, "via gateway "+url.RedactString(g))
+	return c.httpF, nil
+}
+
+// credentials fills req.Credentials from the URL, the netrc file and the
+// prompt.
+func (c *Client) credentials(req *protocols.Request) error {
+	u := req.URL
+	cr := &req.Credentials
+	if u.User != nil {
+		cr.User, cr.HasUser = u.User.Username(), true
+		cr.Password, cr.HasPassword = u.User.Password()
+	}
+	if !cr.HasPassword && c.NetrcFile != "" && u.Scheme != "file" {
+		entries, err := netrc.Load(c.NetrcFile)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrAuth, err)
+		}
+		if e := netrc.Find(entries, u.Hostname(), cr.User); e != nil && (cr.HasUser || e.Login != "") {
+			if !cr.HasUser {
+				cr.User, cr.HasUser = e.Login, true
+			}
+			cr.Password, cr.HasPassword = e.Password, e.Password != "" || e.Login != ""
+		}
+	}
+	if cr.HasUser && !cr.HasPassword && c.Prompt != nil {
+		cr.Prompt = func(ctx context.Context, user string) (string, error) { return c.Prompt(ctx, u, user) }
+	}
+	for _, s := range []string{cr.User, cr.Password} {
+		if err := url.CheckArg("credentials", s); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadURL, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 {
+		return c.ConnectTimeout
+	}
+	return 30 * time.Second
+}
+
+func (c *Client) idle() time.Duration {
+	switch {
+	case c.IdleTimeout < 0:
+		return 0
+	case c.IdleTimeout == 0:
+		return 2 * time.Minute
+	}
+	return c.IdleTimeout
+}
+
+func (c *Client) dialer() (protocols.DialFunc, error) {
+	if c.Dial != nil {
+		return c.Dial, nil
+	}
+	d := &net.Dialer{Timeout: c.connectTimeout(), KeepAlive: 30 * time.Second}
+	return d.DialContext, nil
+}
+
+func (c *Client) trace(u *url.URL, dir protocols.TraceDir, text string) {
+	if c.Trace != nil {
+		c.Trace(u, TraceEvent{Dir: dir, Text: text})
+	}
+}
+
+// wellKnown maps ports to the protocol they belong to, for RFC 1738 §6.
+var wellKnown = map[int]string{
+	7: "echo", 9: "discard", 13: "daytime", 19: "chargen", 20: "ftp-data", 21: "ftp", 22: "ssh",
+	23: "telnet", 25: "smtp", 37: "time", 43: "whois", 53: "domain", 69: "tftp", 70: "gopher",
+	79: "finger", 80: "http", 87: "link", 110: "pop3", 111: "sunrpc", 113: "ident", 119: "nntp",
+	123: "ntp", 135: "msrpc", 139: "netbios", 143: "imap", 161: "snmp", 179: "bgp", 210: "wais",
+	389: "ldap", 443: "https", 445: "smb", 465: "smtps", 512: "exec", 513: "login", 514: "shell",
+	515: "printer", 563: "nntps", 587: "submission", 636: "ldaps", 873: "rsync", 989: "ftps-data",
+	990: "ftps", 993: "imaps", 995: "pop3s", 1525: "prospero", 2049: "nfs", 3306: "mysql",
+	5432: "postgresql", 6379: "redis", 6665: "irc", 6666: "irc", 6667: "irc", 6668: "irc", 6669: "irc",
+	6697: "ircs", 11211: "memcache",
+}
+
+// sameFamily lists the ports a scheme may use besides its default.
+var sameFamily = map[string][]int{
+	"http": {80, 443}, "https": {80, 443}, "ftp": {21, 990}, "ftps": {21, 990},
+	"nntp": {119, 563}, "nntps": {119, 563}, "news": {119, 563}, "snews": {119, 563},
+	"wais": {210}, "z39.50": {210}, "tn3270": {23}, "telnet": {23}, "rlogin": {513},
+}
+
+func (c *Client) checkPort(u *url.URL) error {
+	if u.Port == "" {
+		return nil
+	}
+	p := u.PortNumber()
+	proto, ok := wellKnown[p]
+	if !ok || p == url.DefaultPorts[u.Scheme] || slices.Contains(sameFamily[u.Scheme], p) || slices.Contains(c.AllowPorts, p) {
+		return nil
+	}
+	return fmt.Errorf("%w: port %d belongs to %s, and a %s URL sent there could make that service act on it (RFC 1738 §6); allow the port explicitly to go ahead",
+		ErrUnsafePort, p, proto, u.Scheme)
+}
+
+// ExitCode maps an error from a Client to the exit status the deref
+// command documents.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, context.Canceled):
+		return 130
+	case errors.Is(err, ErrBadURL):
+		return 2
+	case errors.Is(err, ErrUnsupportedScheme), errors.Is(err, ErrNotRetrievable):
+		return 3
+	case errors.Is(err, ErrNotFound):
+		return 4
+	case errors.Is(err, ErrPermission), errors.Is(err, ErrAuth):
+		return 5
+	case errors.Is(err, ErrNetwork), errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrTemporary):
+		return 6
+	case errors.Is(err, ErrWrite):
+		return 8
+	case errors.Is(err, ErrProtocol), errors.Is(err, ErrShortBody), errors.Is(err, ErrTooLarge), errors.Is(err, ErrRangeNotSatisfied):
+		return 7
+	}
+	return 1
+}
+
+// ftpFromFile maps file://host/path onto ftp://host/path, as the 1993 URL
+// draft and lynx do.
+func ftpFromFile(u *url.URL) *url.URL {
+	return &url.URL{Scheme: "ftp", HasAuthority: true, User: u.User, Host: u.Host, Port: u.Port, Path: u.Path}
+}

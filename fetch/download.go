@@ -1,0 +1,156 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+// PartSuffix ends the name an object is written under until it is complete.
+const PartSuffix = ".part"
+
+// DownloadOptions adjust Client.DownloadWith.
+type DownloadOptions struct {
+	// Name is the file name inside the folder; empty means the name the
+	// URL suggests (never one the server chose). It must be a single path
+	// element.
+	Name string
+	// Resume continues an earlier download: from NAME.part when one is
+	// there, else from NAME itself (as curl -C - does).
+	Resume bool
+	// KeepModTime leaves the file's modification time as written instead of
+	// setting it to the server's.
+	KeepModTime bool
+}
+
+// Download fetches raw into the folder dir under the name the URL
+// suggests, and returns the file's path. See DownloadWith.
+func (c *Client) Download(ctx context.Context, raw, dir string) (string, error) {
+	return c.DownloadWith(ctx, raw, dir, DownloadOptions{})
+}
+
+// DownloadWith fetches raw into the folder dir. The object is written
+// through an os.Root opened on dir, so no name can lead outside it, to a
+// temporary name (NAME.part) that is renamed to NAME once the whole object
+// has arrived: an interrupted download never sits under the final name.
+// The partial file is kept so that a later Resume can continue it. The
+// file's modification time is set to the server's when known.
+func (c *Client) DownloadWith(ctx context.Context, raw, dir string, o DownloadOptions) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", &Error{Op: "download", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", ErrBadURL, err)}
+	}
+	path, err := c.download(ctx, u, dir, o)
+	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			fe.Op = "download"
+			return "", fe
+		}
+		return "", &Error{Op: "download", URL: u.Redacted(), Err: err}
+	}
+	return path, nil
+}
+
+func (c *Client) download(ctx context.Context, u *url.URL, dir string, o DownloadOptions) (string, error) {
+	if o.Name != "" && (o.Name != filepath.Base(o.Name) || o.Name == "." || o.Name == ".." || strings.ContainsAny(o.Name, `/\`)) {
+		return "", WriteError(fmt.Errorf("name %q is not a single file name", o.Name))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", WriteError(err)
+	}
+	defer root.Close()
+
+	name := o.Name
+	if name == "" {
+		name = SuggestedName(u)
+	}
+	var offset int64
+	part := ""
+	if o.Resume {
+		offset, part = resumePoint(root, name)
+	}
+	resp, err := c.Fetch(ctx, u, offset)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if part == "" {
+		part = name + PartSuffix
+	}
+	if offset > 0 && resp.Offset == 0 {
+		offset = 0 // the server sent the whole object again
+	}
+	flags := os.O_WRONLY | os.O_CREATE
+	if offset > 0 {
+		flags |= os.O_APPEND
+	} else {
+		flags |= os.O_TRUNC
+	}
+	f, err := root.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return "", WriteError(err)
+	}
+	if offset > 0 {
+		if st, err := f.Stat(); err != nil || st.Size() != offset {
+			f.Close()
+			return "", WriteError(fmt.Errorf("%s changed while resuming", part))
+		}
+	}
+	_, cerr := io.Copy(f, resp.Body)
+	if cerr == nil {
+		cerr = resp.Body.Close()
+	}
+	if err := f.Close(); err != nil && cerr == nil {
+		cerr = WriteError(err)
+	}
+	if cerr != nil {
+		return "", cerr
+	}
+	if !o.KeepModTime && !resp.ModTime.IsZero() {
+		_ = root.Chtimes(part, time.Now(), resp.ModTime)
+	}
+	if part != name {
+		if err := root.Rename(part, name); err != nil {
+			return "", WriteError(err)
+		}
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// SuggestedName is the local file name for u: its last path segment,
+// decoded and made safe, else "index.html" for HTTP and "index" for the
+// rest. It never comes from the server.
+func SuggestedName(u *url.URL) string {
+	fallback := "index"
+	if u.Scheme == "http" || u.Scheme == "https" {
+		fallback = "index.html"
+	}
+	return protocols.NameFromURL(u, fallback)
+}
+
+// resumePoint finds what an earlier download of name left: NAME.part, else
+// NAME. It returns the size to resume from and the file to append to.
+func resumePoint(root *os.Root, name string) (int64, string) {
+	for _, n := range []string{name + PartSuffix, name} {
+		st, err := root.Stat(n)
+		if err == nil && st.Mode().IsRegular() {
+			return st.Size(), n
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return 0, ""
+}
+

@@ -1,0 +1,116 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"golang.org/x/net/proxy"
+
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+func (c *Client) proxyFor(u *url.URL) (*url.URL, error) {
+	if c.Proxy != nil {
+		return c.Proxy(u)
+	}
+	return ProxyFromEnvironment(u)
+}
+
+// ProxyFromEnvironment returns the proxy for u from the environment:
+// "<scheme>_proxy" (http_proxy, https_proxy, ftp_proxy, gopher_proxy,
+// news_proxy, nntp_proxy, wais_proxy, ...; lower case first, then upper
+// case, except that HTTP_PROXY is ignored, as curl does, because CGI sets
+// it from a request header), else all_proxy or ALL_PROXY. no_proxy (or
+// NO_PROXY) lists hosts and domain suffixes reached directly; "*" matches
+// every host. A proxy without a scheme is taken as http://. file: URLs
+// never use a proxy. It returns nil, nil for a direct connection.
+func ProxyFromEnvironment(u *url.URL) (*url.URL, error) {
+	if u.Scheme == "file" {
+		return nil, nil
+	}
+	get := func(name string) string {
+		if v := os.Getenv(name); v != "" {
+			return v
+		}
+		if name == "http_proxy" {
+			return ""
+		}
+		return os.Getenv(strings.ToUpper(name))
+	}
+	scheme := strings.ReplaceAll(u.Scheme, ".", "_")
+	p := get(scheme + "_proxy")
+	if p == "" && (u.Scheme == "news" || u.Scheme == "snews") {
+		p = get("nntp_proxy")
+	}
+	if p == "" {
+		p = get("all_proxy")
+	}
+	if p == "" || noProxy(u.Hostname(), get("no_proxy")) {
+		return nil, nil
+	}
+	if !strings.Contains(p, "://") {
+		p = "http://" + p
+	}
+	pu, err := url.Parse(url.Canonicalize(p))
+	if err != nil {
+		return nil, fmt.Errorf("%w: proxy from the environment: %w", ErrBadURL, err)
+	}
+	return pu, nil
+}
+
+// noProxy reports whether host matches the no_proxy list.
+func noProxy(host, list string) bool {
+	host = strings.ToLower(host)
+	for _, e := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == "*" {
+			return true
+		}
+		if h, _, err := net.SplitHostPort(e); err == nil {
+			e = h
+		}
+		e = strings.TrimPrefix(strings.TrimPrefix(e, "*"), ".")
+		if e != "" && (host == e || strings.HasSuffix(host, "."+e)) {
+			return true
+		}
+	}
+	return false
+}
+
+// socksDialer dials through a SOCKS5 proxy with golang.org/x/net/proxy.
+func socksDialer(p *url.URL, forward protocols.DialFunc) (protocols.DialFunc, error) {
+	var auth *proxy.Auth
+	if p.User != nil {
+		pw, _ := p.User.Password()
+		auth = &proxy.Auth{User: p.User.Username(), Password: pw}
+	}
+	d, err := proxy.SOCKS5("tcp", p.HostPort(), auth, ctxDialer(forward))
+	if err != nil {
+		return nil, fmt.Errorf("%w: SOCKS proxy: %w", ErrBadURL, err)
+	}
+	cd, ok := d.(proxy.ContextDialer)
+	if !ok {
+		return nil, fmt.Errorf("%w: SOCKS dialer without context support", ErrProtocol)
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := cd.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, protocols.NetError(fmt.Errorf("via SOCKS proxy %s: %w", p.Redacted(), err))
+		}
+		return conn, nil
+	}, nil
+}
+
+type ctxDialer protocols.DialFunc
+
+func (d ctxDialer) Dial(network, addr string) (net.Conn, error) {
+	return d(context.Background(), network, addr)
+}
+
+func (d ctxDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return d(ctx, network, addr)
+}

@@ -1,0 +1,320 @@
+// Package http dereferences http: and https: URLs with net/http, and any
+// URL through an HTTP proxy or gateway that accepts absolute-form requests
+// (RFC 1738 §4 asks clients to offer that).
+//
+// One Fetch is one HTTP transaction: redirects are returned as such
+// (KindRedirect with Location) for the engine to follow or refuse.
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	nethttp "net/http"
+	neturl "net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+// Fetcher performs HTTP GET requests. Its zero value is ready to use; it
+// keeps connections alive between requests to the same server.
+type Fetcher struct {
+	// UserAgent is sent as User-Agent; empty means "deref".
+	UserAgent string
+
+	mu         sync.Mutex
+	transports map[transportKey]*nethttp.Transport
+}
+
+type transportKey struct {
+	proxy string
+	tls   *tls.Config
+}
+
+type dialKey struct{}
+
+// StatusError is an HTTP reply other than success or redirect. It
+// unwraps to the sentinel that fits its code.
+type StatusError struct {
+	Code   int
+	Status string
+	kind   error
+}
+
+func (e *StatusError) Error() string { return e.kind.Error() + ": HTTP " + e.Status }
+
+// Unwrap returns the sentinel error of the status class.
+func (e *StatusError) Unwrap() error { return e.kind }
+
+func statusKind(code int) error {
+	switch code {
+	case 401, 407:
+		return protocols.ErrAuth
+	case 403:
+		return protocols.ErrPermission
+	case 404, 410:
+		return protocols.ErrNotFound
+	case 408, 429, 502, 503, 504:
+		return protocols.ErrTemporary
+	case 416:
+		return protocols.ErrRangeNotSatisfied
+	}
+	return protocols.ErrProtocol
+}
+
+func (f *Fetcher) transport(req *protocols.Request, direct bool) *nethttp.Transport {
+	key := transportKey{tls: req.TLS}
+	if req.Proxy != nil && !direct {
+		key.proxy = req.Proxy.String()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t, ok := f.transports[key]; ok {
+		return t
+	}
+	t := &nethttp.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if d, ok := ctx.Value(dialKey{}).(protocols.DialFunc); ok && d != nil {
+				return d(ctx, network, addr)
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		},
+		TLSClientConfig:     req.TLS,
+		ForceAttemptHTTP2:   true,
+		DisableCompression:  true, // the object byte for byte, as curl gives it
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	if key.proxy != "" {
+		p, err := neturl.Parse(key.proxy)
+		if err == nil {
+			t.Proxy = nethttp.ProxyURL(p)
+		}
+	}
+	if f.transports == nil {
+		f.transports = make(map[transportKey]*nethttp.Transport)
+	}
+	f.transports[key] = t
+	return t
+}
+
+// CloseIdleConnections closes the connections kept alive.
+func (f *Fetcher) CloseIdleConnections() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range f.transports {
+		t.CloseIdleConnections()
+	}
+}
+
+// Fetch sends one GET request. An http: or https: URL goes to its server
+// (or through req.Proxy); any other scheme needs req.Proxy, a gateway that
+// takes the absolute URL in its request line.
+func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Response, error) {
+	u := req.URL
+	target := *u
+	target.HasFragment, target.Fragment = false, "" // the fragment is never sent
+	target.User = nil
+	web := u.Scheme == "http" || u.Scheme == "https"
+	var hreq *nethttp.Request
+	var err error
+	direct := false
+	if web {
+		if target.Path == "" {
+			target.Path = "/"
+		}
+		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", target.String(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
+		}
+	} else {
+		if req.Proxy == nil {
+			return nil, fmt.Errorf("%w: %s needs a gateway to be fetched over HTTP", protocols.ErrUnsupportedScheme, u.Scheme)
+		}
+		// An absolute-form request line through the gateway: the transport
+		// dials the gateway itself and writes Opaque as the request target.
+		p := req.Proxy
+		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", p.Scheme+"://"+p.Host+"/", nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: gateway: %w", protocols.ErrBadURL, err)
+		}
+		hreq.URL.Opaque = target.String()
+		hreq.Host = u.Host
+		if pu := p.User; pu != nil {
+			pw, _ := pu.Password()
+			hreq.Header.Set("Proxy-Authorization", basic(pu.Username(), pw))
+		}
+		direct = true
+	}
+	ua := f.UserAgent
+	if ua == "" {
+		ua = "deref"
+	}
+	hreq.Header.Set("User-Agent", ua)
+	hreq.Header.Set("Accept", "*/*")
+	for _, h := range req.Header {
+		hreq.Header.Set(h[0], h[1])
+	}
+	if c := req.Credentials; c.HasUser {
+		pw := c.Password
+		if !c.HasPassword && c.Prompt != nil {
+			if pw, err = c.Prompt(ctx, c.User); err != nil {
+				return nil, err
+			}
+		}
+		hreq.SetBasicAuth(c.User, pw)
+	}
+	if req.Offset > 0 {
+		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	}
+	hreq = hreq.WithContext(context.WithValue(ctx, dialKey{}, req.Dial))
+	traceRequest(req, hreq)
+	resp, err := f.transport(req, direct).RoundTrip(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, protocols.NetError(err)
+	}
+	traceResponse(req, resp)
+	return f.response(req, resp)
+}
+
+func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*protocols.Response, error) {
+	out := &protocols.Response{
+		Kind:   protocols.KindFile,
+		Size:   resp.ContentLength,
+		Status: resp.Status,
+		Name:   protocols.NameFromURL(req.URL, "index.html"),
+	}
+	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		out.ModTime = t
+	}
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
+		out.MediaType = mt
+	}
+	code := resp.StatusCode
+	switch {
+	case code == 206 && req.Offset > 0:
+		start, ok := contentRangeStart(resp.Header.Get("Content-Range"))
+		if !ok || start != req.Offset {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%w: asked for bytes from %d, got Content-Range %q", protocols.ErrProtocol, req.Offset, resp.Header.Get("Content-Range"))
+		}
+		out.Offset = start
+	case code >= 200 && code < 300:
+	case code == 416 && req.Offset > 0 && totalFromRange(resp.Header.Get("Content-Range")) == req.Offset:
+		// Resuming a complete object: nothing left to fetch.
+		resp.Body.Close()
+		out.Body, out.Size, out.Offset = io.NopCloser(strings.NewReader("")), 0, req.Offset
+		return out, nil
+	case code >= 300 && code < 400 && resp.Header.Get("Location") != "":
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		ref, err := url.ParseReference(url.Canonicalize(loc))
+		if err != nil {
+			return nil, fmt.Errorf("%w: redirect to a bad Location: %w", protocols.ErrProtocol, err)
+		}
+		out.Kind, out.Location, out.Body, out.Size = protocols.KindRedirect, req.URL.ResolveReference(ref), nil, -1
+		return out, nil
+	default:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		return nil, &StatusError{Code: code, Status: resp.Status, kind: statusKind(code)}
+	}
+	out.Body = &body{rc: resp.Body}
+	return out, nil
+}
+
+// body maps a connection that ends before Content-Length to ErrShortBody.
+type body struct{ rc io.ReadCloser }
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("%w: %w", protocols.ErrShortBody, err)
+		} else if !errors.Is(err, context.Canceled) {
+			err = protocols.NetError(err)
+		}
+	}
+	return n, err
+}
+
+func (b *body) Close() error { return b.rc.Close() }
+
+// contentRangeStart reads the first byte position of "bytes a-b/c".
+func contentRangeStart(s string) (int64, bool) {
+	s, ok := strings.CutPrefix(s, "bytes ")
+	if !ok {
+		return 0, false
+	}
+	a, _, ok := strings.Cut(s, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	return n, err == nil
+}
+
+// totalFromRange reads the length c of "bytes */c"; -1 if absent.
+func totalFromRange(s string) int64 {
+	_, total, ok := strings.Cut(s, "/")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.ParseInt(total, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func basic(user, pw string) string {
+	r := nethttp.Request{Header: nethttp.Header{}}
+	r.SetBasicAuth(user, pw)
+	return r.Header.Get("Authorization")
+}
+
+func traceRequest(req *protocols.Request, h *nethttp.Request) {
+	if req.Trace == nil {
+		return
+	}
+	target := h.URL.RequestURI()
+	if h.URL.Opaque != "" {
+		target = h.URL.Opaque
+	}
+	req.Tracef(protocols.TraceSend, "GET "+url.RedactString(target)+" HTTP/1.1")
+	host := h.Host
+	if host == "" {
+		host = h.URL.Host
+	}
+	req.Tracef(protocols.TraceSend, "Host: "+host)
+	for k, vs := range h.Header {
+		for _, v := range vs {
+			req.Tracef(protocols.TraceSend, k+": "+v)
+		}
+	}
+}
+
+func traceResponse(req *protocols.Request, r *nethttp.Response) {
+	if req.Trace == nil {
+		return
+	}
+	req.Tracef(protocols.TraceRecv, r.Proto+" "+r.Status)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Tracef(protocols.TraceRecv, k+": "+v)
+		}
+	}
+}

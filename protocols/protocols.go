@@ -1,0 +1,237 @@
+package protocols
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/urlderef/deref/url"
+)
+
+// Fetcher performs exactly one retrieval over one protocol. It is the
+// protocol's counterpart of http.RoundTripper: it neither retries nor
+// chooses proxies (it dials with Request.Dial), and it returns a nil error
+// whenever the server produced an object, even an empty one. A Fetcher is
+// safe for concurrent use.
+//
+// The caller must close Response.Body. Closing early abandons the transfer
+// and releases the connection.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *Request) (*Response, error)
+}
+
+// DialFunc opens a connection, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// Request is one retrieval: the URL and everything the engine decided about
+// how to perform it.
+type Request struct {
+	URL *url.URL
+
+	// Offset asks for the object from this byte on (resume). A Fetcher that
+	// cannot resume returns the whole object and sets Response.Offset to 0.
+	Offset int64
+
+	// Credentials for the server; see Credentials.
+	Credentials Credentials
+
+	// Dial opens connections; nil means a plain net.Dialer.
+	Dial DialFunc
+
+	// TLS is the TLS configuration to use for TLS connections; nil means
+	// the defaults, which verify the server's certificate.
+	TLS *tls.Config
+
+	// Proxy, when set, is the HTTP proxy or gateway the engine chose for
+	// this URL. Only the http protocol acts on it.
+	Proxy *url.URL
+
+	// MaxLineLength bounds every line read from the server; 0 means 64 KiB.
+	MaxLineLength int
+
+	// Trace, when set, receives the protocol conversation.
+	Trace func(TraceEvent)
+
+	// Header holds extra request fields for protocols that have them
+	// (HTTP): name and value.
+	Header [][2]string
+}
+
+// Credentials says who to log in as. User and Password come from the URL or
+// from ~/.netrc; Prompt, when set, asks for a missing password (the
+// command asks on the terminal).
+type Credentials struct {
+	User        string
+	HasUser     bool
+	Password    string
+	HasPassword bool
+	Prompt      func(ctx context.Context, user string) (string, error)
+}
+
+// Secret returns the password, if one is known, so that traces can hide it.
+func (c Credentials) Secret() string {
+	if c.HasPassword {
+		return c.Password
+	}
+	return ""
+}
+
+// TraceDir says which way a traced line went.
+type TraceDir int
+
+// Directions of a TraceEvent.
+const (
+	TraceInfo TraceDir = iota // a note from the client: connecting, TLS, redirect
+	TraceSend                 // sent to the server
+	TraceRecv                 // received from the server
+)
+
+// TraceEvent is one line of the protocol conversation, with passwords
+// already redacted.
+type TraceEvent struct {
+	Dir  TraceDir
+	Text string
+}
+
+// Tracef reports a line of the conversation to r.Trace, if set, with the
+// request's password and any argument of a PASS or AUTHINFO PASS command
+// replaced by "xxxxx".
+func (r *Request) Tracef(dir TraceDir, text string) {
+	if r.Trace == nil {
+		return
+	}
+	r.Trace(TraceEvent{Dir: dir, Text: Redact(text, r.Credentials.Secret())})
+}
+
+// Redact hides secret in text, and the argument of a PASS or AUTHINFO PASS
+// command line, and Basic or Bearer credentials of an Authorization header.
+func Redact(text, secret string) string {
+	if secret != "" {
+		text = strings.ReplaceAll(text, secret, "xxxxx")
+	}
+	up := strings.ToUpper(text)
+	for _, p := range []string{"PASS ", "AUTHINFO PASS ", "AUTHORIZATION: ", "PROXY-AUTHORIZATION: "} {
+		if strings.HasPrefix(up, p) {
+			return text[:len(p)] + "xxxxx"
+		}
+	}
+	return text
+}
+
+// Dialer returns the request's dial function, or a plain dialer.
+func (r *Request) Dialer() DialFunc {
+	if r.Dial != nil {
+		return r.Dial
+	}
+	var d net.Dialer
+	return d.DialContext
+}
+
+// LineLimit returns MaxLineLength or its default.
+func (r *Request) LineLimit() int {
+	if r.MaxLineLength > 0 {
+		return r.MaxLineLength
+	}
+	return 64 << 10
+}
+
+// Kind says what a response designates.
+type Kind int
+
+// Kinds of response.
+const (
+	KindFile        Kind = iota // a data object: Body is its bytes
+	KindDirectory               // a directory or menu: Entries lists it, Body holds the raw listing
+	KindSearchIndex             // a searchable index: it must be given a search to yield anything
+	KindArticleList             // a newsgroup's articles: Entries lists them
+	KindSession                 // an interactive session: Session is set, Body is nil
+	KindRedirect                // the server points elsewhere: Location is set
+)
+
+var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Response is the result of a retrieval.
+type Response struct {
+	// Body streams the object (or, for a listing, the server's own listing
+	// bytes). It must be closed; Close reports an error the server sends
+	// after the data, such as FTP's final reply.
+	Body io.ReadCloser
+
+	Kind      Kind
+	Size      int64     // bytes that Body will yield; -1 when unknown
+	Offset    int64     // where Body starts within the object (resume); 0 otherwise
+	ModTime   time.Time // zero when unknown
+	MediaType string    // such as "text/plain"; empty when unknown
+	Name      string    // a suggested local file name, from the URL, never from the server
+	Entries   []Entry   // for KindDirectory and KindArticleList
+
+	// Location is where a KindRedirect response points; Status is the
+	// protocol's status text ("301 Moved Permanently").
+	Location *url.URL
+	Status   string
+
+	// Session is the interactive session of a KindSession response.
+	Session io.ReadWriteCloser
+}
+
+// Entry is one item of a listing: a directory entry, a menu item, an
+// article, a search hit.
+type Entry struct {
+	Kind    Kind      // KindFile, KindDirectory, KindSearchIndex, KindSession, ...
+	Name    string    // the display name
+	Size    int64     // -1 when unknown
+	ModTime time.Time // zero when unknown
+	URL     string    // where the entry can be dereferenced; empty when it cannot
+	Type    string    // the protocol's own type (a Gopher type, a MIME type), if any
+}
+
+// Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))
+// and keep their own reply reachable with errors.As.
+var (
+	ErrBadURL            = errors.New("bad URL")
+	ErrUnsupportedScheme = errors.New("unsupported scheme")
+	ErrNotRetrievable    = errors.New("not a retrievable object")
+	ErrNotFound          = errors.New("not found")
+	ErrPermission        = errors.New("permission denied")
+	ErrAuth              = errors.New("login refused")
+	ErrNetwork           = errors.New("network failure")
+	ErrTimeout           = errors.New("timed out")
+	ErrProtocol          = errors.New("protocol error")
+	ErrShortBody         = errors.New("object ended early")
+	ErrTemporary         = errors.New("temporary failure, try again later")
+	ErrTooLarge          = errors.New("object larger than the limit")
+	ErrRangeNotSatisfied = errors.New("resume offset beyond the end of the object")
+)
+
+// NetError classifies an error from dialing or reading a connection: a
+// timeout wraps ErrTimeout, anything else ErrNetwork, and the original
+// error stays reachable.
+func NetError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNetwork) || errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &wrapped{ErrTimeout, err}
+	}
+	return &wrapped{ErrNetwork, err}
+}
+
+type wrapped struct{ kind, err error }
+
+func (w *wrapped) Error() string   { return w.kind.Error() + ": " + w.err.Error() }
+func (w *wrapped) Unwrap() []error { return []error{w.kind, w.err} }
