@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	neturl "net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,18 @@ type (
 	TraceEvent = protocols.TraceEvent
 	// Fetcher is what a protocol implements; see protocols.Fetcher.
 	Fetcher = protocols.Fetcher
+	// Request is what a Fetcher is given; see protocols.Request.
+	Request = protocols.Request
+)
+
+// Kinds of response, re-exported from package protocols.
+const (
+	KindFile        = protocols.KindFile
+	KindDirectory   = protocols.KindDirectory
+	KindSearchIndex = protocols.KindSearchIndex
+	KindArticleList = protocols.KindArticleList
+	KindSession     = protocols.KindSession
+	KindRedirect    = protocols.KindRedirect
 )
 
 // Sentinel errors, re-exported from package protocols.
@@ -378,7 +391,7 @@ func (c *Client) route2(req *protocols.Request, u *url.URL, f protocols.Fetcher)
 func (c *Client) viaGateway(req *protocols.Request, g string) (protocols.Fetcher, error) {
 	u := req.URL
 	if strings.Contains(g, "%s") {
-		gu, err := url.Parse(strings.Replace(g, "%s", url.EscapeQuery(u.String()), 1))
+		gu, err := url.Parse(strings.Replace(g, "%s", neturl.QueryEscape(u.String()), 1))
 		if err != nil {
 			return nil, fmt.Errorf("%w: gateway for %s: %w", ErrBadURL, u.Scheme, err)
 		}

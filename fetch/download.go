@@ -153,4 +153,3 @@ func resumePoint(root *os.Root, name string) (int64, string) {
 	}
 	return 0, ""
 }
-

@@ -144,7 +144,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		// An absolute-form request line through the gateway: the transport
 		// dials the gateway itself and writes Opaque as the request target.
 		p := req.Proxy
-		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", p.Scheme+"://"+p.Host+"/", nil)
+		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", p.Scheme+"://"+p.HostPort()+"/", nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: gateway: %w", protocols.ErrBadURL, err)
 		}

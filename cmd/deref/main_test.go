@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runDeref(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	t.Setenv("NETRC", filepath.Join(t.TempDir(), "none"))
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func server(t *testing.T) *httptest.Server {
+	mux := nethttp.NewServeMux()
+	mux.HandleFunc("/", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.ServeContent(w, r, "x.txt", time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), strings.NewReader("web object\n"))
+	})
+	mux.HandleFunc("/secret", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.WriteHeader(401) })
+	mux.HandleFunc("/short", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
+		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+		bw.Flush()
+		conn.Close()
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestExitCodes(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"http://h/%zz"}, 2, `url-path: malformed escape "%zz" at offset 9`},
+		{[]string{"ftp://joe:pw@h:25/x"}, 2, "port 25 belongs to smtp"},
+		{[]string{"x-unknown:thing"}, 3, "unsupported scheme"},
+		{[]string{"mailto:joe@example.com"}, 3, "mailbox"},
+		{[]string{"file://" + dir + "/nope"}, 4, "not found"},
+		{[]string{s.URL + "/secret"}, 5, "login refused"},
+		{[]string{"http://127.0.0.1:1/"}, 6, "connection refused"},
+		{[]string{s.URL + "/short"}, 7, "object ended early"},
+		{[]string{}, 1, "no URL given"},
+		{[]string{"--no-such-flag", "http://h/"}, 1, "flag provided but not defined"},
+	} {
+		r := runDeref(t, "", tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.msg) {
+			t.Errorf("deref %q: exit %d, stderr %q; want exit %d and %q", tt.args, r.code, r.stderr, tt.code, tt.msg)
+		}
+		if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 && tt.code != 1 {
+			t.Errorf("deref %q: more than one line on stderr: %q", tt.args, r.stderr)
+		}
+		if strings.Contains(r.stderr, ":pw@") {
+			t.Errorf("password shown: %q", r.stderr)
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteErrorExit(t *testing.T) {
+	s := server(t)
+	t.Setenv("NETRC", "")
+	var errb bytes.Buffer
+	code := run([]string{s.URL + "/x"}, nil, failingWriter{}, &errb)
+	if code != 8 || !strings.Contains(errb.String(), "disk full") {
+		t.Errorf("write error: exit %d, %q", code, errb.String())
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	r := runDeref(t, "", s.URL+"/x.txt")
+	if r.code != 0 || r.stdout != "web object\n" {
+		t.Errorf("stdout: %+v", r)
+	}
+	// Flags may follow the URL; -o writes a file and nothing to stdout.
+	out := filepath.Join(dir, "got.txt")
+	r = runDeref(t, "", s.URL+"/x.txt", "-o", out)
+	if b, _ := os.ReadFile(out); r.code != 0 || string(b) != "web object\n" || r.stdout != "" {
+		t.Errorf("-o: %+v %q", r, b)
+	}
+	// -O names the file after the URL, in --output-dir.
+	r = runDeref(t, "", "-O", "--output-dir", dir, s.URL+"/dir/named.txt")
+	if b, _ := os.ReadFile(filepath.Join(dir, "named.txt")); r.code != 0 || string(b) != "web object\n" {
+		t.Errorf("-O: %+v", r)
+	}
+	// A failed -o leaves nothing under the final name.
+	r = runDeref(t, "", "-o", filepath.Join(dir, "short.bin"), s.URL+"/short")
+	if _, err := os.Stat(filepath.Join(dir, "short.bin")); r.code != 7 || !os.IsNotExist(err) {
+		t.Errorf("failed -o: %+v %v", r, err)
+	}
+	// -C OFFSET to stdout.
+	r = runDeref(t, "", "-C", "4", s.URL+"/x.txt")
+	if r.stdout != "object\n" {
+		t.Errorf("-C 4: %+v", r)
+	}
+	// -C - continues a file.
+	part := filepath.Join(dir, "cont.txt")
+	os.WriteFile(part, []byte("web "), 0o644)
+	r = runDeref(t, "", "-C", "-", "-o", part, s.URL+"/x.txt")
+	if b, _ := os.ReadFile(part); r.code != 0 || string(b) != "web object\n" {
+		t.Errorf("-C -: %+v %q", r, b)
+	}
+	// -I prints metadata only.
+	r = runDeref(t, "", "-I", s.URL+"/x.txt")
+	for _, want := range []string{"Kind: file", "Size: 11", "Type: text/plain", "Modified: 2020-01-02T03:04:05Z", "Name: x.txt"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-I lacks %q: %q", want, r.stdout)
+		}
+	}
+	// -i reads a list; -v traces to stderr.
+	r = runDeref(t, s.URL+"/a\n# comment\n\n"+s.URL+"/b\n", "-v", "-i", "-")
+	if r.code != 0 || r.stdout != "web object\nweb object\n" || !strings.Contains(r.stderr, "> GET /a HTTP/1.1") || !strings.Contains(r.stderr, "< HTTP/1.1 200 OK") {
+		t.Errorf("-i - -v: %+v", r)
+	}
+}
+
+func TestListings(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("12345"), 0o644)
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	u := "file://" + dir + "/"
+	r := runDeref(t, "", u)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "directory\t-\t") || !strings.HasSuffix(lines[0], "\td\t"+u+"d/") ||
+		!strings.HasPrefix(lines[1], "file\t5\t") || !strings.HasSuffix(lines[1], "\tf.txt\t"+u+"f.txt") {
+		t.Errorf("listing: %q", r.stdout)
+	}
+	r = runDeref(t, "", "--json", u)
+	var e struct {
+		Kind, Name, URL string
+		Size            int64
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.Decode(&e)
+	dec.Decode(&e)
+	if e.Kind != "file" || e.Name != "f.txt" || e.Size != 5 || e.URL != u+"f.txt" {
+		t.Errorf("--json: %q", r.stdout)
+	}
+	if err := dec.Decode(&e); err != io.EOF {
+		t.Errorf("--json: more than two objects: %q", r.stdout)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := runDeref(t, "", "-h")
+	if r.code != 0 || !strings.Contains(r.stderr, "Exit codes:") || !strings.Contains(r.stderr, "130  interrupted") {
+		t.Errorf("-h: %+v", r)
+	}
+}

@@ -1,0 +1,558 @@
+package fetch_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/socks5"
+	"github.com/urlderef/deref/url"
+)
+
+var modTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// newClient returns a client that reads no netrc file and uses no proxy
+// from the environment.
+func newClient() *fetch.Client {
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	return c
+}
+
+// recorder remembers the request URIs a server saw.
+type recorder struct {
+	mu   sync.Mutex
+	uris []string
+	auth []string
+}
+
+func (r *recorder) add(req *nethttp.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uris = append(r.uris, req.RequestURI)
+	r.auth = append(r.auth, req.Header.Get("Authorization"))
+}
+
+func (r *recorder) last() (string, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.uris) == 0 {
+		return "", ""
+	}
+	return r.uris[len(r.uris)-1], r.auth[len(r.auth)-1]
+}
+
+func newServer(t *testing.T, rec *recorder) *httptest.Server {
+	t.Helper()
+	content := []byte("0123456789abcdefghij")
+	mux := nethttp.NewServeMux()
+	mux.HandleFunc("/", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		rec.add(r)
+		nethttp.ServeContent(w, r, "data.txt", modTime, bytes.NewReader(content))
+	})
+	mux.HandleFunc("/missing", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.NotFound(w, r) })
+	mux.HandleFunc("/forbidden", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.WriteHeader(403) })
+	mux.HandleFunc("/auth", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		rec.add(r)
+		if u, p, ok := r.BasicAuth(); !ok || u != "joe" || p != "s3cret" {
+			w.WriteHeader(401)
+			return
+		}
+		io.WriteString(w, "welcome")
+	})
+	mux.HandleFunc("/busy", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.WriteHeader(503) })
+	mux.HandleFunc("/redirect/", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		var n int
+		fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/redirect/"), "%d", &n)
+		if n == 0 {
+			io.WriteString(w, "arrived")
+			return
+		}
+		nethttp.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), 302)
+	})
+	mux.HandleFunc("/loop", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop2", 301) })
+	mux.HandleFunc("/loop2", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop", 301) })
+	mux.HandleFunc("/to", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Location", r.URL.Query().Get("u"))
+		w.WriteHeader(302)
+	})
+	mux.HandleFunc("/short", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
+		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+		bw.WriteString(strings.Repeat("x", 100))
+		bw.Flush()
+		conn.Close()
+	})
+	mux.HandleFunc("/stall", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Length", "1000")
+		w.Write([]byte(strings.Repeat("x", 10)))
+		w.(nethttp.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/big", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Length", "1048576")
+		w.Write(make([]byte, 1<<20))
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestHTTPGet(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, rec)
+	c := newClient()
+	resp, err := c.Get(context.Background(), s.URL+"/dir/data.txt?q=1#frag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != "0123456789abcdefghij" {
+		t.Fatalf("body %q, %v", body, err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Size != 20 || resp.MediaType != "text/plain" || !resp.ModTime.Equal(modTime) || resp.Name != "data.txt" || resp.Kind != fetch.KindFile {
+		t.Errorf("metadata: %+v", resp)
+	}
+	if uri, _ := rec.last(); uri != "/dir/data.txt?q=1" {
+		t.Errorf("server saw %q; the path and search are sent, the fragment never", uri)
+	}
+	// %2F stays encoded on the wire.
+	resp, err = c.Get(context.Background(), s.URL+"/a%2Fb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if uri, _ := rec.last(); uri != "/a%2Fb" {
+		t.Errorf("server saw %q, want /a%%2Fb", uri)
+	}
+}
+
+func TestHTTPStatusErrors(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	tests := []struct {
+		path string
+		want error
+		code int
+	}{
+		{"/missing", fetch.ErrNotFound, 4},
+		{"/forbidden", fetch.ErrPermission, 5},
+		{"/auth", fetch.ErrAuth, 5},
+		{"/busy", fetch.ErrTemporary, 6},
+	}
+	for _, tt := range tests {
+		_, err := c.Get(context.Background(), s.URL+tt.path)
+		if !errors.Is(err, tt.want) || fetch.ExitCode(err) != tt.code {
+			t.Errorf("%s: %v (exit %d), want %v (exit %d)", tt.path, err, fetch.ExitCode(err), tt.want, tt.code)
+		}
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), s.URL+tt.path) {
+			t.Errorf("%s: error does not name the URL: %v", tt.path, err)
+		}
+	}
+}
+
+func TestHTTPCredentials(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, rec)
+	c := newClient()
+	var trace bytes.Buffer
+	c.Trace = func(u *url.URL, ev fetch.TraceEvent) { fmt.Fprintln(&trace, ev.Text) }
+	u := strings.Replace(s.URL, "http://", "http://joe:s3cret@", 1) + "/auth"
+	resp, err := c.Get(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "welcome" {
+		t.Errorf("body %q", b)
+	}
+	if strings.Contains(trace.String(), "s3cret") || !strings.Contains(trace.String(), "Authorization: xxxxx") {
+		t.Errorf("trace leaks or lacks the redacted credentials:\n%s", trace.String())
+	}
+	// A wrong password names the URL with the password hidden.
+	_, err = c.Get(context.Background(), strings.Replace(u, "s3cret", "wrong", 1))
+	if !errors.Is(err, fetch.ErrAuth) || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("wrong password: %v", err)
+	}
+
+	// Credentials from a netrc file.
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "netrc")
+	os.WriteFile(rc, []byte("machine 127.0.0.1 login joe password s3cret\n"), 0o600)
+	c.NetrcFile = rc
+	resp, err = c.Get(context.Background(), s.URL+"/auth")
+	if err != nil {
+		t.Fatalf("netrc: %v", err)
+	}
+	resp.Body.Close()
+	// A netrc file that others can read is refused.
+	os.Chmod(rc, 0o644)
+	if _, err = c.Get(context.Background(), s.URL+"/auth"); !errors.Is(err, fetch.ErrAuth) || !strings.Contains(err.Error(), "others can read") {
+		t.Errorf("readable netrc: %v", err)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	resp, err := c.Get(context.Background(), s.URL+"/redirect/10")
+	if err != nil {
+		t.Fatalf("10 redirects are followed: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "arrived" {
+		t.Errorf("body %q", b)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{"/redirect/11", "more than 10 redirects"},
+		{"/loop", "loop"},
+		{"/to?u=file:///etc/passwd", "never leads to file:"},
+		{"/to?u=gopher://127.0.0.1/1", "to scheme gopher"},
+		{"/to?u=http://h/%25zz", "bad Location"},
+	} {
+		_, err := c.Get(context.Background(), s.URL+tt.path)
+		if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), tt.want) || fetch.ExitCode(err) != 7 {
+			t.Errorf("%s: %v, want a protocol error saying %q", tt.path, err, tt.want)
+		}
+	}
+	// An opt-in scheme is followed to its fetcher.
+	c.RedirectSchemes = []string{"gopher"}
+	_, err = c.Get(context.Background(), s.URL+"/to?u=gopher://127.0.0.1/1")
+	if !errors.Is(err, fetch.ErrUnsupportedScheme) {
+		t.Errorf("allowed gopher redirect reaches the (absent) gopher fetcher: %v", err)
+	}
+}
+
+func TestRedirectDowngrade(t *testing.T) {
+	plain := newServer(t, &recorder{})
+	tlsSrv := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Redirect(w, r, plain.URL+"/x", 302)
+	}))
+	defer tlsSrv.Close()
+	c := newClient()
+	// Verified by default: the test server's certificate is not trusted.
+	if _, err := c.Get(context.Background(), tlsSrv.URL); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("untrusted certificate accepted: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(tlsSrv.Certificate())
+	c.TLSConfig = &tls.Config{RootCAs: pool}
+	if _, err := c.Get(context.Background(), tlsSrv.URL); !errors.Is(err, fetch.ErrRedirect) || !strings.Contains(err.Error(), "https to http") {
+		t.Errorf("https to http: %v", err)
+	}
+	c.AllowDowngrade = true
+	resp, err := c.Get(context.Background(), tlsSrv.URL)
+	if err != nil {
+		t.Fatalf("allowed downgrade: %v", err)
+	}
+	resp.Body.Close()
+}
+
+func TestResume(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	u := url.MustParse(s.URL + "/data.txt")
+	resp, err := c.Fetch(context.Background(), u, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "fghij" || resp.Offset != 15 || resp.Size != 5 {
+		t.Errorf("resume: %q offset %d size %d", b, resp.Offset, resp.Size)
+	}
+	// At the end: nothing to fetch, no error.
+	resp, err = c.Fetch(context.Background(), u, 20)
+	if err != nil {
+		t.Fatalf("resume at the end: %v", err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(b) != 0 {
+		t.Errorf("resume at the end gave %q", b)
+	}
+	if _, err = c.Fetch(context.Background(), u, 25); !errors.Is(err, fetch.ErrRangeNotSatisfied) {
+		t.Errorf("resume beyond the end: %v", err)
+	}
+}
+
+func TestShortBodyIdleCancelLimit(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	resp, err := c.Get(context.Background(), s.URL+"/short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, fetch.ErrShortBody) || fetch.ExitCode(err) != 7 {
+		t.Errorf("short body: %v", err)
+	}
+
+	c.IdleTimeout = 200 * time.Millisecond
+	resp, err = c.Get(context.Background(), s.URL+"/stall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.ExitCode(err) != 6 {
+		t.Errorf("stalled server: %v", err)
+	}
+
+	c.IdleTimeout = -1
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err = c.Get(ctx, s.URL+"/stall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := io.ReadAll(resp.Body); done <- err }()
+	cancel()
+	select {
+	case err = <-done:
+		if !errors.Is(err, context.Canceled) || fetch.ExitCode(err) != 130 {
+			t.Errorf("cancelled: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling the context did not end the read")
+	}
+	resp.Body.Close()
+
+	c.MaxBytes = 1000
+	resp, err = c.Get(context.Background(), s.URL+"/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, fetch.ErrTooLarge) || n != 1000 {
+		t.Errorf("limit: %d bytes, %v", n, err)
+	}
+}
+
+func TestDownload(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	dir := t.TempDir()
+	path, err := c.Download(context.Background(), s.URL+"/sub/data.txt", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	st, _ := os.Stat(path)
+	if path != filepath.Join(dir, "data.txt") || string(b) != "0123456789abcdefghij" || !st.ModTime().Equal(modTime) {
+		t.Errorf("download: %s %q %v", path, b, st.ModTime())
+	}
+	if _, err := os.Stat(path + fetch.PartSuffix); !os.IsNotExist(err) {
+		t.Errorf("partial file left behind: %v", err)
+	}
+	// A body that ends early never lands under the final name.
+	_, err = c.Download(context.Background(), s.URL+"/short", dir)
+	if !errors.Is(err, fetch.ErrShortBody) {
+		t.Errorf("short download: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "short")); !os.IsNotExist(err) {
+		t.Errorf("a short object sits under its final name: %v", err)
+	}
+	// Resume continues the partial file.
+	os.WriteFile(filepath.Join(dir, "r.txt.part"), []byte("0123456789"), 0o644)
+	path, err = c.DownloadWith(context.Background(), s.URL+"/r.txt", dir, fetch.DownloadOptions{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "0123456789abcdefghij" {
+		t.Errorf("resumed file %q", b)
+	}
+	// A name with a slash is refused; the URL's name is made safe.
+	if _, err := c.DownloadWith(context.Background(), s.URL+"/x", dir, fetch.DownloadOptions{Name: "../x"}); !errors.Is(err, fetch.ErrWrite) {
+		t.Errorf("name with ..: %v", err)
+	}
+	path, err = c.Download(context.Background(), s.URL+"/a/..%2F..%2Fescape", dir)
+	if err != nil || filepath.Dir(path) != dir {
+		t.Errorf("escaping name: %s %v", path, err)
+	}
+}
+
+// forwardProxy is an HTTP proxy: it answers absolute-form requests by
+// fetching them itself for http, and by naming the URL for other schemes
+// (a gateway).
+func forwardProxy(t *testing.T, rec *recorder) *httptest.Server {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		rec.add(r)
+		if r.URL.Scheme != "http" {
+			fmt.Fprintf(w, "gateway fetched %s", r.RequestURI)
+			return
+		}
+		resp, err := nethttp.DefaultTransport.RoundTrip(r.Clone(context.Background()))
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestProxyAndGateways(t *testing.T) {
+	origin := newServer(t, &recorder{})
+	prec := &recorder{}
+	p := forwardProxy(t, prec)
+	c := newClient()
+	pu := url.MustParse(p.URL)
+	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	resp, err := c.Get(context.Background(), origin.URL+"/via")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if uri, _ := prec.last(); string(b) != "0123456789abcdefghij" || uri != origin.URL+"/via" {
+		t.Errorf("via proxy: %q, proxy saw %q", b, uri)
+	}
+	// Any scheme through an HTTP proxy (RFC 1738 §4): the absolute URL.
+	resp, err = c.Get(context.Background(), "gopher://gopher.example/0/about%09x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "gateway fetched gopher://gopher.example/0/about%09x" {
+		t.Errorf("gopher via proxy: %q", b)
+	}
+	// A per-scheme gateway with a %s template.
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Gateways = map[string]string{"wais": origin.URL + "/gw?u=%s"}
+	rec := &recorder{}
+	gw := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		rec.add(r)
+		io.WriteString(w, r.URL.Query().Get("u"))
+	}))
+	defer gw.Close()
+	c.Gateways["wais"] = gw.URL + "/gw?u=%s"
+	resp, err = c.Get(context.Background(), "wais://w.example/db?gopher+protocol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "wais://w.example/db?gopher+protocol" {
+		t.Errorf("gateway template got %q", b)
+	}
+}
+
+func TestSOCKS5Proxy(t *testing.T) {
+	origin := newServer(t, &recorder{})
+	sp, err := socks5.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	c := newClient()
+	pu := url.MustParse("socks5://" + sp.Addr())
+	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	resp, err := c.Get(context.Background(), origin.URL+"/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	host := strings.TrimPrefix(origin.URL, "http://")
+	if tg := sp.Targets(); len(tg) == 0 || tg[0] != host {
+		t.Errorf("SOCKS server saw %v, want %s", tg, host)
+	}
+}
+
+func TestProxyFromEnvironment(t *testing.T) {
+	t.Setenv("gopher_proxy", "gw.example:8001")
+	t.Setenv("ALL_PROXY", "socks5://s.example:1080")
+	t.Setenv("NO_PROXY", "internal.example,.corp")
+	t.Setenv("no_proxy", "")
+	t.Setenv("HTTP_PROXY", "http://cgi-injected:1")
+	t.Setenv("http_proxy", "")
+	for in, want := range map[string]string{
+		"gopher://h/":             "http://gw.example:8001",
+		"ftp://h/":                "socks5://s.example:1080",
+		"http://h/":               "socks5://s.example:1080",
+		"ftp://internal.example/": "",
+		"ftp://a.b.corp/":         "",
+		"file:///etc/motd":        "",
+	} {
+		p, err := fetch.ProxyFromEnvironment(url.MustParse(in))
+		got := ""
+		if p != nil {
+			got = p.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("proxy for %s = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	c := newClient()
+	for _, tt := range []struct {
+		in   string
+		want error
+		code int
+	}{
+		{"gopher://127.0.0.1:25/0x", fetch.ErrUnsafePort, 2},
+		{"http://127.0.0.1:110/", fetch.ErrUnsafePort, 2},
+		{"ftp://h/%zz", fetch.ErrBadURL, 2},
+		{"x-private:thing", fetch.ErrUnsupportedScheme, 3},
+		{"urn:/iana/dns/ch/cern", fetch.ErrUnsupportedScheme, 3},
+		{"mailto:joe@example.com", fetch.ErrNotRetrievable, 3},
+		{"file://elsewhere.example/etc/motd", fetch.ErrNotRetrievable, 3},
+	} {
+		_, err := c.Get(context.Background(), tt.in)
+		if !errors.Is(err, tt.want) || fetch.ExitCode(err) != tt.code {
+			t.Errorf("%s: %v (exit %d), want %v (exit %d)", tt.in, err, fetch.ExitCode(err), tt.want, tt.code)
+		}
+	}
+	// An explicitly allowed port goes ahead (and here finds nobody).
+	c.AllowPorts = []int{25}
+	c.ConnectTimeout = 2 * time.Second
+	_, err := c.Get(context.Background(), "http://127.0.0.1:25/")
+	if errors.Is(err, fetch.ErrUnsafePort) {
+		t.Errorf("allowed port refused: %v", err)
+	}
+}
+
+func TestRegisterTwicePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a scheme twice did not panic")
+		}
+	}()
+	c := fetch.NewClient()
+	c.Register("HTTP", fakeFetcher{})
+}
+
+type fakeFetcher struct{}
+
+func (fakeFetcher) Fetch(context.Context, *fetch.Request) (*fetch.Response, error) { return nil, nil }
+
+
