@@ -82,10 +82,10 @@ func newServer(t *testing.T, rec *recorder) *httptest.Server {
 			io.WriteString(w, "arrived")
 			return
 		}
-		nethttp.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), 302)
+		nethttp.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), nethttp.StatusFound)
 	})
-	mux.HandleFunc("/loop", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop2", 301) })
-	mux.HandleFunc("/loop2", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop", 301) })
+	mux.HandleFunc("/loop", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop2", nethttp.StatusMovedPermanently) })
+	mux.HandleFunc("/loop2", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop", nethttp.StatusMovedPermanently) })
 	mux.HandleFunc("/to", func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		w.Header().Set("Location", r.URL.Query().Get("u"))
 		w.WriteHeader(302)
@@ -246,7 +246,7 @@ func TestRedirects(t *testing.T) {
 func TestRedirectDowngrade(t *testing.T) {
 	plain := newServer(t, &recorder{})
 	tlsSrv := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		nethttp.Redirect(w, r, plain.URL+"/x", 302)
+		nethttp.Redirect(w, r, plain.URL+"/x", nethttp.StatusFound)
 	}))
 	defer tlsSrv.Close()
 	c := newClient()
@@ -554,5 +554,3 @@ func TestRegisterTwicePanics(t *testing.T) {
 type fakeFetcher struct{}
 
 func (fakeFetcher) Fetch(context.Context, *fetch.Request) (*fetch.Response, error) { return nil, nil }
-
-

@@ -173,12 +173,6 @@ func EscapeQuery(s string) string {
 	return escape(s, nil)
 }
 
-// hasCtl reports whether s holds a CR, LF or NUL: the octets that must never
-// reach a protocol command line.
-func hasCtl(s string) bool {
-	return strings.ContainsAny(s, "\r\n\x00")
-}
-
 // CheckArg returns an error if s holds a CR, LF or NUL. Every decoded value
 // bound for a protocol command line passes it.
 func CheckArg(part, s string) error {
