@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -93,6 +94,13 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, err
 	}
+	if cp, ok := g.rc.(protocols.Copier); ok && g.c.MaxBytes == 0 {
+		n, err := cp.CopyTo(w, g.step)
+		if err == nil && g.size >= 0 && g.n < g.size {
+			err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
+		}
+		return n, g.mapErr(err)
+	}
 	buf := make([]byte, 256<<10)
 	var total int64
 	for {
@@ -111,6 +119,35 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// step accounts for a chunk that a Copier moved.
+func (g *guardedBody) step(n int64) error {
+	g.n += n
+	if g.timer != nil {
+		g.timer.Reset(g.idle)
+	}
+	if g.c.Progress != nil {
+		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+	}
+	return g.ctx.Err()
+}
+
+// mapErr explains an error that arrived because the body was closed under
+// the reader: by the idle timer or by the context.
+func (g *guardedBody) mapErr(err error) error {
+	switch {
+	case err == nil:
+		if g.c.Progress != nil {
+			g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+		}
+		return nil
+	case g.idleHit.Load():
+		return fmt.Errorf("%w: no data for %v", ErrTimeout, g.idle)
+	case g.ctx.Err() != nil:
+		return g.ctx.Err()
+	}
+	return err
 }
 
 func (g *guardedBody) stopTimer() {
@@ -136,7 +173,7 @@ func (g *guardedBody) Close() error {
 
 // ErrWrite marks a failure to write the object locally (a full disk, a
 // closed pipe), as opposed to a failure to fetch it.
-var ErrWrite = errors.New("write error")
+var ErrWrite = protocols.ErrWrite
 
 type writeError struct{ err error }
 

@@ -91,10 +91,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if offset > 0 && resp.Offset == 0 {
 		offset = 0 // the server sent the whole object again
 	}
-	flags := os.O_WRONLY | os.O_CREATE
-	if offset > 0 {
-		flags |= os.O_APPEND
-	} else {
+	flags := os.O_WRONLY | os.O_CREATE // not O_APPEND: it rules out splice and copy_file_range
+	if offset == 0 {
 		flags |= os.O_TRUNC
 	}
 	f, err := root.OpenFile(part, flags, 0o644)
@@ -102,9 +100,16 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		return "", WriteError(err)
 	}
 	if offset > 0 {
-		if st, err := f.Stat(); err != nil || st.Size() != offset {
+		st, err := f.Stat()
+		if err == nil && st.Size() != offset {
+			err = fmt.Errorf("%s changed while resuming", part)
+		}
+		if err == nil {
+			_, err = f.Seek(offset, io.SeekStart)
+		}
+		if err != nil {
 			f.Close()
-			return "", WriteError(fmt.Errorf("%s changed while resuming", part))
+			return "", WriteError(err)
 		}
 	}
 	_, cerr := io.Copy(f, resp.Body)

@@ -212,6 +212,9 @@ var (
 	ErrTemporary         = errors.New("temporary failure, try again later")
 	ErrTooLarge          = errors.New("object larger than the limit")
 	ErrRangeNotSatisfied = errors.New("resume offset beyond the end of the object")
+	// ErrWrite marks a failure to write the object locally (a full disk, a
+	// closed pipe), as opposed to a failure to fetch it.
+	ErrWrite = errors.New("write error")
 )
 
 // NetError classifies an error from dialing or reading a connection: a
@@ -235,3 +238,11 @@ type wrapped struct{ kind, err error }
 
 func (w *wrapped) Error() string   { return w.kind.Error() + ": " + w.err.Error() }
 func (w *wrapped) Unwrap() []error { return []error{w.kind, w.err} }
+
+// Copier is implemented by bodies that can copy themselves into w faster
+// than a Read loop, such as by splicing a socket into a file. CopyTo calls
+// step after each chunk with the chunk's size; an error from step stops the
+// copy and is returned.
+type Copier interface {
+	CopyTo(w io.Writer, step func(n int64) error) (int64, error)
+}

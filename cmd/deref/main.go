@@ -64,7 +64,27 @@ type options struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, discardIfNull(os.Stdout), os.Stderr))
+}
+
+// discard is a writer that drops everything, as /dev/null does, without a
+// system call per write. It has no ReadFrom, so the copy reads with its own
+// large buffer.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// discardIfNull returns discard for a file that is /dev/null (as GNU tar
+// does, since writing there has no effect), and f otherwise.
+func discardIfNull(f *os.File) io.Writer {
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return f
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return discard{}
+	}
+	return f
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -278,6 +298,19 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	u, err := url.Parse(url.Canonicalize(raw))
 	if err != nil {
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+	}
+	if o.output != "" && o.output != "-" && !o.remoteName {
+		// A device or pipe (-o /dev/null) is written directly, as curl does:
+		// it has no final name to protect.
+		if st, err := os.Stat(o.output); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			f, err := os.OpenFile(o.output, os.O_WRONLY, 0)
+			if err != nil {
+				return fetch.WriteError(err)
+			}
+			defer f.Close()
+			stdout = discardIfNull(f)
+			o = &options{output: "-", resume: o.resume, head: o.head, raw: o.raw, json: o.json}
+		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
 		if o.head {

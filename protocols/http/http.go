@@ -33,6 +33,7 @@ type Fetcher struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*nethttp.Transport
+	pool       connPool
 }
 
 type transportKey struct {
@@ -115,6 +116,7 @@ func (f *Fetcher) CloseIdleConnections() {
 	for _, t := range f.transports {
 		t.CloseIdleConnections()
 	}
+	f.pool.closeAll()
 }
 
 // Fetch sends one GET request. An http: or https: URL goes to its server
@@ -179,7 +181,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	hreq = hreq.WithContext(context.WithValue(ctx, dialKey{}, req.Dial))
 	traceRequest(req, hreq)
-	resp, err := f.transport(req, direct).RoundTrip(hreq)
+	var resp *nethttp.Response
+	if u.Scheme == "http" && req.Proxy == nil {
+		resp, err = f.rawRoundTrip(ctx, req, hreq)
+	} else {
+		resp, err = f.transport(req, direct).RoundTrip(hreq)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -232,7 +239,11 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		resp.Body.Close()
 		return nil, &StatusError{Code: code, Status: resp.Status, kind: statusKind(code)}
 	}
-	out.Body = &body{rc: resp.Body}
+	if _, ok := resp.Body.(*rawBody); ok {
+		out.Body = resp.Body
+	} else {
+		out.Body = &body{rc: resp.Body}
+	}
 	return out, nil
 }
 

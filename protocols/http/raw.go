@@ -1,0 +1,264 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/urlderef/deref/protocols"
+)
+
+// Plain-http GETs without a proxy go over a connection of our own, with
+// net/http's wire writer (Request.Write) and reader (ReadResponse). A
+// body framed by Content-Length is then read straight from the socket, so
+// that copying it into a file can splice the socket into the file instead
+// of passing every byte through user space.
+
+const maxIdlePerHost = 4
+
+type connPool struct {
+	mu   sync.Mutex
+	idle map[string][]net.Conn
+}
+
+func (p *connPool) get(addr string) net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := p.idle[addr]
+	if len(cs) == 0 {
+		return nil
+	}
+	c := cs[len(cs)-1]
+	p.idle[addr] = cs[:len(cs)-1]
+	return c
+}
+
+func (p *connPool) put(addr string, c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle == nil {
+		p.idle = make(map[string][]net.Conn)
+	}
+	if len(p.idle[addr]) >= maxIdlePerHost {
+		c.Close()
+		return
+	}
+	p.idle[addr] = append(p.idle[addr], c)
+}
+
+func (p *connPool) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, cs := range p.idle {
+		for _, c := range cs {
+			c.Close()
+		}
+	}
+	p.idle = nil
+}
+
+// rawRoundTrip sends hreq and reads the response head. A kept-alive
+// connection that fails before the reply is replaced by a new one once.
+func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq *nethttp.Request) (*nethttp.Response, error) {
+	addr := req.URL.HostPort()
+	for attempt := 0; ; attempt++ {
+		conn := f.pool.get(addr)
+		reused := conn != nil
+		if conn == nil {
+			var err error
+			req.Tracef(protocols.TraceInfo, "connecting to "+addr)
+			if conn, err = req.Dialer()(ctx, "tcp", addr); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := f.exchange(ctx, conn, hreq, addr)
+		if err == nil {
+			return resp, nil
+		}
+		conn.Close()
+		if !reused || attempt > 0 || ctx.Err() != nil {
+			return nil, err
+		}
+	}
+}
+
+func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Request, addr string) (*nethttp.Response, error) {
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	bw := bufio.NewWriterSize(conn, 4096)
+	if err := hreq.Write(bw); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(conn, 32<<10)
+	resp, err := nethttp.ReadResponse(br, hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	if !stop() {
+		conn.Close()
+		return nil, ctx.Err()
+	}
+	if resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0 {
+		rb := &rawBody{conn: conn, br: br, pool: &f.pool, addr: addr, keep: !resp.Close}
+		rb.left.Store(resp.ContentLength)
+		resp.Body = rb
+	} else {
+		resp.Body = &closingBody{resp.Body, conn}
+	}
+	return resp, nil
+}
+
+// closingBody closes the connection with the body: chunked or unframed
+// bodies are not worth keeping the connection for.
+type closingBody struct {
+	io.ReadCloser
+	conn net.Conn
+}
+
+func (b *closingBody) Close() error {
+	b.ReadCloser.Close()
+	return b.conn.Close()
+}
+
+// rawBody is a Content-Length body read from the buffered head, then from
+// the socket itself.
+type rawBody struct {
+	conn   net.Conn
+	br     *bufio.Reader
+	left   atomic.Int64
+	pool   *connPool
+	addr   string
+	keep   bool
+	closed atomic.Bool
+}
+
+func (b *rawBody) Read(p []byte) (int, error) {
+	left := b.left.Load()
+	if left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > left {
+		p = p[:left]
+	}
+	var n int
+	var err error
+	if b.br.Buffered() > 0 {
+		n, err = b.br.Read(p)
+	} else {
+		n, err = b.conn.Read(p)
+	}
+	left = b.left.Add(-int64(n))
+	return n, b.mapErr(err, left)
+}
+
+func (b *rawBody) mapErr(err error, left int64) error {
+	switch {
+	case err == nil:
+		return nil
+	case err == io.EOF && left > 0:
+		return fmt.Errorf("%w: connection closed with %d bytes to come", protocols.ErrShortBody, left)
+	case err == io.EOF:
+		return io.EOF
+	case b.closed.Load():
+		return net.ErrClosed
+	}
+	return protocols.NetError(err)
+}
+
+// CopyTo writes the body to w. When w can read from a reader (an
+// *os.File can), the socket is handed to it in chunks, which on Linux
+// splices the data into the file.
+func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
+	var total int64
+	if k := b.br.Buffered(); k > 0 {
+		k = int(min(int64(k), b.left.Load()))
+		n, err := io.CopyN(w, b.br, int64(k))
+		b.left.Add(-n)
+		total += n
+		if err != nil {
+			return total, writeErr(err)
+		}
+		if err := step(n); err != nil {
+			return total, err
+		}
+	}
+	rf, ok := w.(io.ReaderFrom)
+	if !ok {
+		return b.copyLoop(w, step, total)
+	}
+	for {
+		left := b.left.Load()
+		if left <= 0 {
+			return total, nil
+		}
+		chunk := min(left, 4<<20)
+		n, err := rf.ReadFrom(&io.LimitedReader{R: b.conn, N: chunk})
+		left = b.left.Add(-n)
+		total += n
+		if err == nil && n < chunk {
+			err = io.EOF
+		}
+		if err != nil {
+			var oe *net.OpError
+			if errors.As(err, &oe) || err == io.EOF || b.closed.Load() {
+				return total, b.mapErr(err, left)
+			}
+			return total, writeErr(err)
+		}
+		if err := step(n); err != nil {
+			return total, err
+		}
+	}
+}
+
+func (b *rawBody) copyLoop(w io.Writer, step func(int64) error, total int64) (int64, error) {
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, writeErr(werr)
+			}
+			if serr := step(int64(n)); serr != nil {
+				return total, serr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// Close returns a fully read connection to the pool, else closes it.
+func (b *rawBody) Close() error {
+	if b.closed.Swap(true) {
+		return nil
+	}
+	if b.keep && b.left.Load() == 0 && b.br.Buffered() == 0 {
+		b.pool.put(b.addr, b.conn)
+		return nil
+	}
+	return b.conn.Close()
+}
+
+// writeErr marks an error of the destination, so that a full disk is not
+// taken for a failed transfer.
+func writeErr(err error) error { return fmt.Errorf("%w: %w", protocols.ErrWrite, err) }
