@@ -84,8 +84,12 @@ func newServer(t *testing.T, rec *recorder) *httptest.Server {
 		}
 		nethttp.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), nethttp.StatusFound)
 	})
-	mux.HandleFunc("/loop", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop2", nethttp.StatusMovedPermanently) })
-	mux.HandleFunc("/loop2", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Redirect(w, r, "/loop", nethttp.StatusMovedPermanently) })
+	mux.HandleFunc("/loop", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Redirect(w, r, "/loop2", nethttp.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/loop2", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Redirect(w, r, "/loop", nethttp.StatusMovedPermanently)
+	})
 	mux.HandleFunc("/to", func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		w.Header().Set("Location", r.URL.Query().Get("u"))
 		w.WriteHeader(302)

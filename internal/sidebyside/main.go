@@ -157,4 +157,3 @@ func fatal(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sidebyside: "+format+"\n", args...)
 	os.Exit(1)
 }
-

@@ -8,11 +8,14 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/splice"
 )
 
 // Plain-http GETs without a proxy go over a connection of our own, with
@@ -178,9 +181,9 @@ func (b *rawBody) mapErr(err error, left int64) error {
 	return protocols.NetError(err)
 }
 
-// CopyTo writes the body to w. When w can read from a reader (an
-// *os.File can), the socket is handed to it in chunks, which on Linux
-// splices the data into the file.
+// CopyTo writes the body to w. When w is a file and the connection a
+// socket, the data is spliced from one to the other, one system call at a
+// time, with step called after each.
 func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 	var total int64
 	if k := b.br.Buffered(); k > 0 {
@@ -195,33 +198,31 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, err
 		}
 	}
-	rf, ok := w.(io.ReaderFrom)
-	if !ok {
-		return b.copyLoop(w, step, total)
-	}
-	for {
-		left := b.left.Load()
-		if left <= 0 {
-			return total, nil
-		}
-		chunk := min(left, 4<<20)
-		n, err := rf.ReadFrom(&io.LimitedReader{R: b.conn, N: chunk})
-		left = b.left.Add(-n)
+	f, isFile := w.(*os.File)
+	sc, isSock := b.conn.(syscall.Conn)
+	if isFile && isSock && b.left.Load() > 0 {
+		n, err := splice.Copy(f, sc, b.left.Load(), step)
+		left := b.left.Add(-n)
 		total += n
-		if err == nil && n < chunk {
-			err = io.EOF
-		}
-		if err != nil {
-			var oe *net.OpError
-			if errors.As(err, &oe) || err == io.EOF || b.closed.Load() {
-				return total, b.mapErr(err, left)
-			}
+		switch {
+		case err == nil:
+			return total, nil
+		case err == io.ErrUnexpectedEOF:
+			return total, b.mapErr(io.EOF, left)
+		case errors.Is(err, splice.ErrUnsupported):
+			// go on below with Read and Write
+		case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EPIPE) || isPathError(err):
 			return total, writeErr(err)
-		}
-		if err := step(n); err != nil {
-			return total, err
+		default:
+			return total, b.mapErr(err, left)
 		}
 	}
+	return b.copyLoop(w, step, total)
+}
+
+func isPathError(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
 }
 
 func (b *rawBody) copyLoop(w io.Writer, step func(int64) error, total int64) (int64, error) {

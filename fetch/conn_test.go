@@ -1,0 +1,115 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+)
+
+// TestKeepAlive checks that consecutive plain-http requests share one
+// connection, and that a kept connection the server has closed is
+// replaced without an error.
+func TestKeepAlive(t *testing.T) {
+	var conns atomic.Int32
+	s := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "ok")
+	}))
+	s.Config.ConnState = func(c net.Conn, st nethttp.ConnState) {
+		if st == nethttp.StateNew {
+			conns.Add(1)
+		}
+	}
+	s.Start()
+	defer s.Close()
+	c := newClient()
+	get := func() {
+		t.Helper()
+		resp, err := c.Get(context.Background(), s.URL+"/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != "ok" {
+			t.Fatalf("body %q, %v", b, err)
+		}
+	}
+	for range 3 {
+		get()
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("3 requests used %d connections, want 1", n)
+	}
+	s.CloseClientConnections()
+	time.Sleep(50 * time.Millisecond)
+	get()
+	if n := conns.Load(); n != 2 {
+		t.Errorf("after the server closed the idle connection: %d connections, want 2", n)
+	}
+}
+
+func TestChunkedBody(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		for i := range 3 {
+			io.WriteString(w, strings.Repeat(string(rune('a'+i)), 5000))
+			w.(nethttp.Flusher).Flush()
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	p, err := newClient().Download(context.Background(), s.URL+"/chunked", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != strings.Repeat("a", 5000)+strings.Repeat("b", 5000)+strings.Repeat("c", 5000) {
+		t.Errorf("chunked body of %d bytes is wrong", len(b))
+	}
+}
+
+// TestDownloadStall checks the spliced path: a server that stops sending
+// ends the download with a time-out, and nothing lands under the name.
+func TestDownloadStall(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Length", "10000000")
+		w.Write(make([]byte, 100000))
+		w.(nethttp.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer s.Close()
+	c := newClient()
+	c.IdleTimeout = 300 * time.Millisecond
+	dir := t.TempDir()
+	_, err := c.Download(context.Background(), s.URL+"/stall.bin", dir)
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("stalled download: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stall.bin")); !os.IsNotExist(err) {
+		t.Errorf("stalled download left the final name: %v", err)
+	}
+	// Cancelling ends a spliced download promptly too.
+	c.IdleTimeout = -1
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	done := make(chan error, 1)
+	go func() { _, err := c.Download(ctx, s.URL+"/stall.bin", dir); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled download: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling did not end the download")
+	}
+}
