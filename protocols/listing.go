@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"io"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -85,8 +84,8 @@ func SafeName(s string) string {
 		}
 		return r
 	}, s)
-	if s == "." || s == ".." {
+	if s == "" || s == "." || s == ".." {
 		return ""
 	}
-	return path.Clean(s)
+	return s
 }

@@ -1,0 +1,187 @@
+// Command tour starts small servers on 127.0.0.1, one per scheme deref
+// speaks, and dereferences a URL of each with the fetch library, printing
+// what came back. It needs no network beyond loopback:
+//
+//	go run ./examples/tour
+//
+// Each stop is one function in stops below; a protocol adds its own.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// stop is one scheme of the tour: it starts what it needs and returns the
+// URLs to dereference, and a function to stop its servers.
+type stop struct {
+	name  string
+	start func(t *tour) ([]string, func(), error)
+}
+
+var stops = []stop{
+	{"file", startFile},
+	{"http", startHTTP},
+	{"https", startHTTPS},
+}
+
+type tour struct {
+	dir    string // the bundled tree, generated
+	client *fetch.Client
+}
+
+func main() {
+	dir, err := os.MkdirTemp("", "deref-tour")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := writeTree(dir); err != nil {
+		fail(err)
+	}
+	t := &tour{dir: dir, client: fetch.NewClient()}
+	t.client.NetrcFile = ""
+	t.client.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil } // loopback only
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	failed := 0
+	for _, s := range stops {
+		urls, stopServers, err := s.start(t)
+		if err != nil {
+			fmt.Printf("== %s: cannot start: %v\n", s.name, err)
+			failed++
+			continue
+		}
+		for _, u := range urls {
+			if err := t.show(ctx, u); err != nil {
+				fmt.Printf("   error: %v\n", err)
+				failed++
+			}
+		}
+		stopServers()
+	}
+	if failed > 0 {
+		fmt.Printf("\n%d stop(s) failed\n", failed)
+		os.Exit(1)
+	}
+	fmt.Println("\nevery stop answered")
+}
+
+// show dereferences u and prints its metadata and the start of its body
+// or listing.
+func (t *tour) show(ctx context.Context, u string) error {
+	fmt.Printf("\n== %s\n", u)
+	resp, err := t.client.Get(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	fmt.Printf("   kind %s, size %d, type %q, name %q", resp.Kind, resp.Size, resp.MediaType, resp.Name)
+	if !resp.ModTime.IsZero() {
+		fmt.Printf(", modified %s", resp.ModTime.UTC().Format(time.RFC3339))
+	}
+	fmt.Println()
+	if resp.Entries != nil {
+		for _, e := range resp.Entries {
+			fmt.Printf("   %s\t%s\n", e.Kind, e.URL)
+		}
+		return nil
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, 200))
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(string(head), "\n"), "\n") {
+		fmt.Printf("   | %s\n", line)
+	}
+	if n > 0 {
+		fmt.Printf("   | ... (%d more bytes)\n", n)
+	}
+	return resp.Body.Close()
+}
+
+func writeTree(dir string) error {
+	files := map[string]string{
+		"hello.txt":            "Hello from deref's tour.\nThis file was written for the tour and served on 127.0.0.1.\n",
+		"pub/README.txt":       "The pub folder of the tour.\n",
+		"pub/with space.txt":   "A name with a space, written %20 in the URL.\n",
+		"pub/nested/deep.txt":  "Three levels down.\n",
+		"pub/data.bin":         strings.Repeat("\x00\x01\x02\x03", 4096),
+		"pub/semi;colon.txt":   "A name with a semicolon.\n",
+		"pub/nested/index.txt": "An index.\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fileURL(p string) string {
+	segs := strings.Split(filepath.ToSlash(p), "/")
+	for i, s := range segs {
+		segs[i] = url.EscapeSegment(s)
+	}
+	return "file://" + strings.Join(segs, "/")
+}
+
+func startFile(t *tour) ([]string, func(), error) {
+	return []string{
+		fileURL(filepath.Join(t.dir, "hello.txt")),
+		fileURL(filepath.Join(t.dir, "pub")) + "/",
+	}, func() {}, nil
+}
+
+func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+func startHTTP(t *tour) ([]string, func(), error) {
+	ln, err := listen()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(t.dir)), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	base := "http://" + ln.Addr().String()
+	return []string{
+		base + "/hello.txt",
+		base + "/pub/with%20space.txt",
+		base + "/pub/nested", // answered with a redirect to /pub/nested/
+	}, func() { srv.Close() }, nil
+}
+
+func startHTTPS(t *tour) ([]string, func(), error) {
+	s := httptest.NewTLSServer(http.FileServer(http.Dir(t.dir)))
+	// The tour trusts its own server's certificate, and only that one:
+	// verification stays on.
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	t.client.TLSConfig = &tls.Config{RootCAs: pool}
+	return []string{s.URL + "/pub/README.txt"}, s.Close, nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "tour:", err)
+	os.Exit(1)
+}

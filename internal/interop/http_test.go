@@ -1,0 +1,180 @@
+//go:build interop
+
+package interop
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+var modTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func env(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set: start the daemons with .ci/interop/start first", name)
+	}
+	return v
+}
+
+func client() *fetch.Client {
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	return c
+}
+
+// treeFiles lists the regular files of the tree as slash paths.
+func treeFiles(t *testing.T, root string) []string {
+	var out []string
+	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		t.Fatalf("no files under %s", root)
+	}
+	return out
+}
+
+func urlPath(rel string) string {
+	segs := strings.Split(rel, "/")
+	for i, s := range segs {
+		segs[i] = url.EscapeSegment(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func sum(r io.Reader) ([32]byte, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	var s [32]byte
+	copy(s[:], h.Sum(nil))
+	return s, n, err
+}
+
+func fileSum(t *testing.T, p string, offset int64) [32]byte {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Seek(offset, io.SeekStart)
+	s, _, _ := sum(f)
+	return s
+}
+
+// TestNginxFiles fetches every file of the tree from nginx, streamed and
+// downloaded, and compares contents by sha256, sizes and times.
+func TestNginxFiles(t *testing.T) {
+	base, root := env(t, "DEREF_INTEROP_HTTP"), env(t, "DEREF_INTEROP_TREE")
+	c := client()
+	ctx := context.Background()
+	out := t.TempDir()
+	for _, rel := range treeFiles(t, root) {
+		u := base + "/" + urlPath(rel)
+		want := fileSum(t, filepath.Join(root, rel), 0)
+		resp, err := c.Get(ctx, u)
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+			continue
+		}
+		got, n, err := sum(resp.Body)
+		resp.Body.Close()
+		st, _ := os.Stat(filepath.Join(root, rel))
+		if err != nil || got != want || n != st.Size() || resp.Size != st.Size() || !resp.ModTime.Equal(modTime) {
+			t.Errorf("%s: %d bytes (size %d, modified %v), err %v, sha256 match %v", u, n, resp.Size, resp.ModTime, err, got == want)
+		}
+		p, err := c.Download(ctx, u, out)
+		if err != nil {
+			t.Errorf("download %s: %v", u, err)
+			continue
+		}
+		if fileSum(t, p, 0) != want {
+			t.Errorf("download %s: contents differ", u)
+		}
+	}
+}
+
+func TestNginxResumeRedirectErrors(t *testing.T) {
+	base, root := env(t, "DEREF_INTEROP_HTTP"), env(t, "DEREF_INTEROP_TREE")
+	c := client()
+	ctx := context.Background()
+	resp, err := c.Fetch(ctx, url.MustParse(base+"/pub/random.bin"), 1000001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := sum(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.Offset != 1000001 || got != fileSum(t, filepath.Join(root, "pub/random.bin"), 1000001) {
+		t.Errorf("resume: offset %d, %v", resp.Offset, err)
+	}
+	// nginx answers /pub with 301 to /pub/, an autoindex page.
+	resp, err = c.Get(ctx, base+"/pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.MediaType != "text/html" || !strings.Contains(string(page), `href="with%20space.txt"`) {
+		t.Errorf("autoindex after redirect: %s %q", resp.MediaType, page)
+	}
+	if _, err := c.Get(ctx, base+"/pub/nope.txt"); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("missing file: %v", err)
+	}
+	// Unencoded ";" in an HTTP path is reserved but legal; nginx serves it.
+	resp, err = c.Get(ctx, base+"/pub/semi;colon.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// TestDerefCommand runs the built command against nginx: -O into a folder,
+// -C - to resume, and the exit code of a missing file.
+func TestDerefCommand(t *testing.T) {
+	base, root := env(t, "DEREF_INTEROP_HTTP"), env(t, "DEREF_INTEROP_TREE")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "-s", "--no-netrc", "-O", "--output-dir", dir, base+"/pub/random.bin", base+"/pub/with%20space.txt")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("deref -O: %v\n%s", err, out)
+	}
+	for _, rel := range []string{"pub/random.bin", "pub/with space.txt"} {
+		if fileSum(t, filepath.Join(dir, filepath.Base(rel)), 0) != fileSum(t, filepath.Join(root, rel), 0) {
+			t.Errorf("deref -O %s: contents differ", rel)
+		}
+	}
+	// Resume a truncated copy.
+	part := filepath.Join(dir, "random.bin")
+	os.Truncate(part, 12345)
+	if out, err := exec.Command(bin, "-s", "--no-netrc", "-C", "-", "-o", part, base+"/pub/random.bin").CombinedOutput(); err != nil {
+		t.Fatalf("deref -C -: %v\n%s", err, out)
+	}
+	if fileSum(t, part, 0) != fileSum(t, filepath.Join(root, "pub/random.bin"), 0) {
+		t.Error("resumed file differs")
+	}
+	err := exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Errorf("missing file: %v, want exit 4", err)
+	}
+}

@@ -1,0 +1,67 @@
+// Command mktree writes the tree of files the interoperability suite
+// serves from real daemons: text, binary, nested, spaced and otherwise
+// awkward names, all with a fixed modification time. The content is
+// deterministic, so the tests can compare checksums with the files here.
+//
+//	go run ./internal/interop/mktree DIR
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ModTime is the modification time of every file and folder of the tree.
+var ModTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: mktree DIR")
+		os.Exit(2)
+	}
+	if err := write(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "mktree:", err)
+		os.Exit(1)
+	}
+}
+
+func write(root string) error {
+	rnd := rand.New(rand.NewPCG(1738, 1630))
+	random := make([]byte, 3<<20+17)
+	for i := range random {
+		random[i] = byte(rnd.Uint32())
+	}
+	files := map[string][]byte{
+		"hello.txt":                        []byte("Hello from the interoperability tree.\n"),
+		"pub/README.txt":                   []byte(strings.Repeat("The pub folder, served by a real daemon.\n", 9)),
+		"pub/with space.txt":               []byte("a name with a space\n"),
+		"pub/semi;colon.txt":               []byte("a name with a semicolon\n"),
+		"pub/percent%sign.txt":             []byte("a name with a percent sign\n"),
+		"pub/random.bin":                   random,
+		"pub/empty.txt":                    {},
+		"pub/crlf.txt":                     []byte("line one\r\nline two\r\n"),
+		"pub/nested/deeper/deepest.txt":    []byte("three levels down\n"),
+		"pub/nested/sibling.txt":           []byte("beside deeper\n"),
+		"home/alice/alice.txt":             []byte("alice's own file\n"),
+		"pub/nested/deeper/with space/x y": []byte("spaces in folder and file\n"),
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			return err
+		}
+	}
+	return filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, ModTime, ModTime)
+	})
+}
