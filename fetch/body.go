@@ -88,6 +88,7 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.c.Progress == nil {
 		g.stopTimer()
 		n, err := io.Copy(w, f)
+		err = WriteError(err) // a local file read fails far less often than a write
 		g.n += n
 		if err == nil && g.size >= 0 && g.n < g.size {
 			err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)

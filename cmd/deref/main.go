@@ -157,6 +157,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A closed pipe on stdout is a write error (exit 8), not a silent
+	// death by SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	if o.maxTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
@@ -323,6 +326,13 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		if dir == "" {
 			dir = "."
+		}
+		final := name
+		if final == "" {
+			final = fetch.SuggestedName(u)
+		}
+		if st, err := os.Stat(filepath.Join(dir, final)); err == nil && st.IsDir() {
+			return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, final)))
 		}
 		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-"})
 		if err == nil && o.resume != "" && o.resume != "-" {

@@ -113,6 +113,19 @@ func TestOutputs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "short.bin")); r.code != 7 || !os.IsNotExist(err) {
 		t.Errorf("failed -o: %+v %v", r, err)
 	}
+	// -o naming a folder is refused before anything is fetched.
+	r = runDeref(t, "", "-o", dir, s.URL+"/x.txt")
+	if r.code != 8 || !strings.Contains(r.stderr, "is a folder") {
+		t.Errorf("-o folder: %+v", r)
+	}
+	if _, err := os.Stat(dir + ".part"); !os.IsNotExist(err) {
+		t.Errorf("-o folder left %s.part", dir)
+	}
+	// -o /dev/null and other devices are written directly.
+	r = runDeref(t, "", "-o", os.DevNull, s.URL+"/x.txt")
+	if st, err := os.Stat(os.DevNull); r.code != 0 || err != nil || st.Mode().IsRegular() {
+		t.Errorf("-o /dev/null: %+v", r)
+	}
 	// -C OFFSET to stdout.
 	r = runDeref(t, "", "-C", "4", s.URL+"/x.txt")
 	if r.stdout != "object\n" {

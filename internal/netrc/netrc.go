@@ -54,7 +54,11 @@ func Parse(r io.Reader) ([]Entry, error) {
 					return "", fmt.Errorf("netrc: line %d: %q needs a value", line, tok)
 				}
 				i++
-				return fields[i], nil
+				v := fields[i]
+				if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+					v = v[1 : len(v)-1] // a quoted value, as curl writes it
+				}
+				return v, nil
 			}
 			var err error
 			switch tok {

@@ -34,6 +34,9 @@ func TestParseFind(t *testing.T) {
 	if e := Find(es, "ftp.example.com", "ann"); e != nil {
 		t.Errorf("login mismatch found %+v", e)
 	}
+	if e := Find(es, "other.example", ""); e == nil || e.Login != "ann" || e.Password != "pw" {
+		t.Errorf("quoted password: %+v", e)
+	}
 	if e := Find(es, "nowhere", ""); e == nil || !e.Default || e.Login != "anonymous" {
 		t.Errorf("default: %+v", e)
 	}

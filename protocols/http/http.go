@@ -191,6 +191,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if errors.Is(err, protocols.ErrProtocol) {
+			return nil, err
+		}
 		return nil, protocols.NetError(err)
 	}
 	traceResponse(req, resp)

@@ -102,14 +102,22 @@ func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Req
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(conn, 32<<10)
+	head := &headLimit{r: conn, left: maxHead}
+	br := bufio.NewReaderSize(head, 32<<10)
 	resp, err := nethttp.ReadResponse(br, hreq)
 	if err != nil {
-		if ctx.Err() != nil {
+		var ne net.Error
+		switch {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(err, errHeadTooLarge):
+			return nil, fmt.Errorf("%w: %w", protocols.ErrProtocol, err)
+		case errors.As(err, &ne), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, err
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", protocols.ErrProtocol, err)
 	}
+	head.off = true
 	if !stop() {
 		conn.Close()
 		return nil, ctx.Err()
@@ -122,6 +130,34 @@ func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Req
 		resp.Body = &closingBody{resp.Body, conn}
 	}
 	return resp, nil
+}
+
+// maxHead bounds the status line and header of a response.
+const maxHead = 1 << 20
+
+var errHeadTooLarge = errors.New("response header larger than 1 MiB")
+
+// headLimit bounds what the response head may read; once the head is
+// parsed, it passes reads through.
+type headLimit struct {
+	r    io.Reader
+	left int64
+	off  bool
+}
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.off {
+		return h.r.Read(p)
+	}
+	if h.left <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	h.left -= int64(n)
+	return n, err
 }
 
 // closingBody closes the connection with the body: chunked or unframed
