@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/urlderef/deref/fetch"
 )
 
 // zeros is an io.ReadSeeker of n bytes that holds no memory of its own, so
@@ -56,20 +58,7 @@ func BenchmarkStreamHTTP(b *testing.B) {
 	}
 	for _, size := range benchSizes {
 		u := fmt.Sprintf("%s/%d", s.URL, size)
-		b.Run(fmt.Sprintf("discard/%dMiB", size>>20), func(b *testing.B) {
-			b.SetBytes(size)
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := c.Get(context.Background(), u)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n, err := io.Copy(discardWriter{}, resp.Body); err != nil || n != size {
-					b.Fatalf("copied %d, %v", n, err)
-				}
-				resp.Body.Close()
-			}
-		})
+		b.Run(fmt.Sprintf("discard/%dMiB", size>>20), func(b *testing.B) { benchDiscard(b, c, u, size) })
 		b.Run(fmt.Sprintf("file/%dMiB", size>>20), func(b *testing.B) {
 			dir := b.TempDir()
 			b.SetBytes(size)
@@ -95,20 +84,7 @@ func BenchmarkStreamFile(b *testing.B) {
 		}
 		f.Truncate(size)
 		f.Close()
-		b.Run(fmt.Sprintf("discard/%dMiB", size>>20), func(b *testing.B) {
-			b.SetBytes(size)
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := c.Get(context.Background(), fileURL(name))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n, err := io.Copy(discardWriter{}, resp.Body); err != nil || n != size {
-					b.Fatalf("copied %d, %v", n, err)
-				}
-				resp.Body.Close()
-			}
-		})
+		b.Run(fmt.Sprintf("discard/%dMiB", size>>20), func(b *testing.B) { benchDiscard(b, c, fileURL(name), size) })
 		b.Run(fmt.Sprintf("file/%dMiB", size>>20), func(b *testing.B) {
 			out := b.TempDir()
 			b.SetBytes(size)
@@ -119,6 +95,22 @@ func BenchmarkStreamFile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchDiscard fetches u and reads it to the end, size bytes, per op.
+func benchDiscard(b *testing.B, c *fetch.Client, u string, size int64) {
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Get(context.Background(), u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.Copy(discardWriter{}, resp.Body); err != nil || n != size {
+			b.Fatalf("copied %d, %v", n, err)
+		}
+		resp.Body.Close()
 	}
 }
 

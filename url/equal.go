@@ -74,9 +74,7 @@ func normalizeEscapes(s string, opaque bool) string {
 			b.WriteByte(c)
 			continue
 		}
-		b.WriteByte('%')
-		b.WriteByte(upperhex[c>>4])
-		b.WriteByte(upperhex[c&15])
+		writeEscaped(&b, c)
 	}
 	return b.String()
 }

@@ -68,6 +68,13 @@ func unhex(c byte) byte {
 
 const upperhex = "0123456789ABCDEF"
 
+// writeEscaped writes c as "%" and two upper-case hexadecimal digits.
+func writeEscaped(b *strings.Builder, c byte) {
+	b.WriteByte('%')
+	b.WriteByte(upperhex[c>>4])
+	b.WriteByte(upperhex[c&15])
+}
+
 // EscapeError reports a malformed %-escape: a "%" not followed by two
 // hexadecimal digits (RFC 1630 reserves such sequences for future use).
 type EscapeError struct {
@@ -139,9 +146,7 @@ func escape(s string, keep func(byte) bool) string {
 			b.WriteByte(c)
 			continue
 		}
-		b.WriteByte('%')
-		b.WriteByte(upperhex[c>>4])
-		b.WriteByte(upperhex[c&15])
+		writeEscaped(&b, c)
 	}
 	return b.String()
 }

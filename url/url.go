@@ -483,9 +483,7 @@ func Canonicalize(raw string) string {
 		case (c == '[' || c == ']') && inAuth && (lastAt < 0 || i > lastAt):
 			b.WriteByte(c)
 		case unsafeChar(c):
-			b.WriteByte('%')
-			b.WriteByte(upperhex[c>>4])
-			b.WriteByte(upperhex[c&15])
+			writeEscaped(&b, c)
 		default:
 			b.WriteByte(c)
 		}

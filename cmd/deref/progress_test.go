@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+)
+
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressLine(&b)
+	start := time.Now().Add(-2 * time.Second)
+	p.update(fetch.Progress{Bytes: 512 << 20, Total: 1 << 30, Start: start})
+	line := b.String()
+	for _, want := range []string{"\r", "512.0 MiB of 1.0 GiB (50%)", "/s", "left"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("progress line %q lacks %q", line, want)
+		}
+	}
+	b.Reset()
+	p.update(fetch.Progress{Bytes: 100, Total: 1000, Start: start})
+	if b.Len() != 0 {
+		t.Errorf("a second update within 200ms drew %q", b.String())
+	}
+	p.update(fetch.Progress{Bytes: 1 << 30, Total: 1 << 30, Start: start, Done: true})
+	if !strings.HasSuffix(b.String(), "\n") || strings.Contains(b.String(), "left") {
+		t.Errorf("final line %q", b.String())
+	}
+}
