@@ -15,6 +15,7 @@ import (
 	"github.com/urlderef/deref/internal/netrc"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
+	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/url"
 )
@@ -137,6 +138,10 @@ type Client struct {
 	// ConnectTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
+	// FTP is the ftp: and ftps: fetcher; set its fields (method, explicit
+	// TLS, anonymous password) before the first Get.
+	FTP *ftp.Fetcher
+
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
 	httpF    *http.Fetcher
@@ -158,6 +163,9 @@ func NewClient() *Client {
 	c.Register("http", c.httpF)
 	c.Register("https", c.httpF)
 	c.Register("file", file.Fetcher{})
+	c.FTP = &ftp.Fetcher{}
+	c.Register("ftp", c.FTP)
+	c.Register("ftps", c.FTP)
 	return c
 }
 

@@ -529,7 +529,6 @@ func TestRefusals(t *testing.T) {
 		{"x-private:thing", fetch.ErrUnsupportedScheme, 3},
 		{"urn:/iana/dns/ch/cern", fetch.ErrUnsupportedScheme, 3},
 		{"mailto:joe@example.com", fetch.ErrNotRetrievable, 3},
-		{"file://elsewhere.example/etc/motd", fetch.ErrNotRetrievable, 3},
 	} {
 		_, err := c.Get(context.Background(), tt.in)
 		if !errors.Is(err, tt.want) || fetch.ExitCode(err) != tt.code {

@@ -60,7 +60,8 @@ type options struct {
 	maxTime, connectTimeout, idleTimeout                   float64
 	maxBytes                                               int64
 	maxRedirs                                              int
-	allowPorts, redirectSchemes                            string
+	allowPorts, redirectSchemes, ftpMethod                 string
+	ftpSSL                                                 bool
 }
 
 func main() {
@@ -113,6 +114,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.maxRedirs, "max-redirs", 10, "follow at most `N` redirects")
 	fs.BoolVar(&o.allowDowngrade, "allow-downgrade", false, "let redirects lead from https to http")
 	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
+	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
+	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
 	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
@@ -242,6 +245,13 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if o.insecure {
 		c.TLSConfig = &tls.Config{InsecureSkipVerify: true}
 	}
+	switch o.ftpMethod {
+	case "rfc", "single", "none", "auto":
+		c.FTP.Method = o.ftpMethod
+	default:
+		return nil, fmt.Errorf("--ftp-method: %q is not rfc, single, none or auto", o.ftpMethod)
+	}
+	c.FTP.ExplicitTLS = o.ftpSSL
 	switch o.proxy {
 	case "":
 	case "-":

@@ -1,0 +1,205 @@
+package ftp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"syscall"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/splice"
+)
+
+// dataBody streams a RETR. Close reads the server's final reply, reports
+// an error in it, and returns the control connection to the pool when all
+// went well.
+type dataBody struct {
+	s     *session
+	r     *jftp.Response
+	raw   net.Conn // the data connection before TLS, for splicing; nil when TLS
+	ascii bool
+	conv  *crlfReader
+	left  int64 // bytes still expected; -1 when unknown
+	eof   bool
+	err   error
+	done  bool
+}
+
+func (b *dataBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	var n int
+	var err error
+	if b.conv != nil {
+		n, err = b.conv.Read(p)
+	} else {
+		n, err = b.r.Read(p)
+	}
+	if b.left >= 0 {
+		b.left -= int64(n)
+	}
+	if err == io.EOF {
+		b.eof = true
+		// The data connection is closed; the final reply says whether the
+		// whole file went. Read it now, so that a 426 is an error of the
+		// transfer and never a short object reported as complete.
+		if cerr := b.finish(); cerr != nil {
+			b.err = cerr
+			return n, cerr
+		}
+	} else if err != nil {
+		err = mapErr("RETR", err)
+		b.err = err
+	}
+	return n, err
+}
+
+// CopyTo splices a binary transfer into a file; anything else goes
+// through Read.
+func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
+	f, isFile := w.(*os.File)
+	sc, isSock := b.raw.(syscall.Conn)
+	var total int64
+	if isFile && isSock && !b.ascii && b.err == nil {
+		want := b.left
+		if want < 0 {
+			want = math.MaxInt64
+		}
+		n, err := splice.Copy(f, sc, want, step)
+		total += n
+		if b.left >= 0 {
+			b.left -= n
+		}
+		switch {
+		case err == nil || err == io.ErrUnexpectedEOF && b.left < 0:
+			b.eof = true
+			if cerr := b.finish(); cerr != nil {
+				return total, cerr
+			}
+			return total, nil
+		case err == io.ErrUnexpectedEOF:
+			b.eof = true
+			if cerr := b.finish(); cerr != nil {
+				return total, cerr
+			}
+			return total, fmt.Errorf("%w: data connection closed with %d bytes to come", protocols.ErrShortBody, b.left)
+		case errors.Is(err, splice.ErrUnsupported):
+		default:
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return total, fmt.Errorf("%w: %w", protocols.ErrWrite, err)
+			}
+			return total, mapErr("RETR", err)
+		}
+	}
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, fmt.Errorf("%w: %w", protocols.ErrWrite, werr)
+			}
+			if serr := step(int64(n)); serr != nil {
+				return total, serr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// finish closes the data connection and reads the final reply once.
+func (b *dataBody) finish() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.r.Close()
+	if err != nil {
+		b.s.discard()
+		return mapErr("RETR", err)
+	}
+	if b.left > 0 {
+		b.s.discard()
+		return fmt.Errorf("%w: the server ended the transfer with %d bytes to come", protocols.ErrShortBody, b.left)
+	}
+	b.s.release()
+	return nil
+}
+
+// Close ends the transfer. Closed before the end, the server's 426 (or
+// whatever it says about the abandoned transfer) is expected and masked,
+// and the control connection is not reused.
+func (b *dataBody) Close() error {
+	if b.done {
+		return nil
+	}
+	if !b.eof {
+		b.done = true
+		b.r.Close()
+		b.s.discard()
+		return nil
+	}
+	return b.finish()
+}
+
+// crlfReader turns CRLF into LF, as a TYPE A transfer to this machine
+// asks; a lone CR stays.
+type crlfReader struct {
+	r       io.Reader
+	buf     []byte
+	data    []byte // converted, not yet returned
+	pending bool   // a CR ended the last chunk: it may be half of a CRLF
+	err     error
+}
+
+func (c *crlfReader) Read(p []byte) (int, error) {
+	for len(c.data) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		c.fill()
+	}
+	n := copy(p, c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func (c *crlfReader) fill() {
+	if c.buf == nil {
+		c.buf = make([]byte, 64<<10)
+	}
+	start := 0
+	if c.pending {
+		c.buf[0] = '\r'
+		start = 1
+	}
+	n, err := c.r.Read(c.buf[start:])
+	n += start
+	c.pending = false
+	if err == nil && n > 0 && c.buf[n-1] == '\r' {
+		c.pending = true
+		n--
+	}
+	out := 0
+	for i := 0; i < n; i++ {
+		if c.buf[i] == '\r' && i+1 < n && c.buf[i+1] == '\n' {
+			continue
+		}
+		c.buf[out] = c.buf[i]
+		out++
+	}
+	c.data, c.err = c.buf[:out], err
+}

@@ -1,0 +1,474 @@
+// Package ftp dereferences ftp: and ftps: URLs as RFC 1738 §3.2 defines
+// them, on top of github.com/jlaffaye/ftp, wrapped where that library
+// falls short (the way rclone's FTP backend wraps it):
+//
+//   - each <cwd> segment, decoded on its own, is the argument of one CWD
+//     (a "%2F" stays inside the argument); an empty segment sends CWD with
+//     an empty argument, as §3.2.2 says, and a server that refuses it fails
+//     the URL: a different file is never fetched silently;
+//   - the library sends TYPE I at login: TYPE A is sent after SIZE, and
+//     ASCII data has its CRLF turned into LF;
+//   - errors the server sends after 150 arrive only when the body is
+//     closed, and Close reports them;
+//   - the library honours a context only while dialling: a context that
+//     ends closes the connections;
+//   - one transfer per control connection: connections are pooled, and a
+//     pooled one returns to the entry directory (from PWD at login) before
+//     its CWDs.
+//
+// Data connections are dialled by this package, so a binary transfer can
+// be spliced from the socket into a file.
+package ftp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"os"
+	"os/user"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+// Methods of reaching the file, as --ftp-method names them.
+const (
+	MethodRFC    = "rfc"    // one CWD per segment (RFC 1738 §3.2.2); the default
+	MethodSingle = "single" // one CWD with the whole directory path
+	MethodNone   = "none"   // no CWD: the whole path to SIZE and RETR
+	MethodAuto   = "auto"   // RETR the whole path first, then fall back to the CWDs
+)
+
+// Fetcher retrieves files and listings over FTP. Set its fields before the
+// first Fetch; it is then safe for concurrent use.
+type Fetcher struct {
+	// Method is how the url-path becomes commands: MethodRFC (default),
+	// MethodSingle, MethodNone or MethodAuto.
+	Method string
+	// ExplicitTLS asks ftp:// URLs to upgrade with AUTH TLS; a server that
+	// refuses fails the URL. ftps:// is implicit TLS (port 990).
+	ExplicitTLS bool
+	// AnonymousPassword is sent as the password of anonymous logins; empty
+	// means $EMAIL, else user@host of this machine.
+	AnonymousPassword string
+	// TrustPASVAddress uses the address a PASV reply names instead of the
+	// control connection's.
+	TrustPASVAddress bool
+	// MaxIdle is the number of idle control connections kept per server and
+	// login; 0 means 4, negative none.
+	MaxIdle int
+
+	mu       sync.Mutex
+	idle     map[string][]*session
+	noEPSV   map[string]bool // servers whose EPSV failed once
+	anonPass string
+}
+
+// ReplyError is an FTP reply that ended a retrieval. It unwraps to the
+// sentinel its code maps to and to the *textproto.Error.
+type ReplyError struct {
+	Cmd  string
+	Err  *textproto.Error
+	kind error
+}
+
+func (e *ReplyError) Error() string {
+	return fmt.Sprintf("%v: %s: %d %s", e.kind, e.Cmd, e.Err.Code, strings.ReplaceAll(e.Err.Msg, "\n", " "))
+}
+
+// Unwrap returns the sentinel and the server's reply.
+func (e *ReplyError) Unwrap() []error { return []error{e.kind, e.Err} }
+
+// mapErr turns an error of an FTP command into one that unwraps to a
+// sentinel: 550 not found (or permission when the text says so), 530
+// login refused, 421 and other 4xx temporary, 426 an object that ended
+// early; network errors stay network errors.
+func mapErr(cmd string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		kind := protocols.ErrProtocol
+		msg := strings.ToLower(te.Msg)
+		missing := strings.Contains(msg, "no such") || strings.Contains(msg, "not found") ||
+			strings.Contains(msg, "not exist") || strings.Contains(msg, "doesn't exist")
+		switch {
+		case te.Code == 550 || te.Code == 450 && missing:
+			kind = protocols.ErrNotFound
+			if !missing && (strings.Contains(msg, "permission") || strings.Contains(msg, "denied")) {
+				kind = protocols.ErrPermission
+			}
+		case te.Code == 553 || te.Code == 532:
+			kind = protocols.ErrPermission
+		case te.Code == 530 || te.Code == 331 || te.Code == 332:
+			kind = protocols.ErrAuth
+		case te.Code == 426:
+			kind = protocols.ErrShortBody
+		case te.Code >= 400 && te.Code < 500:
+			kind = protocols.ErrTemporary
+		}
+		return &ReplyError{Cmd: cmd, Err: te, kind: kind}
+	}
+	if errors.Is(err, jftp.ErrInvalidCommand) {
+		return fmt.Errorf("%w: %s: %w", protocols.ErrBadURL, cmd, err)
+	}
+	if errors.Is(err, protocols.ErrNetwork) || errors.Is(err, protocols.ErrTimeout) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		return protocols.NetError(fmt.Errorf("%s: %w", cmd, err))
+	}
+	return fmt.Errorf("%w: %s: %w", protocols.ErrProtocol, cmd, err)
+}
+
+func (f *Fetcher) anonymousPassword() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.AnonymousPassword != "" {
+		return f.AnonymousPassword
+	}
+	if f.anonPass == "" {
+		f.anonPass = os.Getenv("EMAIL")
+		if f.anonPass == "" || url.CheckArg("", f.anonPass) != nil {
+			name := "deref"
+			if u, err := user.Current(); err == nil && u.Username != "" {
+				name = u.Username
+			}
+			host, _ := os.Hostname()
+			if host == "" {
+				host = "localhost"
+			}
+			f.anonPass = name + "@" + host
+		}
+	}
+	return f.anonPass
+}
+
+// target is what a URL asks of the server, decoded.
+type target struct {
+	dirs []string
+	name string
+	typ  byte // 'a', 'i' or 'd'; 0 from the URL means choose
+}
+
+// Fetch retrieves the file, directory listing or name list the URL names.
+func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Response, error) {
+	fp, err := req.URL.FTP()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
+	}
+	login, err := f.credentials(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	t := target{dirs: fp.Dirs, name: fp.Name, typ: fp.Type}
+	var resp *protocols.Response
+	for attempt := 0; ; attempt++ {
+		s, reused, err := f.session(ctx, req, login)
+		if err != nil {
+			return nil, err
+		}
+		resp, err = f.retrieve(ctx, s, req, t)
+		if err == nil {
+			return resp, nil
+		}
+		var re *ReplyError
+		if errors.As(err, &re) && re.Err.Code >= 500 || errors.Is(err, protocols.ErrRangeNotSatisfied) {
+			s.release() // a refusal leaves the connection usable (its directory is marked unknown)
+		} else {
+			s.discard()
+		}
+		if s.epsvFailed && attempt == 0 {
+			f.mu.Lock()
+			if f.noEPSV == nil {
+				f.noEPSV = make(map[string]bool)
+			}
+			f.noEPSV[s.addr] = true
+			f.mu.Unlock()
+			req.Tracef(protocols.TraceInfo, "EPSV data connection failed; trying again with PASV")
+			continue
+		}
+		if reused && attempt == 0 && errors.Is(err, protocols.ErrNetwork) && ctx.Err() == nil {
+			continue // the pooled connection had gone stale
+		}
+		return nil, err
+	}
+}
+
+type loginInfo struct {
+	user, password string
+	tls            byte // 0 none, 'e' explicit, 'i' implicit
+}
+
+func (f *Fetcher) credentials(ctx context.Context, req *protocols.Request) (loginInfo, error) {
+	c := req.Credentials
+	l := loginInfo{user: "anonymous", password: f.anonymousPassword()}
+	if req.URL.Scheme == "ftps" {
+		l.tls = 'i'
+	} else if f.ExplicitTLS {
+		l.tls = 'e'
+	}
+	if c.HasUser {
+		l.user, l.password = c.User, c.Password
+		if !c.HasPassword && c.Prompt != nil {
+			pw, err := c.Prompt(ctx, c.User)
+			if err != nil {
+				return l, err
+			}
+			l.password = pw
+		}
+	}
+	if err := url.CheckArg("user", l.user); err != nil {
+		return l, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
+	}
+	if url.CheckArg("password", l.password) != nil {
+		return l, fmt.Errorf("%w: password: decoded CR, LF or NUL is not allowed", protocols.ErrBadURL)
+	}
+	return l, nil
+}
+
+// retrieve runs the commands for t on s. On success the session belongs
+// to the response body, which returns it to the pool when closed.
+func (f *Fetcher) retrieve(ctx context.Context, s *session, req *protocols.Request, t target) (*protocols.Response, error) {
+	stop := s.bind(ctx, req)
+	defer stop()
+	method := f.Method
+	if method == "" {
+		method = MethodRFC
+	}
+	plain := true // no segment holds "/" or is empty: a Unix path can stand for them
+	for _, d := range t.dirs {
+		if d == "" || strings.Contains(d, "/") {
+			plain = false
+		}
+	}
+	full := strings.Join(append(append([]string{}, t.dirs...), t.name), "/")
+	switch {
+	case method == MethodNone && plain && t.name != "" && t.typ != 'd':
+		if err := s.toEntry(); err != nil {
+			return nil, err
+		}
+		return f.file(ctx, s, req, full, t)
+	case method == MethodAuto && plain && t.name != "" && t.typ != 'd' && len(t.dirs) > 0:
+		if err := s.toEntry(); err != nil {
+			return nil, err
+		}
+		resp, err := f.file(ctx, s, req, full, t)
+		if err == nil || !errors.Is(err, protocols.ErrNotFound) {
+			return resp, err
+		}
+		req.Tracef(protocols.TraceInfo, "direct retrieval failed; changing directories")
+	}
+	if method == MethodSingle && plain && len(t.dirs) > 0 {
+		if err := s.cwdTo(t.dirs, true); err != nil {
+			return nil, err
+		}
+	} else if err := s.cwdTo(t.dirs, false); err != nil {
+		return nil, err
+	}
+	if t.typ == 'd' {
+		return f.nameList(s, req, t)
+	}
+	if t.name == "" {
+		return f.list(s, req)
+	}
+	return f.file(ctx, s, req, t.name, t)
+}
+
+// textSuffixes are the name endings that choose TYPE A when the URL gives
+// no ;type= (RFC 1738 §3.2.3 asks the client to guess from the name).
+var textSuffixes = map[string]bool{
+	".txt": true, ".text": true, ".asc": true, ".htm": true, ".html": true, ".md": true,
+	".c": true, ".h": true, ".csv": true, ".tsv": true, ".xml": true, ".ps": true,
+	".tex": true, ".rtf": true, ".1": true, ".me": true, ".doc": false,
+}
+
+// chooseType implements §3.2.3: the typecode when given, else TYPE A for
+// names with a text suffix (and READMEs), else TYPE I.
+func chooseType(t target) byte {
+	if t.typ != 0 {
+		return t.typ
+	}
+	name := strings.ToLower(t.name)
+	if textSuffixes[path.Ext(name)] || name == "readme" || name == "index" {
+		return 'a'
+	}
+	return 'i'
+}
+
+func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, name string, t target) (*protocols.Response, error) {
+	typ := chooseType(t)
+	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, Name: protocols.NameFromURL(req.URL, "index")}
+	size := int64(-1)
+	// SIZE in TYPE I, before any TYPE A: servers refuse SIZE in ASCII mode.
+	if s.ascii {
+		if err := s.c.Type(jftp.TransferTypeBinary); err != nil {
+			return nil, mapErr("TYPE I", err)
+		}
+		s.ascii = false
+	}
+	if n, err := s.c.FileSize(name); err == nil {
+		size = n
+	} else if isNetErr(err) {
+		return nil, mapErr("SIZE "+name, err)
+	}
+	if s.c.IsGetTimeSupported() {
+		if mt, err := s.c.GetTime(name); err == nil {
+			resp.ModTime = mt
+		} else if isNetErr(err) {
+			return nil, mapErr("MDTM "+name, err)
+		}
+	}
+	if typ == 'a' {
+		if err := s.c.Type(jftp.TransferTypeASCII); err != nil {
+			return nil, mapErr("TYPE A", err)
+		}
+		s.ascii = true
+		resp.MediaType = "text/plain"
+	}
+	offset := req.Offset
+	if offset > 0 && size >= 0 {
+		if offset > size {
+			return nil, fmt.Errorf("%w: offset %d, size %d", protocols.ErrRangeNotSatisfied, offset, size)
+		}
+		if offset == size {
+			s.release()
+			resp.Body, resp.Size, resp.Offset = io.NopCloser(strings.NewReader("")), 0, offset
+			return resp, nil
+		}
+	}
+	if offset > 0 && typ == 'a' {
+		offset = 0 // REST counts bytes on the wire, which ASCII conversion changes
+	}
+	s.mu.Lock()
+	s.data, s.rawData = nil, nil
+	s.mu.Unlock()
+	r, err := s.c.RetrFrom(name, uint64(offset))
+	if err != nil {
+		return nil, mapErr("RETR "+name, err)
+	}
+	body := &dataBody{s: s, r: r, raw: s.rawData, ascii: typ == 'a'}
+	if typ != 'a' && size >= 0 {
+		resp.Size = size - offset
+		body.left = resp.Size
+	} else {
+		body.left = -1
+	}
+	resp.Offset = offset
+	if typ == 'a' {
+		body.conv = &crlfReader{r: r}
+	}
+	resp.Body = body
+	return resp, nil
+}
+
+func isNetErr(err error) bool {
+	var te *textproto.Error
+	return !errors.As(err, &te)
+}
+
+func (f *Fetcher) list(s *session, req *protocols.Request) (*protocols.Response, error) {
+	raw, mlsd, err := s.capture(func() error {
+		_, err := s.c.List("")
+		return err
+	})
+	if err != nil {
+		return nil, mapErr("LIST", err)
+	}
+	s.release()
+	lines := ParseListing(raw, mlsd, time.Now())
+	return listingResponse(req, raw, lines), nil
+}
+
+func (f *Fetcher) nameList(s *session, req *protocols.Request, t target) (*protocols.Response, error) {
+	raw, _, err := s.capture(func() error {
+		_, err := s.c.NameList(t.name)
+		return err
+	})
+	if err != nil {
+		return nil, mapErr("NLST "+t.name, err)
+	}
+	s.release()
+	var lines []Line
+	for _, l := range strings.Split(raw, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if l == "" || l == "." || l == ".." {
+			continue
+		}
+		name := l
+		if t.name != "" && strings.HasPrefix(name, t.name+"/") {
+			name = name[len(t.name)+1:] // some servers answer NLST dir with dir/name
+		}
+		lines = append(lines, Line{Raw: l, Name: name, Size: -1})
+	}
+	return listingResponse(req, raw, lines), nil
+}
+
+// listingResponse turns parsed lines into entries whose URLs are relative
+// to the listed directory, with the server's own bytes as the body.
+func listingResponse(req *protocols.Request, raw string, lines []Line) *protocols.Response {
+	base := *req.URL
+	base.HasFragment, base.Fragment = false, ""
+	p := base.Path
+	if i := strings.LastIndexByte(p, ';'); i >= 0 && i > strings.LastIndexByte(p, '/') {
+		p = p[:i] // drop ;type=d
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	base.Path = p
+	prefix := base.String()
+	entries := make([]protocols.Entry, 0, len(lines))
+	for _, l := range lines {
+		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime}
+		seg := url.EscapeSegment(l.Name)
+		if l.Dir {
+			e.Kind = protocols.KindDirectory
+			seg += "/"
+		}
+		if l.Parsed || l.Name != l.Raw || !strings.ContainsAny(l.Name, " \t") {
+			e.URL = prefix + seg
+		}
+		if !l.Parsed && l.Format == "" && l.Name == l.Raw && strings.ContainsAny(l.Raw, " \t") {
+			e.Type = "unparsed"
+		}
+		entries = append(entries, e)
+	}
+	return &protocols.Response{
+		Kind:      protocols.KindDirectory,
+		Body:      io.NopCloser(strings.NewReader(raw)),
+		Size:      int64(len(raw)),
+		MediaType: "text/plain",
+		Name:      protocols.NameFromURL(req.URL, "index"),
+		Entries:   entries,
+	}
+}
+
+// dialTLSConfig returns the TLS configuration for host.
+func dialTLSConfig(req *protocols.Request, host string) *tls.Config {
+	var c *tls.Config
+	if req.TLS != nil {
+		c = req.TLS.Clone()
+	} else {
+		c = &tls.Config{}
+	}
+	if c.ServerName == "" {
+		c.ServerName = host
+	}
+	if c.ClientSessionCache == nil {
+		c.ClientSessionCache = tls.NewLRUClientSessionCache(8) // servers that want the data channel to resume the session
+	}
+	return c
+}

@@ -1,0 +1,388 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/urlderef/deref/protocols"
+)
+
+// maxListing bounds a directory listing held for parsing.
+const maxListing = 64 << 20
+
+// session is one logged-in control connection and what is known of its
+// state.
+type session struct {
+	f    *Fetcher
+	key  string
+	addr string
+	c    *jftp.ServerConn
+
+	mu      sync.Mutex
+	ctx     context.Context
+	req     *protocols.Request
+	control *traceConn
+	data    net.Conn      // the data connection of the current command
+	rawData net.Conn      // the same, before any TLS, for splicing
+	capBuf  *bytes.Buffer // when set, data read is kept here too
+	useEPSV bool          // EPSV is being tried on this connection
+	tlsMode byte          // 0, 'e' or 'i'
+	tlsConf *tls.Config
+
+	entry      string   // the directory at login, from PWD; "" if unknown
+	cwd        []string // segments changed into since entry
+	dirty      bool     // a CWD or transfer failed: the directory is unknown
+	ascii      bool     // TYPE A is in force
+	epsvFailed bool
+	done       bool
+}
+
+func poolKey(addr string, l loginInfo) string {
+	h := sha256.Sum256([]byte(l.password))
+	return fmt.Sprintf("%s|%s|%s|%c", addr, l.user, hex.EncodeToString(h[:8]), l.tls+'0')
+}
+
+// session returns a pooled session for the server and login, or a new one.
+func (f *Fetcher) session(ctx context.Context, req *protocols.Request, l loginInfo) (*session, bool, error) {
+	addr := req.URL.HostPort()
+	key := poolKey(addr, l)
+	f.mu.Lock()
+	if ss := f.idle[key]; len(ss) > 0 {
+		s := ss[len(ss)-1]
+		f.idle[key] = ss[:len(ss)-1]
+		f.mu.Unlock()
+		return s, true, nil
+	}
+	noEPSV := f.noEPSV[addr]
+	f.mu.Unlock()
+	s, err := f.dial(ctx, req, addr, key, l, noEPSV)
+	return s, false, err
+}
+
+func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key string, l loginInfo, noEPSV bool) (*session, error) {
+	s := &session{f: f, key: key, addr: addr, ctx: ctx, req: req, useEPSV: !noEPSV, tlsMode: l.tls}
+	if l.tls != 0 {
+		s.tlsConf = dialTLSConfig(req, req.URL.Hostname())
+	}
+	opts := []jftp.DialOption{
+		jftp.DialWithDialFunc(s.dialConn),
+		jftp.DialWithDisabledEPSV(noEPSV),
+		jftp.DialWithTrustPasvIP(f.TrustPASVAddress),
+		jftp.DialWithShutTimeout(30 * time.Second),
+	}
+	if l.tls == 'e' {
+		opts = append(opts, jftp.DialWithExplicitTLS(s.tlsConf))
+	} else if l.tls == 'i' {
+		// Control TLS is ours (the dial function); this makes the library
+		// send PBSZ and PROT P after login.
+		opts = append(opts, jftp.DialWithTLS(s.tlsConf))
+	}
+	stop := s.bind(ctx, req)
+	defer stop()
+	req.Tracef(protocols.TraceInfo, "connecting to "+addr)
+	c, err := jftp.Dial(addr, opts...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if l.tls == 'e' {
+			var te interface{ Error() string }
+			if errors.As(err, &te) && !isNetErr(err) {
+				return nil, fmt.Errorf("%w: the server refused AUTH TLS: %w", protocols.ErrPermission, mapErr("AUTH TLS", err))
+			}
+		}
+		return nil, mapErr("connect", err)
+	}
+	s.c = c
+	if err := c.Login(l.user, l.password); err != nil {
+		c.Quit()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		err = mapErr("login as "+l.user, err)
+		var re *ReplyError
+		if errors.As(err, &re) && (re.Err.Code == 530 || re.Err.Code/100 == 5) {
+			re.kind = protocols.ErrAuth
+		}
+		return nil, err
+	}
+	if dir, err := c.CurrentDir(); err == nil && strings.HasPrefix(dir, "/") {
+		s.entry = dir
+	} else if isNetErr(err) && err != nil {
+		c.Quit()
+		return nil, mapErr("PWD", err)
+	}
+	return s, nil
+}
+
+// dialConn is the library's dial function: the first call is the control
+// connection, every later one a data connection.
+func (s *session) dialConn(network, addr string) (net.Conn, error) {
+	s.mu.Lock()
+	ctx, req := s.ctx, s.req
+	first := s.control == nil
+	s.mu.Unlock()
+	conn, err := req.Dialer()(ctx, network, addr)
+	if err != nil {
+		if !first && s.useEPSV {
+			s.epsvFailed = true
+		}
+		return nil, err
+	}
+	if first {
+		if s.tlsMode == 'i' {
+			tc := tls.Client(conn, s.tlsConf)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				conn.Close()
+				return nil, err
+			}
+			conn = tc
+		}
+		tc := &traceConn{Conn: conn, s: s}
+		s.mu.Lock()
+		s.control = tc
+		s.mu.Unlock()
+		return tc, nil
+	}
+	raw := conn
+	if s.tlsMode != 0 {
+		conn = tls.Client(conn, s.tlsConf)
+		raw = nil // TLS data cannot be spliced
+	}
+	s.mu.Lock()
+	s.data, s.rawData = conn, raw
+	buf := s.capBuf
+	s.mu.Unlock()
+	if buf != nil {
+		return &captureConn{Conn: conn, buf: buf}, nil
+	}
+	return conn, nil
+}
+
+// bind ties the session to ctx and req until the returned stop is called:
+// the trace goes to req, and a context that ends closes the connections.
+func (s *session) bind(ctx context.Context, req *protocols.Request) (stop func()) {
+	s.mu.Lock()
+	s.ctx, s.req = ctx, req
+	s.mu.Unlock()
+	st := context.AfterFunc(ctx, s.abort)
+	return func() { st() }
+}
+
+// abort unblocks whatever the session is doing.
+func (s *session) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.control != nil {
+		s.control.SetDeadline(time.Unix(1, 0))
+	}
+	if s.data != nil {
+		s.data.Close()
+	}
+}
+
+// toEntry returns to the directory of login.
+func (s *session) toEntry() error {
+	if len(s.cwd) == 0 && !s.dirty {
+		return nil
+	}
+	if s.entry == "" {
+		return fmt.Errorf("%w: cannot return to the login directory (PWD gave no path)", errStale)
+	}
+	s.req.Tracef(protocols.TraceInfo, "returning to the login directory")
+	if err := s.c.ChangeDir(s.entry); err != nil {
+		s.dirty = true
+		return mapErr("CWD "+s.entry, err)
+	}
+	s.cwd, s.dirty = nil, false
+	return nil
+}
+
+var errStale = errors.New("pooled connection unusable")
+
+// cwdTo changes into dirs from the login directory: one CWD per segment
+// (RFC 1738 §3.2.2), or one CWD with them joined when single. It skips
+// the CWDs when the session is there already.
+func (s *session) cwdTo(dirs []string, single bool) error {
+	if !s.dirty && equal(s.cwd, dirs) {
+		return nil
+	}
+	if err := s.toEntry(); err != nil {
+		return err
+	}
+	steps := dirs
+	if single {
+		steps = []string{strings.Join(dirs, "/")}
+	}
+	for _, d := range steps {
+		if err := s.c.ChangeDir(d); err != nil {
+			s.dirty = true
+			return mapErr("CWD "+d, err)
+		}
+	}
+	s.cwd = append([]string(nil), dirs...)
+	return nil
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// capture runs a listing command and returns what came over its data
+// connection, and whether the library used MLSD.
+func (s *session) capture(run func() error) (string, bool, error) {
+	buf := &bytes.Buffer{}
+	s.mu.Lock()
+	s.capBuf = buf
+	s.mu.Unlock()
+	err := run()
+	s.mu.Lock()
+	s.capBuf = nil
+	s.mu.Unlock()
+	if err == nil && buf.Len() > maxListing {
+		err = fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, maxListing)
+	}
+	return buf.String(), s.c.IsTimePreciseInList(), err
+}
+
+// release returns a healthy session to the pool.
+func (s *session) release() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.mu.Lock()
+	s.data, s.rawData = nil, nil
+	s.mu.Unlock()
+	f := s.f
+	max := f.MaxIdle
+	if max == 0 {
+		max = 4
+	}
+	f.mu.Lock()
+	if f.idle == nil {
+		f.idle = make(map[string][]*session)
+	}
+	if max > 0 && len(f.idle[s.key]) < max {
+		s.done = false
+		f.idle[s.key] = append(f.idle[s.key], s)
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	s.c.Quit()
+}
+
+// discard closes a session whose state is no longer known.
+func (s *session) discard() {
+	if s.done {
+		return
+	}
+	s.done = true
+	if s.c != nil {
+		s.c.Quit()
+	}
+}
+
+// CloseIdleConnections quits the pooled control connections.
+func (f *Fetcher) CloseIdleConnections() {
+	f.mu.Lock()
+	idle := f.idle
+	f.idle = nil
+	f.mu.Unlock()
+	for _, ss := range idle {
+		for _, s := range ss {
+			s.c.Quit()
+		}
+	}
+}
+
+// traceConn reports the control conversation, line by line, to the
+// request's trace (passwords redacted there).
+type traceConn struct {
+	net.Conn
+	s         *session
+	in, out   []byte
+	authSent  bool // AUTH TLS went out
+	encrypted bool // the conversation is inside TLS from here on
+}
+
+func (t *traceConn) Read(p []byte) (int, error) {
+	n, err := t.Conn.Read(p)
+	t.in = t.emit(t.in, p[:n], protocols.TraceRecv)
+	return n, err
+}
+
+func (t *traceConn) Write(p []byte) (int, error) {
+	t.out = t.emit(t.out, p, protocols.TraceSend)
+	return t.Conn.Write(p)
+}
+
+func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
+	t.s.mu.Lock()
+	req := t.s.req
+	t.s.mu.Unlock()
+	if req == nil || req.Trace == nil || t.encrypted {
+		return acc[:0]
+	}
+	acc = append(acc, p...)
+	for {
+		i := bytes.IndexByte(acc, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(acc[:i]), "\r")
+		req.Tracef(dir, line)
+		acc = acc[i+1:]
+		if dir == protocols.TraceSend && strings.EqualFold(line, "AUTH TLS") {
+			t.authSent = true
+		}
+		if dir == protocols.TraceRecv && t.authSent && strings.HasPrefix(line, "234") {
+			t.encrypted = true
+			req.Tracef(protocols.TraceInfo, "TLS from here on; the rest of the control conversation is not shown")
+			return nil
+		}
+	}
+	if len(acc) > 4096 {
+		acc = acc[:0]
+	}
+	return append([]byte(nil), acc...)
+}
+
+// captureConn keeps a copy of what a listing's data connection carries.
+type captureConn struct {
+	net.Conn
+	buf *bytes.Buffer
+}
+
+func (c *captureConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if c.buf.Len() <= maxListing {
+		c.buf.Write(p[:n])
+	} else if err == nil {
+		return n, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, maxListing)
+	}
+	return n, err
+}
+
+var _ io.Reader = (*captureConn)(nil)
