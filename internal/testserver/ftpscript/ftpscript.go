@@ -1,0 +1,226 @@
+// Package ftpscript is an FTP server for tests that need exact replies and
+// faults no real server gives on demand: a dropped data connection, a
+// stall, a 421, a malformed EPSV reply. It answers as RFC 959, RFC 2428
+// and RFC 3659 say, records every command it receives, and lets a test
+// override the reply to any command.
+package ftpscript
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Handler answers one command. It returns false to let the server give
+// its default answer.
+type Handler func(c *Conn, verb, arg string) bool
+
+// Server is a scripted FTP server on 127.0.0.1.
+type Server struct {
+	// Files maps a path (as RETR or SIZE name it, relative to the current
+	// directory joined with "/") to its content.
+	Files map[string]string
+	// Greeting is the first reply; empty means "220 ftpscript ready".
+	Greeting string
+	// Handle, when set, is asked first for every command.
+	Handle Handler
+
+	ln       net.Listener
+	mu       sync.Mutex
+	commands []string
+}
+
+// Start listens on a free port of 127.0.0.1.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	return nil
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops listening.
+func (s *Server) Close() error { return s.ln.Close() }
+
+// Commands returns the commands received so far, in order.
+func (s *Server) Commands() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.commands...)
+}
+
+// Conn is one control connection.
+type Conn struct {
+	s     *Server
+	conn  net.Conn
+	w     *bufio.Writer
+	cwd   string
+	pasv  net.Listener
+	Rest  int64
+	Ascii bool
+}
+
+// Reply sends one reply line.
+func (c *Conn) Reply(format string, args ...any) {
+	fmt.Fprintf(c.w, format+"\r\n", args...)
+	c.w.Flush()
+}
+
+// Path joins name to the current directory.
+func (c *Conn) Path(name string) string {
+	if strings.HasPrefix(name, "/") {
+		return strings.TrimPrefix(name, "/")
+	}
+	if c.cwd == "" {
+		return name
+	}
+	return c.cwd + "/" + name
+}
+
+// OpenPassive listens for a data connection and returns its port.
+func (c *Conn) OpenPassive() int {
+	if c.pasv != nil {
+		c.pasv.Close()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	c.pasv = ln
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// AcceptData waits for the client's data connection.
+func (c *Conn) AcceptData() (net.Conn, error) {
+	if c.pasv == nil {
+		return nil, fmt.Errorf("no PASV or EPSV before the transfer")
+	}
+	c.pasv.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	d, err := c.pasv.Accept()
+	c.pasv.Close()
+	c.pasv = nil
+	return d, err
+}
+
+func (s *Server) serve(conn net.Conn) {
+	defer conn.Close()
+	c := &Conn{s: s, conn: conn, w: bufio.NewWriter(conn)}
+	g := s.Greeting
+	if g == "" {
+		g = "220 ftpscript ready"
+	}
+	c.Reply("%s", g)
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimRight(line, "\r\n")
+		s.mu.Lock()
+		s.commands = append(s.commands, line)
+		s.mu.Unlock()
+		verb, arg, _ := strings.Cut(line, " ")
+		verb = strings.ToUpper(verb)
+		if s.Handle != nil && s.Handle(c, verb, arg) {
+			continue
+		}
+		if !c.defaults(verb, arg) {
+			return
+		}
+	}
+}
+
+// defaults answers as a plain anonymous FTP server would.
+func (c *Conn) defaults(verb, arg string) bool {
+	s := c.s
+	switch verb {
+	case "USER":
+		c.Reply("331 Please specify the password.")
+	case "PASS":
+		c.Reply("230 Login successful.")
+	case "FEAT":
+		c.Reply("211-Features:\r\n EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n211 End")
+	case "TYPE":
+		c.Ascii = strings.EqualFold(arg, "A")
+		c.Reply("200 Switching to %s mode.", map[bool]string{true: "ASCII", false: "Binary"}[c.Ascii])
+	case "PWD":
+		c.Reply(`257 "/%s" is the current directory`, c.cwd)
+	case "CWD":
+		switch {
+		case arg == "/":
+			c.cwd = ""
+		case arg == "":
+			c.Reply("550 Failed to change directory.")
+			return true
+		default:
+			c.cwd = c.Path(arg)
+		}
+		c.Reply("250 Directory successfully changed.")
+	case "SIZE":
+		f, ok := s.Files[c.Path(arg)]
+		if !ok {
+			c.Reply("550 Could not get file size.")
+			return true
+		}
+		c.Reply("213 %d", len(f))
+	case "MDTM":
+		if _, ok := s.Files[c.Path(arg)]; !ok {
+			c.Reply("550 Could not get file modification time.")
+			return true
+		}
+		c.Reply("213 20200102030405")
+	case "EPSV":
+		c.Reply("229 Entering Extended Passive Mode (|||%d|)", c.OpenPassive())
+	case "PASV":
+		p := c.OpenPassive()
+		c.Reply("227 Entering Passive Mode (127,0,0,1,%d,%d).", p/256, p%256)
+	case "REST":
+		n, err := strconv.ParseInt(arg, 10, 64)
+		if err != nil {
+			c.Reply("501 Bad REST.")
+			return true
+		}
+		c.Rest = n
+		c.Reply("350 Restart position accepted (%d).", n)
+	case "RETR":
+		f, ok := s.Files[c.Path(arg)]
+		if !ok {
+			c.Reply("550 Failed to open file.")
+			return true
+		}
+		d, err := c.AcceptData()
+		if err != nil {
+			c.Reply("425 Failed to establish connection.")
+			return true
+		}
+		c.Reply("150 Opening BINARY mode data connection for %s (%d bytes).", arg, len(f))
+		d.Write([]byte(f[min(c.Rest, int64(len(f))):]))
+		c.Rest = 0
+		d.Close()
+		c.Reply("226 Transfer complete.")
+	case "QUIT":
+		c.Reply("221 Goodbye.")
+		return false
+	default:
+		c.Reply("502 Command not implemented.")
+	}
+	return true
+}

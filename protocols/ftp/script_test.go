@@ -1,0 +1,192 @@
+package ftp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
+)
+
+func scriptServer(t *testing.T, files map[string]string, h ftpscript.Handler) *ftpscript.Server {
+	t.Helper()
+	s := &ftpscript.Server{Files: files, Handle: h}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestLoginSequence checks the exact anonymous dialogue, and that a USER
+// answered with 230 skips PASS.
+func TestLoginSequence(t *testing.T) {
+	s := scriptServer(t, map[string]string{"etc/motd": "hi\n"}, nil)
+	c := newTraced()
+	body, _ := c.get(t, "ftp://"+s.Addr()+"/%2Fetc/motd")
+	if body != "hi\n" {
+		t.Errorf("body %q", body)
+	}
+	want := []string{"USER anonymous", "PASS tester@example.org", "FEAT", "TYPE I", "PWD", "CWD /etc", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"}
+	if got := s.Commands(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("sent\n  %q\nwant\n  %q", got, want)
+	}
+
+	s = scriptServer(t, map[string]string{"x.bin": "x"}, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "USER" {
+			c.Reply("230 No password needed.")
+			return true
+		}
+		return false
+	})
+	c.get(t, "ftp://joe@"+s.Addr()+"/x.bin")
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "PASS") {
+			t.Errorf("PASS sent after USER was answered with 230: %q", s.Commands())
+		}
+	}
+}
+
+// TestEmptySegment documents what ftp://h//etc/motd does: RFC 1738 §3.2.2
+// says "CWD " with a null argument, then "CWD etc". A server that refuses
+// the empty CWD fails the URL; nothing else is fetched in its place.
+func TestEmptySegment(t *testing.T) {
+	s := scriptServer(t, map[string]string{"etc/motd": "relative\n"}, nil)
+	c := newTraced()
+	_, err := c.Get(context.Background(), "ftp://"+s.Addr()+"//etc/motd")
+	if !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("refused empty CWD: %v", err)
+	}
+	got := s.Commands()
+	if !contains(got, "CWD ") || contains(got, "RETR motd") {
+		t.Errorf("commands %q", got)
+	}
+	// A server that accepts it goes on with the next segment.
+	s = scriptServer(t, map[string]string{"etc/motd": "relative\n"}, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "CWD" && arg == "" {
+			c.Reply("250 Stayed where you are.")
+			return true
+		}
+		return false
+	})
+	body, _ := c.get(t, "ftp://"+s.Addr()+"//etc/motd")
+	if body != "relative\n" {
+		t.Errorf("body %q", body)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	big := strings.Repeat("0123456789", 1000)
+	files := map[string]string{"f.bin": big}
+	retr := func(act func(c *ftpscript.Conn, d net.Conn)) ftpscript.Handler {
+		return func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb != "RETR" {
+				return false
+			}
+			d, err := c.AcceptData()
+			if err != nil {
+				c.Reply("425 no data connection")
+				return true
+			}
+			c.Reply("150 Opening BINARY mode data connection.")
+			act(c, d)
+			return true
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		h    ftpscript.Handler
+		want error
+	}{
+		{"dropped mid-transfer with 426", retr(func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(big[:100]))
+			d.Close()
+			c.Reply("426 Connection closed; transfer aborted.")
+		}), fetch.ErrShortBody},
+		{"short transfer reported as complete", retr(func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(big[:100]))
+			d.Close()
+			c.Reply("226 Transfer complete.")
+		}), fetch.ErrShortBody},
+		{"stalled", retr(func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(big[:100]))
+			time.Sleep(3 * time.Second)
+			d.Close()
+		}), fetch.ErrTimeout},
+		{"421 on RETR", func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb == "RETR" {
+				c.Reply("421 Service not available, closing control connection.")
+				return true
+			}
+			return false
+		}, fetch.ErrTemporary},
+		{"530 on PASS", func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb == "PASS" {
+				c.Reply("530 Login incorrect.")
+				return true
+			}
+			return false
+		}, fetch.ErrAuth},
+	} {
+		s := scriptServer(t, files, tt.h)
+		c := newTraced()
+		c.IdleTimeout = 500 * time.Millisecond
+		resp, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/f.bin")
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			if cerr := resp.Body.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestEPSVFallback checks PASV after a malformed EPSV reply and after an
+// EPSV port that cannot be reached.
+func TestEPSVFallback(t *testing.T) {
+	files := map[string]string{"f.txt": "data\n"}
+	for _, tt := range []struct {
+		name string
+		h    ftpscript.Handler
+	}{
+		{"malformed reply", func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb == "EPSV" {
+				c.Reply("229 Entering Extended Passive Mode (garbage)")
+				return true
+			}
+			return false
+		}},
+		{"refused reply", func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb == "EPSV" {
+				c.Reply("500 EPSV not understood")
+				return true
+			}
+			return false
+		}},
+		{"unreachable port", func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb == "EPSV" {
+				ln, _ := net.Listen("tcp", "127.0.0.1:0")
+				port := ln.Addr().(*net.TCPAddr).Port
+				ln.Close()
+				c.Reply("229 Entering Extended Passive Mode (|||%d|)", port)
+				return true
+			}
+			return false
+		}},
+	} {
+		s := scriptServer(t, files, tt.h)
+		c := newTraced()
+		body, _ := c.get(t, "ftp://"+s.Addr()+"/f.txt;type=i")
+		if body != "data\n" || !contains(s.Commands(), "PASV") {
+			t.Errorf("%s: %q, commands %q", tt.name, body, s.Commands())
+		}
+	}
+}
