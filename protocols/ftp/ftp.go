@@ -200,8 +200,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			req.Tracef(protocols.TraceInfo, "EPSV data connection failed; trying again with PASV")
 			continue
 		}
-		if reused && attempt == 0 && errors.Is(err, protocols.ErrNetwork) && ctx.Err() == nil {
-			continue // the pooled connection had gone stale
+		if reused && attempt == 0 && (errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale)) && ctx.Err() == nil {
+			continue // the pooled connection had gone stale, or cannot find its way back
 		}
 		return nil, err
 	}

@@ -229,7 +229,11 @@ func (s *session) cwdTo(dirs []string, single bool) error {
 	for _, d := range steps {
 		if err := s.c.ChangeDir(d); err != nil {
 			s.dirty = true
-			return mapErr("CWD "+d, err)
+			cmd := "CWD " + d
+			if d == "" {
+				cmd = `CWD with an empty argument (the URL has an empty segment, "//")`
+			}
+			return mapErr(cmd, err)
 		}
 	}
 	s.cwd = append([]string(nil), dirs...)
