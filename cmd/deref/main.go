@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +60,7 @@ type options struct {
 	netrc, noNetrc, insecure, allowDowngrade               bool
 	maxTime, connectTimeout, idleTimeout                   float64
 	maxBytes                                               int64
+	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod                 string
 	ftpSSL                                                 bool
@@ -106,6 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.netrc, "netrc", false, "read credentials from ~/.netrc (or $NETRC); the default")
 	fs.BoolVar(&o.noNetrc, "no-netrc", false, "do not read a netrc file")
 	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `FILE`")
+	fs.IntVar(&o.parallel, "parallel", 1, "fetch up to `N` URLs at once (with -O)")
 	fs.StringVar(&o.inputFile, "i", "", "read URLs from `FILE`, one per line (- for standard input)")
 	fs.BoolVar(&o.raw, "raw", false, "print listings as the server sent them")
 	fs.BoolVar(&o.json, "json", false, "print listings as one JSON object per entry")
@@ -168,24 +171,51 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
 		defer cancel()
 	}
-	code := 0
-	for _, raw := range urls {
-		err := deref(ctx, c, &o, raw, stdout, stderr)
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0 {
-				err = fmt.Errorf("%w (--max-time %v s)", err, o.maxTime)
-			}
-			fmt.Fprintln(stderr, "deref:", oneLine(err.Error()))
-			if code == 0 {
-				code = fetch.ExitCode(err)
-			}
-			if ctx.Err() != nil {
-				if errors.Is(ctx.Err(), context.Canceled) {
-					return 130
-				}
-				return code
-			}
+	if o.parallel < 1 {
+		o.parallel = 1
+	}
+	if o.parallel > 1 && !o.remoteName {
+		fmt.Fprintln(stderr, "deref: --parallel writes files: it goes with -O")
+		return 1
+	}
+	var (
+		mu   sync.Mutex
+		code int
+		wg   sync.WaitGroup
+	)
+	report := func(err error) {
+		if errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0 {
+			err = fmt.Errorf("%w (--max-time %v s)", err, o.maxTime)
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(stderr, "deref:", oneLine(err.Error()))
+		if code == 0 {
+			code = fetch.ExitCode(err)
+		}
+	}
+	next := make(chan string)
+	for range o.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for raw := range next {
+				if err := deref(ctx, c, &o, raw, stdout, stderr); err != nil {
+					report(err)
+				}
+			}
+		}()
+	}
+	for _, raw := range urls {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- raw
+	}
+	close(next)
+	wg.Wait()
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return 130
 	}
 	return code
 }
@@ -252,6 +282,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		return nil, fmt.Errorf("--ftp-method: %q is not rfc, single, none or auto", o.ftpMethod)
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
+	c.FTP.MaxIdle = max(4, o.parallel) // every worker keeps its control connection
 	switch o.proxy {
 	case "":
 	case "-":
@@ -337,12 +368,10 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		if dir == "" {
 			dir = "."
 		}
-		final := name
-		if final == "" {
-			final = fetch.SuggestedName(u)
-		}
-		if st, err := os.Stat(filepath.Join(dir, final)); err == nil && st.IsDir() {
-			return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, final)))
+		if name != "" {
+			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
+			}
 		}
 		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-"})
 		if err == nil && o.resume != "" && o.resume != "-" {

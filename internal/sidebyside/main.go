@@ -1,13 +1,16 @@
-// Command sidebyside times deref against curl (and wget, when installed) on
-// the same URLs over loopback, to /dev/null and to a file, and prints the
-// ratios of wall time, CPU time and peak memory.
+// Command sidebyside times deref against curl, wget and lftp (those that
+// are installed) on the same URLs over loopback, to /dev/null and to a
+// file, and prints the ratios of wall time, CPU time and peak memory.
 //
-//	go run ./internal/sidebyside                 # serves a generated 1 GiB file itself
-//	go run ./internal/sidebyside -url http://127.0.0.1:8080/big.bin
+//	go run ./internal/sidebyside                          # serves a generated 1 GiB file over HTTP itself
+//	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin
+//	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/
 //
-// With no -url it writes a file of -size bytes to a temporary folder and
-// serves it over HTTP from this process (net/http, sendfile), and also
-// compares file: URLs.
+// -mirror fetches every file of a directory: deref lists it and fetches
+// the list with -i, -O and --parallel; lftp runs "mirror -P 4".
+//
+// Dirty pages of one run slow the next one's writes, so the runner calls
+// sync(2) before every timed run.
 package main
 
 import (
@@ -30,8 +33,18 @@ type measure struct {
 	rss       int64 // KiB
 }
 
+type tool struct {
+	name string
+	// argv returns the command for u written to out ("" means standard
+	// output, which the runner points at /dev/null).
+	argv func(u, out string) []string
+	ok   func(u string) bool
+}
+
 func main() {
-	target := flag.String("url", "", "URL to fetch (default: serve a generated file)")
+	target := flag.String("url", "", "URL to fetch (default: serve a generated file over HTTP)")
+	mirror := flag.String("mirror", "", "directory URL whose files to fetch all (deref -i -O --parallel against lftp mirror -P 4)")
+	parallel := flag.Int("parallel", 8, "deref's --parallel for -mirror")
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
@@ -48,6 +61,10 @@ func main() {
 			fatal("building deref: %v\n%s", err, out)
 		}
 	}
+	if *mirror != "" {
+		mirrorBench(bin, *mirror, tmp, *runs, *parallel)
+		return
+	}
 	urls := []string{*target}
 	if *target == "" {
 		name := filepath.Join(tmp, "big.bin")
@@ -57,58 +74,145 @@ func main() {
 		go http.Serve(ln, http.FileServer(http.Dir(tmp)))
 		urls = []string{"http://" + ln.Addr().String() + "/big.bin", "file://" + name}
 	}
-	tools := map[string]func(u, out string) []string{
-		"deref": func(u, out string) []string { return []string{bin, "-s", "-o", out, u} },
-		"curl":  func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", out, u} },
-		"wget":  func(u, out string) []string { return []string{"wget", "-q", "-O", out, u} },
+	tools := []tool{
+		{"deref", func(u, out string) []string { return []string{bin, "-s", "-o", orNull(out), u} }, nil},
+		{"curl", func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", orNull(out), u} }, nil},
+		{"wget", func(u, out string) []string { return []string{"wget", "-q", "-O", orNull(out), u} },
+			func(u string) bool { return !strings.HasPrefix(u, "file:") }},
+		{"lftp", func(u, out string) []string {
+			if out == "" {
+				return []string{"lftp", "-c", "cat " + u}
+			}
+			return []string{"lftp", "-c", "get " + u + " -o " + out}
+		}, func(u string) bool { return strings.HasPrefix(u, "ftp:") || strings.HasPrefix(u, "http:") }},
 	}
-	order := []string{"deref", "curl", "wget"}
-	fmt.Printf("%-6s %-9s %-48s %10s %10s %10s\n", "tool", "target", "url", "wall", "cpu", "peak RSS")
+	fmt.Printf("%-6s %-9s %-44s %9s %9s %12s\n", "tool", "target", "url", "wall", "cpu", "peak RSS")
 	for _, u := range urls {
 		for _, dest := range []string{"/dev/null", "file"} {
 			res := map[string]measure{}
-			for _, tool := range order {
-				if _, err := exec.LookPath(tools[tool]("", "")[0]); err != nil {
+			for _, t := range tools {
+				if _, err := exec.LookPath(t.argv("", "")[0]); err != nil && t.name != "deref" {
 					continue
 				}
-				if tool == "wget" && strings.HasPrefix(u, "file:") {
+				if t.ok != nil && !t.ok(u) {
 					continue
 				}
-				out := "/dev/null"
+				out := ""
 				if dest == "file" {
-					out = filepath.Join(tmp, "out-"+tool)
+					out = filepath.Join(tmp, "out-"+t.name)
 				}
 				var ms []measure
 				for range *runs {
-					if dest == "file" {
-						os.Remove(out) // never /dev/null
+					if out != "" {
+						os.Remove(out) // never /dev/null: out is a file of the temporary folder
 					}
-					m, err := runOnce(tools[tool](u, out))
+					syscall.Sync()
+					m, err := runOnce(t.argv(u, out))
 					if err != nil {
-						fatal("%s %s: %v", tool, u, err)
+						fatal("%s %s: %v", t.name, u, err)
 					}
 					ms = append(ms, m)
 				}
-				slices.SortFunc(ms, func(a, b measure) int { return int(a.wall - b.wall) })
-				m := ms[len(ms)/2]
-				res[tool] = m
-				fmt.Printf("%-6s %-9s %-48s %10s %10s %7d KiB\n", tool, dest, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+				m := median(ms)
+				res[t.name] = m
+				fmt.Printf("%-6s %-9s %-44s %9s %9s %8d KiB\n", t.name, dest, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
 			}
-			for _, other := range []string{"curl", "wget"} {
-				d, ok1 := res["deref"]
-				o, ok2 := res[other]
-				if ok1 && ok2 {
-					fmt.Printf("  deref/%s to %s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, dest,
-						d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
-				}
-			}
+			ratios(res, dest)
 		}
 	}
+}
+
+func orNull(out string) string {
+	if out == "" {
+		return os.DevNull
+	}
+	return out
+}
+
+func ratios(res map[string]measure, what string) {
+	d, ok := res["deref"]
+	if !ok {
+		return
+	}
+	for _, other := range []string{"curl", "wget", "lftp"} {
+		if o, ok := res[other]; ok {
+			fmt.Printf("  deref/%s to %s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, what,
+				d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
+		}
+	}
+}
+
+// mirrorBench fetches every file of dirURL with deref (listing, then -i
+// with -O and --parallel) and with lftp's mirror -P 4.
+func mirrorBench(bin, dirURL, tmp string, runs, parallel int) {
+	if !strings.HasSuffix(dirURL, "/") {
+		dirURL += "/"
+	}
+	script := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1/list"; %s -s --no-netrc --parallel %d -O --output-dir "$1/out" -i "$1/list"`, bin, dirURL, bin, parallel)
+	cmds := map[string]func(dir string) []string{
+		"deref": func(dir string) []string { return []string{"sh", "-c", script, "sh", dir} },
+		"lftp": func(dir string) []string {
+			return []string{"lftp", "-c", "mirror -P 4 " + dirURL + " " + filepath.Join(dir, "out")}
+		},
+		"wget": func(dir string) []string {
+			return []string{"wget", "-q", "-r", "-nH", "-np", "-P", filepath.Join(dir, "out"), dirURL}
+		},
+	}
+	res := map[string]measure{}
+	fmt.Printf("fetching every file of %s\n", dirURL)
+	for _, name := range []string{"deref", "lftp", "wget"} {
+		if name != "deref" {
+			if _, err := exec.LookPath(name); err != nil {
+				continue
+			}
+		}
+		var ms []measure
+		files := 0
+		for range runs {
+			dir, err := os.MkdirTemp(tmp, name)
+			check(err)
+			check(os.Mkdir(filepath.Join(dir, "out"), 0o755))
+			syscall.Sync()
+			m, err := runOnce(cmds[name](dir))
+			if err != nil {
+				fatal("%s: %v", name, err)
+			}
+			ms = append(ms, m)
+			files = countFiles(filepath.Join(dir, "out"))
+			os.RemoveAll(dir)
+		}
+		m := median(ms)
+		res[name] = m
+		fmt.Printf("%-6s %5d files %9s wall %9s cpu %8d KiB\n", name, files, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+	}
+	ratios(res, "a folder of files")
+}
+
+func countFiles(dir string) int {
+	n := 0
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func median(ms []measure) measure {
+	slices.SortFunc(ms, func(a, b measure) int { return int(a.wall - b.wall) })
+	return ms[len(ms)/2]
 }
 
 func runOnce(argv []string) (measure, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return measure{}, err
+	}
+	defer null.Close()
+	cmd.Stdout = null
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return measure{}, err
@@ -141,8 +245,8 @@ func writeFile(name string, size int64) error {
 }
 
 func short(u string) string {
-	if len(u) > 48 {
-		return "..." + u[len(u)-45:]
+	if len(u) > 44 {
+		return "..." + u[len(u)-41:]
 	}
 	return u
 }

@@ -67,6 +67,11 @@ type Fetcher struct {
 	// MaxIdle is the number of idle control connections kept per server and
 	// login; 0 means 4, negative none.
 	MaxIdle int
+	// SkipSize leaves out SIZE unless resuming, saving a round trip per
+	// file: the size then comes from the 150 reply where the server puts it
+	// there (vsftpd and proftpd do), and a short transfer that the server
+	// reports as complete cannot be caught where it does not.
+	SkipSize bool
 
 	mu       sync.Mutex
 	idle     map[string][]*session
@@ -319,10 +324,15 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 		s.ascii = false
 	}
-	if n, err := s.c.FileSize(name); err == nil {
-		size = n
-	} else if isNetErr(err) {
-		return nil, mapErr("SIZE "+name, err)
+	// SIZE lets a short transfer be caught even when the server then
+	// reports success; without it, the size comes from the 150 reply where
+	// the server puts one there.
+	if req.Offset > 0 || !f.SkipSize {
+		if n, err := s.c.FileSize(name); err == nil {
+			size = n
+		} else if isNetErr(err) {
+			return nil, mapErr("SIZE "+name, err)
+		}
 	}
 	if s.c.IsGetTimeSupported() {
 		if mt, err := s.c.GetTime(name); err == nil {
@@ -355,9 +365,15 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.mu.Lock()
 	s.data, s.rawData = nil, nil
 	s.mu.Unlock()
+	s.size150.Store(-1)
 	r, err := s.c.RetrFrom(name, uint64(offset))
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
+	}
+	if size < 0 && typ != 'a' {
+		if n := s.size150.Load(); n >= 0 {
+			size = n + offset // the 150 reply counts what is sent, after REST
+		}
 	}
 	body := &dataBody{s: s, r: r, raw: s.rawData, ascii: typ == 'a'}
 	if typ != 'a' && size >= 0 {

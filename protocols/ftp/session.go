@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jftp "github.com/jlaffaye/ftp"
@@ -47,6 +49,7 @@ type session struct {
 	ascii      bool     // TYPE A is in force
 	epsvFailed bool
 	done       bool
+	size150    atomic.Int64 // the size the last 150 reply named; -1 when none
 }
 
 func poolKey(addr string, l loginInfo) string {
@@ -343,12 +346,13 @@ func (t *traceConn) Write(p []byte) (int, error) {
 }
 
 func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
+	if t.encrypted {
+		return acc[:0]
+	}
 	t.s.mu.Lock()
 	req := t.s.req
 	t.s.mu.Unlock()
-	if req == nil || req.Trace == nil || t.encrypted {
-		return acc[:0]
-	}
+	tracing := req != nil && req.Trace != nil
 	acc = append(acc, p...)
 	for {
 		i := bytes.IndexByte(acc, '\n')
@@ -356,8 +360,14 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 			break
 		}
 		line := strings.TrimRight(string(acc[:i]), "\r")
-		req.Tracef(dir, line)
 		acc = acc[i+1:]
+		if dir == protocols.TraceRecv && strings.HasPrefix(line, "150") {
+			t.s.size150.Store(sizeIn150(line))
+		}
+		if !tracing {
+			continue
+		}
+		req.Tracef(dir, line)
 		if dir == protocols.TraceSend && strings.EqualFold(line, "AUTH TLS") {
 			t.authSent = true
 		}
@@ -371,6 +381,24 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		acc = acc[:0]
 	}
 	return append([]byte(nil), acc...)
+}
+
+// sizeIn150 reads the size many servers put in their 150 reply to RETR,
+// "150 Opening BINARY mode data connection for x (383 bytes).", or -1.
+func sizeIn150(line string) int64 {
+	end := strings.LastIndex(line, " bytes)")
+	if end < 0 {
+		return -1
+	}
+	start := strings.LastIndexByte(line[:end], '(')
+	if start < 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(line[start+1:end], 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
 
 // captureConn keeps a copy of what a listing's data connection carries.

@@ -19,6 +19,10 @@ import (
 
 const pipeSize = 1 << 20
 
+// minSplice is the smallest object worth a pipe: below it, Read and Write
+// are cheaper than creating and sizing one.
+const minSplice = 256 << 10
+
 // ErrUnsupported means the pair cannot be spliced: the caller copies the
 // rest (all but the bytes Copy reports as written) with Read and Write.
 var ErrUnsupported = errors.New("splice: not supported for this pair")
@@ -26,8 +30,12 @@ var ErrUnsupported = errors.New("splice: not supported for this pair")
 // Copy moves up to n bytes from src into dst. After each splice it calls
 // step with the bytes moved; an error from step ends the copy. It returns
 // io.ErrUnexpectedEOF if src ends before n bytes, and ErrUnsupported, with
-// what was moved so far, when the kernel cannot splice this pair.
+// what was moved so far, when the kernel cannot splice this pair or n is
+// too small to be worth it.
 func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int64, error) {
+	if n < minSplice {
+		return 0, ErrUnsupported // a pipe costs more than it saves on a small object
+	}
 	srcRaw, err := src.SyscallConn()
 	if err != nil {
 		return 0, ErrUnsupported
