@@ -52,6 +52,33 @@ func TestLoginSequence(t *testing.T) {
 	}
 }
 
+// TestGreeting230 checks that a server greeting with 230 gets neither
+// USER nor PASS.
+func TestGreeting230(t *testing.T) {
+	s := &ftpscript.Server{Files: map[string]string{"x.bin": "x"}, Greeting: "230 Logged in already."}
+	s.Handle = func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "USER" || verb == "PASS" {
+			c.Reply("503 Already logged in.")
+			return true
+		}
+		return false
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := newTraced()
+	body, _ := c.get(t, "ftp://"+s.Addr()+"/x.bin")
+	if body != "x" {
+		t.Errorf("body %q", body)
+	}
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "USER") || strings.HasPrefix(cmd, "PASS") {
+			t.Errorf("login sent after a 230 greeting: %q", s.Commands())
+		}
+	}
+}
+
 // TestEmptySegment documents what ftp://h//etc/motd does: RFC 1738 §3.2.2
 // says "CWD " with a null argument, then "CWD etc". A server that refuses
 // the empty CWD fails the URL; nothing else is fetched in its place.

@@ -1,8 +1,15 @@
 package ftp_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,6 +29,7 @@ type driver struct {
 	conns    atomic.Int32
 	mu       sync.Mutex
 	users    []string
+	cert     *tls.Certificate
 }
 
 func (d *driver) GetSettings() (*ftpserver.Settings, error) { return d.settings, nil }
@@ -46,7 +54,41 @@ func (d *driver) AuthUser(cc ftpserver.ClientContext, user, pass string) (ftpser
 	return nil, errors.New("bad login")
 }
 
-func (d *driver) GetTLSConfig() (*tls.Config, error) { return nil, errors.New("no TLS") }
+func (d *driver) GetTLSConfig() (*tls.Config, error) {
+	if d.cert == nil {
+		return nil, errors.New("no TLS")
+	}
+	return &tls.Config{Certificates: []tls.Certificate{*d.cert}}, nil
+}
+
+// testCert is a self-signed certificate for 127.0.0.1, made at start.
+var testCert, testPool = makeCert()
+
+func makeCert() (tls.Certificate, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "deref test"},
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
 
 var fileTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -81,6 +123,9 @@ func startServer(t *testing.T, tweak func(*ftpserver.Settings)) (string, *driver
 	d := &driver{root: root, settings: &ftpserver.Settings{ListenAddr: "127.0.0.1:0", DefaultTransferType: ftpserver.TransferTypeBinary}}
 	if tweak != nil {
 		tweak(d.settings)
+	}
+	if d.settings.TLSRequired != ftpserver.ClearOrEncrypted || tweak != nil {
+		d.cert = &testCert
 	}
 	s := ftpserver.NewFtpServer(d)
 	if err := s.Listen(); err != nil {

@@ -50,6 +50,7 @@ type session struct {
 	epsvFailed bool
 	done       bool
 	size150    atomic.Int64 // the size the last 150 reply named; -1 when none
+	greet230   bool         // the server greeted with 230: no login needed
 }
 
 func poolKey(addr string, l loginInfo) string {
@@ -109,7 +110,13 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 		return nil, mapErr("connect", err)
 	}
 	s.c = c
-	if err := c.Login(l.user, l.password); err != nil {
+	if s.greet230 {
+		req.Tracef(protocols.TraceInfo, "the server greeted with 230: no USER or PASS")
+		if err := c.Type(jftp.TransferTypeBinary); err != nil {
+			c.Quit()
+			return nil, mapErr("TYPE I", err)
+		}
+	} else if err := c.Login(l.user, l.password); err != nil {
 		c.Quit()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -330,12 +337,25 @@ type traceConn struct {
 	net.Conn
 	s         *session
 	in, out   []byte
+	greeted   bool // the first reply has been read
 	authSent  bool // AUTH TLS went out
 	encrypted bool // the conversation is inside TLS from here on
 }
 
 func (t *traceConn) Read(p []byte) (int, error) {
 	n, err := t.Conn.Read(p)
+	if !t.greeted && n > 0 {
+		t.greeted = true
+		// A server may greet with 230 (already logged in): RFC 959 lets
+		// it, and then neither USER nor PASS is sent. The library expects
+		// 220, so it is shown 220 and told to skip the login.
+		if n >= 3 && string(p[:3]) == "230" {
+			t.s.greet230 = true
+			t.emit(nil, p[:n], protocols.TraceRecv)
+			p[1] = '2'
+			return n, err
+		}
+	}
 	t.in = t.emit(t.in, p[:n], protocols.TraceRecv)
 	return n, err
 }
