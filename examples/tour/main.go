@@ -21,6 +21,9 @@ import (
 	"strings"
 	"time"
 
+	ftpserver "github.com/fclairamb/ftpserverlib"
+	"github.com/spf13/afero"
+
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/url"
 )
@@ -36,6 +39,7 @@ var stops = []stop{
 	{"file", startFile},
 	{"http", startHTTP},
 	{"https", startHTTPS},
+	{"ftp", startFTP},
 }
 
 type tour struct {
@@ -179,6 +183,44 @@ func startHTTPS(t *tour) ([]string, func(), error) {
 	pool.AddCert(s.Certificate())
 	t.client.TLSConfig = &tls.Config{RootCAs: pool}
 	return []string{s.URL + "/pub/README.txt"}, s.Close, nil
+}
+
+// tourFTP serves the tree to anonymous users with
+// github.com/fclairamb/ftpserverlib, an FTP server library.
+type tourFTP struct{ root string }
+
+func (d *tourFTP) GetSettings() (*ftpserver.Settings, error) {
+	return &ftpserver.Settings{ListenAddr: "127.0.0.1:0"}, nil
+}
+
+func (d *tourFTP) ClientConnected(ftpserver.ClientContext) (string, error) {
+	return "deref tour FTP server", nil
+}
+
+func (d *tourFTP) ClientDisconnected(ftpserver.ClientContext) {}
+
+func (d *tourFTP) AuthUser(_ ftpserver.ClientContext, user, _ string) (ftpserver.ClientDriver, error) {
+	if user != "anonymous" {
+		return nil, fmt.Errorf("only anonymous logins on the tour")
+	}
+	return afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), d.root)), nil
+}
+
+func (d *tourFTP) GetTLSConfig() (*tls.Config, error) { return nil, fmt.Errorf("no TLS on the tour") }
+
+func startFTP(t *tour) ([]string, func(), error) {
+	s := ftpserver.NewFtpServer(&tourFTP{root: t.dir})
+	if err := s.Listen(); err != nil {
+		return nil, nil, err
+	}
+	go s.Serve()
+	base := "ftp://" + s.Addr()
+	return []string{
+		base + "/pub/",                           // a listing
+		base + "/pub/with%20space.txt",           // one CWD per segment, TYPE A from the suffix
+		base + "/pub/nested/deep.txt;type=i",     // the typecode chooses TYPE I
+		"file://" + s.Addr() + "/pub/README.txt", // a file: URL naming another host is fetched by FTP
+	}, func() { s.Stop() }, nil
 }
 
 func fail(err error) {

@@ -34,6 +34,9 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
+	if b.eof {
+		return 0, io.EOF
+	}
 	var n int
 	var err error
 	if b.conv != nil {

@@ -253,6 +253,13 @@ func TestResumeAndPool(t *testing.T) {
 	if !contains(cmds, "CWD /") {
 		t.Errorf("no return to the login directory in %q", cmds)
 	}
+	// Reading on after the end gives EOF again, not an error.
+	resp, _ = c.Get(context.Background(), "ftp://"+addr+"/hello.txt;type=i")
+	io.ReadAll(resp.Body)
+	if n, err := resp.Body.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+		t.Errorf("read after the end: %d, %v", n, err)
+	}
+	resp.Body.Close()
 	// A body closed early does not poison the pool.
 	resp, _ = c.Get(context.Background(), "ftp://"+addr+"/pub/big.bin")
 	resp.Body.Read(make([]byte, 10))
