@@ -122,8 +122,9 @@ type Client struct {
 	// NetrcFile is the netrc file consulted for credentials the URL lacks;
 	// NewClient sets it to $NETRC or ~/.netrc; empty means none.
 	NetrcFile string
-	// Prompt asks for a password the URL and netrc file do not give, when
-	// the server asks for one. nil means fail with ErrAuth.
+	// Prompt asks for the password of a user the URL names without one;
+	// when nil, the netrc file is consulted, and without an entry there the
+	// server's refusal is ErrAuth.
 	Prompt func(ctx context.Context, u *url.URL, user string) (string, error)
 
 	// Trace receives each protocol exchange, passwords redacted.
@@ -424,7 +425,11 @@ func (c *Client) credentials(req *protocols.Request) error {
 		cr.User, cr.HasUser = u.User.Username(), true
 		cr.Password, cr.HasPassword = u.User.Password()
 	}
-	if !cr.HasPassword && c.NetrcFile != "" && u.Scheme != "file" {
+	// A user without a password is asked for one when there is a prompt
+	// (the command has one on a terminal), else looked up in the netrc
+	// file; a URL without a user takes the netrc file's login for the host.
+	askUser := cr.HasUser && !cr.HasPassword && c.Prompt != nil
+	if !cr.HasPassword && !askUser && c.NetrcFile != "" && u.Scheme != "file" {
 		entries, err := netrc.Load(c.NetrcFile)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrAuth, err)

@@ -318,7 +318,10 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if f, ok := stderr.(*os.File); ok && !o.silent && term.IsTerminal(int(f.Fd())) {
 		c.Progress = newProgressLine(f).update
 	}
-	c.Prompt = promptPassword
+	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		tty.Close()
+		c.Prompt = promptPassword // no terminal: the netrc file answers instead
+	}
 	return c, nil
 }
 

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
+	"github.com/urlderef/deref/url"
 )
 
 func scriptServer(t *testing.T, files map[string]string, h ftpscript.Handler) *ftpscript.Server {
@@ -49,6 +52,50 @@ func TestLoginSequence(t *testing.T) {
 		if strings.HasPrefix(cmd, "PASS") {
 			t.Errorf("PASS sent after USER was answered with 230: %q", s.Commands())
 		}
+	}
+}
+
+// TestCredentials checks where passwords come from: the prompt for a user
+// the URL names without one, else the netrc file; and the anonymous
+// password from $EMAIL.
+func TestCredentials(t *testing.T) {
+	s := scriptServer(t, map[string]string{"x": "x"}, nil)
+	pass := func() string {
+		for _, c := range s.Commands() {
+			if p, ok := strings.CutPrefix(c, "PASS "); ok {
+				return p
+			}
+		}
+		return ""
+	}
+	c := newTraced()
+	asked := ""
+	c.Prompt = func(ctx context.Context, u *url.URL, user string) (string, error) {
+		asked = user
+		return "from-prompt", nil
+	}
+	c.get(t, "ftp://joe@"+s.Addr()+"/x")
+	if asked != "joe" || pass() != "from-prompt" {
+		t.Errorf("prompt: asked %q, sent PASS %q", asked, pass())
+	}
+
+	s = scriptServer(t, map[string]string{"x": "x"}, nil)
+	c = newTraced()
+	rc := filepath.Join(t.TempDir(), "netrc")
+	os.WriteFile(rc, []byte("machine 127.0.0.1 login joe password from-netrc\n"), 0o600)
+	c.NetrcFile = rc
+	c.get(t, "ftp://joe@"+s.Addr()+"/x")
+	if pass() != "from-netrc" {
+		t.Errorf("netrc: sent PASS %q", pass())
+	}
+
+	s = scriptServer(t, map[string]string{"x": "x"}, nil)
+	t.Setenv("EMAIL", "someone@example.net")
+	c = newTraced()
+	c.FTP.AnonymousPassword = ""
+	c.get(t, "ftp://"+s.Addr()+"/x")
+	if got := s.Commands(); len(got) < 2 || got[0] != "USER anonymous" || got[1] != "PASS someone@example.net" {
+		t.Errorf("anonymous login: %q", got)
 	}
 }
 
