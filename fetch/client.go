@@ -387,7 +387,7 @@ func notSupported(scheme string) error {
 	case "mid", "cid", "urn", "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
 		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, scheme)
 	}
-	return fmt.Errorf("%w: %s: (no protocol registered; a gateway can be configured for it)", ErrUnsupportedScheme, scheme)
+	return fmt.Errorf("%w: %s: no protocol for it is built in; an HTTP gateway can be configured for it (%s_proxy)", ErrUnsupportedScheme, scheme, strings.ReplaceAll(scheme, ".", "_"))
 }
 
 // route2 is route for a URL rewritten onto another scheme.

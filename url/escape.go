@@ -182,7 +182,7 @@ func EscapeQuery(s string) string {
 // bound for a protocol command line passes it.
 func CheckArg(part, s string) error {
 	if i := strings.IndexAny(s, "\r\n\x00"); i >= 0 {
-		return &PartError{Part: part, Msg: "decoded " + ctlName(s[i]) + " is not allowed"}
+		return &PartError{Part: part, Msg: "decoded " + ctlName(s[i]) + " is not allowed", Offset: -1}
 	}
 	return nil
 }

@@ -341,8 +341,23 @@ func promptPassword(ctx context.Context, u *url.URL, user string) (string, error
 	return string(pw), nil
 }
 
+// unwrap accepts a URL as RFC 1738's appendix writes it in text:
+// "<URL:...>", "<...>" or "URL:...".
+func unwrap(raw string) string {
+	t := strings.TrimSpace(raw)
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+		if ms := url.Extract(t); len(ms) == 1 && ms[0].Start == 0 {
+			return ms[0].Raw
+		}
+	}
+	if len(t) > 4 && strings.EqualFold(t[:4], "URL:") {
+		return t[4:]
+	}
+	return raw
+}
+
 func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {
-	u, err := url.Parse(url.Canonicalize(raw))
+	u, err := url.Parse(url.Canonicalize(unwrap(raw)))
 	if err != nil {
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}

@@ -138,6 +138,12 @@ func TestOutputs(t *testing.T) {
 	if b, _ := os.ReadFile(part); r.code != 0 || string(b) != "web object\n" {
 		t.Errorf("-C -: %+v %q", r, b)
 	}
+	// The wrappers of RFC 1738's appendix are accepted.
+	for _, w := range []string{"<URL:" + s.URL + "/x.txt>", "<" + s.URL + "/x.txt>", "URL:" + s.URL + "/x.txt"} {
+		if r = runDeref(t, "", w); r.code != 0 || r.stdout != "web object\n" {
+			t.Errorf("%s: %+v", w, r)
+		}
+	}
 	// -I prints metadata only.
 	r = runDeref(t, "", "-I", s.URL+"/x.txt")
 	for _, want := range []string{"Kind: file", "Size: 11", "Type: text/plain", "Modified: 2020-01-02T03:04:05Z", "Name: x.txt"} {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/socks5"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
@@ -328,6 +329,27 @@ func TestFileOtherHost(t *testing.T) {
 	}
 	if cmds := c.commands(); !contains(cmds, "RETR deep.txt") {
 		t.Errorf("no RETR in %q", cmds)
+	}
+}
+
+// TestSOCKS checks FTP through a SOCKS5 proxy: the control and the data
+// connections both go through it, to the server's own address.
+func TestSOCKS(t *testing.T) {
+	addr, _ := startServer(t, nil)
+	sp, err := socks5.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	c := newTraced()
+	pu := url.MustParse("socks5://" + sp.Addr())
+	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	body, _ := c.get(t, "ftp://"+addr+"/pub/nested/deep.txt")
+	if body != "deep\n" {
+		t.Errorf("through SOCKS: %q", body)
+	}
+	if tg := sp.Targets(); len(tg) < 2 || tg[0] != addr {
+		t.Errorf("SOCKS targets %q", tg)
 	}
 }
 

@@ -161,6 +161,15 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 			conn = tc
 		}
 		tc := &traceConn{Conn: conn, s: s}
+		// The library takes the data connections' host from the control
+		// connection's remote address; through a SOCKS proxy that is the
+		// proxy's, so it is told the server's own address where known.
+		if h, p, err := net.SplitHostPort(addr); err == nil {
+			if ip := net.ParseIP(h); ip != nil {
+				port, _ := strconv.Atoi(p)
+				tc.remote = &net.TCPAddr{IP: ip, Port: port}
+			}
+		}
 		s.mu.Lock()
 		s.control = tc
 		s.mu.Unlock()
@@ -336,10 +345,19 @@ func (f *Fetcher) CloseIdleConnections() {
 type traceConn struct {
 	net.Conn
 	s         *session
+	remote    net.Addr // the server's address, when known
 	in, out   []byte
 	greeted   bool // the first reply has been read
 	authSent  bool // AUTH TLS went out
 	encrypted bool // the conversation is inside TLS from here on
+}
+
+// RemoteAddr returns the server's address (not a proxy's) where known.
+func (t *traceConn) RemoteAddr() net.Addr {
+	if t.remote != nil {
+		return t.remote
+	}
+	return t.Conn.RemoteAddr()
 }
 
 func (t *traceConn) Read(p []byte) (int, error) {
