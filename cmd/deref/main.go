@@ -356,8 +356,38 @@ func unwrap(raw string) string {
 	return raw
 }
 
+// guessScheme adds the scheme a person left out, as curl does: ftp:// for a
+// host named ftp.*, http:// for any other "host/path" or "host:port/path".
+// A locator that has a scheme is left alone.
+func guessScheme(raw string) string {
+	t := strings.TrimSpace(raw)
+	if t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "<") {
+		return raw
+	}
+	host := t
+	if k := strings.IndexAny(t, "/?#"); k >= 0 {
+		host = t[:k]
+	}
+	if i := strings.IndexByte(t, ':'); i >= 0 {
+		rest := t[i+1:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 0 || j < len(rest) && rest[j] != '/' || i > len(host) {
+			return raw // a scheme, not host:port
+		}
+	} else if !strings.Contains(host, ".") && host != "localhost" {
+		return raw // not a host name: let Parse explain
+	}
+	if strings.HasPrefix(strings.ToLower(t), "ftp.") {
+		return "ftp://" + t
+	}
+	return "http://" + t
+}
+
 func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {
-	u, err := url.Parse(url.Canonicalize(unwrap(raw)))
+	u, err := url.Parse(url.Canonicalize(guessScheme(unwrap(raw))))
 	if err != nil {
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}

@@ -185,6 +185,26 @@ func TestListings(t *testing.T) {
 	}
 }
 
+func TestGuessScheme(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com/a":       "http://example.com/a",
+		"localhost:8080/x":    "http://localhost:8080/x",
+		"127.0.0.1:99":        "http://127.0.0.1:99",
+		"ftp.example.org/pub": "ftp://ftp.example.org/pub",
+		"localhost":           "http://localhost",
+		"ftp://h/x":           "ftp://h/x",
+		"news:comp.lang.go":   "news:comp.lang.go",
+		"mailto:a@b":          "mailto:a@b",
+		"x-thing:stuff":       "x-thing:stuff",
+		"/etc/motd":           "/etc/motd",
+		"justaword":           "justaword",
+	} {
+		if got := guessScheme(in); got != want {
+			t.Errorf("guessScheme(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	r := runDeref(t, "", "-h")
 	if r.code != 0 || !strings.Contains(r.stderr, "Exit codes:") || !strings.Contains(r.stderr, "130  interrupted") {
