@@ -16,6 +16,7 @@ import (
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
 	"github.com/urlderef/deref/protocols/ftp"
+	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/url"
 )
@@ -167,6 +168,8 @@ func NewClient() *Client {
 	c.FTP = &ftp.Fetcher{}
 	c.Register("ftp", c.FTP)
 	c.Register("ftps", c.FTP)
+	c.Register("gopher", gopher.Fetcher{})
+	c.Register("gophers", gopher.Fetcher{})
 	return c
 }
 

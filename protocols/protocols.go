@@ -183,6 +183,20 @@ type Response struct {
 
 	// Session is the interactive session of a KindSession response.
 	Session io.ReadWriteCloser
+
+	// Attributes holds item attributes when the URL asked for them (Gopher+
+	// "!" and "$").
+	Attributes []Attribute
+}
+
+// Attribute is one attribute block of an item, such as Gopher+'s +ADMIN:
+// its name without "+" and ":", the text after the colon, and its indented
+// lines with the indentation removed.
+type Attribute struct {
+	Item  string // the item the block belongs to (its +INFO line), for "$" replies
+	Name  string
+	Value string
+	Lines []string
 }
 
 // Entry is one item of a listing: a directory entry, a menu item, an

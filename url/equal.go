@@ -27,7 +27,7 @@ func (u *URL) Normalize() *URL {
 		ui.password = normalizeEscapes(ui.password, false)
 		n.User = &ui
 	}
-	gopher := u.Scheme == "gopher"
+	gopher := u.Scheme == "gopher" || u.Scheme == "gophers"
 	n.Path = normalizeEscapes(u.Path, gopher && u.HasAuthority)
 	if u.HasAuthority && (u.Scheme == "http" || u.Scheme == "https") && n.Path == "" {
 		n.Path = "/"

@@ -74,21 +74,21 @@ func (u *Userinfo) String() string {
 
 // DefaultPorts maps each scheme with a well-known port to that port.
 var DefaultPorts = map[string]int{
-	"ftp": 21, "ftps": 990, "http": 80, "https": 443, "gopher": 70, "nntp": 119, "nntps": 563,
+	"ftp": 21, "ftps": 990, "http": 80, "https": 443, "gopher": 70, "gophers": 70, "nntp": 119, "nntps": 563,
 	"snews": 563, "telnet": 23, "wais": 210, "prospero": 1525, "tn3270": 23, "rlogin": 513,
 	"z39.50": 210, "z39.50r": 210, "z39.50s": 210,
 }
 
 // ipSchemes follow the common Internet scheme syntax and need a host.
 var ipSchemes = map[string]bool{
-	"ftp": true, "ftps": true, "http": true, "https": true, "gopher": true, "nntp": true,
+	"ftp": true, "ftps": true, "http": true, "https": true, "gopher": true, "gophers": true, "nntp": true,
 	"nntps": true, "telnet": true, "wais": true, "prospero": true, "tn3270": true, "rlogin": true,
 }
 
 // noQuery lists the schemes in which "?" is an ordinary character of the
 // url-path (RFC 1738 §5: fsegment, gopher selector, news, mailto, ...).
 var noQuery = map[string]bool{
-	"ftp": true, "ftps": true, "gopher": true, "file": true, "prospero": true, "news": true,
+	"ftp": true, "ftps": true, "gopher": true, "gophers": true, "file": true, "prospero": true, "news": true,
 	"snews": true, "nntp": true, "nntps": true, "telnet": true, "mailto": true, "mid": true, "cid": true,
 }
 
@@ -320,7 +320,7 @@ func (u *URL) validate() error {
 	switch u.Scheme {
 	case "ftp", "ftps":
 		_, err = u.FTP()
-	case "gopher":
+	case "gopher", "gophers":
 		_, err = u.Gopher()
 	case "news", "snews":
 		_, err = u.News()
