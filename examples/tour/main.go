@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/url"
 )
 
@@ -40,6 +41,7 @@ var stops = []stop{
 	{"http", startHTTP},
 	{"https", startHTTPS},
 	{"ftp", startFTP},
+	{"gopher", startGopher},
 }
 
 type tour struct {
@@ -111,6 +113,10 @@ func (t *tour) show(ctx context.Context, u string) error {
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err != nil {
 		return err
+	}
+	if !strings.HasPrefix(resp.MediaType, "text/") {
+		fmt.Printf("   | (%d bytes of %s)\n", int64(len(head))+n, resp.MediaType)
+		return resp.Body.Close()
 	}
 	for _, line := range strings.Split(strings.TrimRight(string(head), "\n"), "\n") {
 		fmt.Printf("   | %s\n", line)
@@ -221,6 +227,20 @@ func startFTP(t *tour) ([]string, func(), error) {
 		base + "/pub/nested/deep.txt;type=i",     // the typecode chooses TYPE I
 		"file://" + s.Addr() + "/pub/README.txt", // a file: URL naming another host is fetched by FTP
 	}, func() { s.Stop() }, nil
+}
+
+func startGopher(t *tour) ([]string, func(), error) {
+	s := &gopherd.Server{Root: t.dir}
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	base := "gopher://" + s.Addr()
+	return []string{
+		base + "/",               // the root menu: type 1, empty selector
+		base + "/0/hello.txt",    // a text item: dot-terminated on the wire
+		base + "/9/pub/data.bin", // a binary item: until the server closes
+		base + "/1/pub/nested",   // a sub-menu
+	}, func() { s.Close() }, nil
 }
 
 func fail(err error) {
