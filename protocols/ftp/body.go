@@ -101,26 +101,7 @@ func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, mapErr("RETR", err)
 		}
 	}
-	buf := make([]byte, 256<<10)
-	for {
-		n, err := b.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, fmt.Errorf("%w: %w", protocols.ErrWrite, werr)
-			}
-			if serr := step(int64(n)); serr != nil {
-				return total, serr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	return splice.ReadWrite(w, b, step, total)
 }
 
 // finish closes the data connection and reads the final reply once.

@@ -132,6 +132,7 @@ func (f Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn,
 	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mediaTypes[g.Type], Name: protocols.NameFromURL(req.URL, "index")}
 	limit := req.LineLimit()
 	var body io.Reader = br
+	length := int64(-1) // of a Gopher+ "+n" body
 	dotted := textType(g.Type)
 	strict := false // a missing terminator is an error
 	if g.HasPlus {
@@ -152,7 +153,7 @@ func (f Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn,
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("%w: Gopher+ reply header %q", protocols.ErrProtocol, head)
 			}
-			body, dotted, resp.Size = io.LimitReader(br, n), false, n
+			body, dotted, resp.Size, length = io.LimitReader(br, n), false, n, n
 		default:
 			return nil, fmt.Errorf("%w: a Gopher+ reply starts with %q, not +n, +-1, +-2 or --n", protocols.ErrProtocol, head)
 		}
@@ -185,7 +186,11 @@ func (f Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn,
 			return nil, fmt.Errorf("%w: %s", protocols.ErrNotFound, msg)
 		}
 	}
-	resp.Body = &closer{Reader: body, c: conn}
+	if dotted {
+		resp.Body = &closer{Reader: body, c: conn}
+	} else {
+		resp.Body = &rawBody{br: br, conn: conn, left: length}
+	}
 	return resp, nil
 }
 

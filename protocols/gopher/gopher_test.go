@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -264,5 +265,39 @@ func TestStall(t *testing.T) {
 	c.IdleTimeout = 300 * time.Millisecond
 	if _, _, err := get(t, c, "gopher://"+s.addr()+"/9/x%09%09+"); !errors.Is(err, fetch.ErrTimeout) {
 		t.Errorf("stall: %v", err)
+	}
+}
+
+// TestDownloadSplice fetches binary items into files, where the socket is
+// spliced into the file: until close, and a Gopher+ length that the
+// server does not keep.
+func TestDownloadSplice(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB
+	s := start(t, func(req string, w io.Writer) {
+		switch {
+		case strings.HasPrefix(req, "/big\t+"):
+			io.WriteString(w, "+1048576\r\n"+big)
+		case strings.HasPrefix(req, "/short\t+"):
+			io.WriteString(w, "+2000000\r\n"+big)
+		default:
+			io.WriteString(w, big)
+		}
+	})
+	c := client()
+	dir := t.TempDir()
+	for _, u := range []string{"/9/big", "/9/big%09%09+"} {
+		p, err := c.Download(context.Background(), "gopher://"+s.addr()+u, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != big {
+			t.Errorf("%s: %d bytes", u, len(b))
+		}
+	}
+	if _, err := c.Download(context.Background(), "gopher://"+s.addr()+"/9/short%09%09+", dir); !errors.Is(err, fetch.ErrShortBody) {
+		t.Errorf("short Gopher+ body: %v", err)
+	}
+	if _, err := os.Stat(dir + "/short"); !os.IsNotExist(err) {
+		t.Errorf("a short object sits under its final name: %v", err)
 	}
 }

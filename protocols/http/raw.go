@@ -253,35 +253,12 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, b.mapErr(err, left)
 		}
 	}
-	return b.copyLoop(w, step, total)
+	return splice.ReadWrite(w, b, step, total)
 }
 
 func isPathError(err error) bool {
 	var pe *os.PathError
 	return errors.As(err, &pe)
-}
-
-func (b *rawBody) copyLoop(w io.Writer, step func(int64) error, total int64) (int64, error) {
-	buf := make([]byte, 1<<20)
-	for {
-		n, err := b.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, writeErr(werr)
-			}
-			if serr := step(int64(n)); serr != nil {
-				return total, serr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
 }
 
 // Close returns a fully read connection to the pool, else closes it.
