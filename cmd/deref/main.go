@@ -26,6 +26,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
 
@@ -439,6 +440,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	}
 	defer resp.Body.Close()
 	if o.head {
+		resp.Body.Close()
+		gopherPlusMeta(ctx, c, u, resp)
 		return printMeta(stdout, u, resp)
 	}
 	switch {
@@ -454,6 +457,35 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return err
 	}
 	return resp.Body.Close()
+}
+
+// gopherPlusMeta asks a Gopher+ server for what plain Gopher lacks: the
+// item's size (the "+" view's length header) and its attributes ("!").
+// A server that does not speak Gopher+ leaves r as it was.
+func gopherPlusMeta(ctx context.Context, c *fetch.Client, u *url.URL, r *fetch.Response) {
+	g, err := u.Gopher()
+	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") || g.HasPlus || g.Type == '7' {
+		return
+	}
+	if g.Type != '1' {
+		if pu, err := gopher.WithPlus(u, "+"); err == nil {
+			if pr, err := c.Fetch(ctx, pu, 0); err == nil {
+				pr.Body.Close()
+				if pr.Size >= 0 {
+					r.Size = pr.Size
+				}
+			}
+		}
+	}
+	if au, err := gopher.WithPlus(u, "!"); err == nil {
+		if ar, err := c.Fetch(ctx, au, 0); err == nil {
+			ar.Body.Close()
+			r.Attributes = ar.Attributes
+			if t, ok := gopher.ModDate(ar.Attributes); ok && r.ModTime.IsZero() {
+				r.ModTime = t
+			}
+		}
+	}
 }
 
 func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
@@ -473,6 +505,12 @@ func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
 	}
 	if r.Entries != nil {
 		fmt.Fprintf(&b, "Entries: %d\n", len(r.Entries))
+	}
+	for _, a := range r.Attributes {
+		fmt.Fprintf(&b, "+%s: %s\n", a.Name, oneLine(a.Value))
+		for _, l := range a.Lines {
+			fmt.Fprintf(&b, "  %s\n", oneLine(l))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return fetch.WriteError(err)

@@ -5,7 +5,9 @@ package interop
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,6 +110,18 @@ func TestGopherPlus(t *testing.T) {
 	_, resp, err = read(t, c, base+"/1/pub%09%09$")
 	if err != nil || len(resp.Attributes) < 10 {
 		t.Errorf("attributes of /pub: %d, %v", len(resp.Attributes), err)
+	}
+	// deref -I asks a Gopher+ server for the size and the attributes.
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--no-netrc", "-I", base+"/0/hello.txt").CombinedOutput()
+	want, _ = os.ReadFile(filepath.Join(root, "hello.txt"))
+	for _, line := range []string{fmt.Sprintf("Size: %d", len(want)), "Modified: 2020-01-02T03:04:05Z", "+ADMIN:", "+VIEWS:", "  text/plain"} {
+		if err != nil || !strings.Contains(string(out), line) {
+			t.Errorf("deref -I lacks %q: %s %v", line, out, err)
+		}
 	}
 	if _, _, err := read(t, c, base+"/0/nope%09%09+"); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Gopher+ missing item: %v", err)

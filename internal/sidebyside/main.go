@@ -78,7 +78,7 @@ func main() {
 		{"deref", func(u, out string) []string { return []string{bin, "-s", "-o", orNull(out), u} }, nil},
 		{"curl", func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", orNull(out), u} }, nil},
 		{"wget", func(u, out string) []string { return []string{"wget", "-q", "-O", orNull(out), u} },
-			func(u string) bool { return !strings.HasPrefix(u, "file:") }},
+			func(u string) bool { return strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ftp:") }},
 		{"lftp", func(u, out string) []string {
 			if out == "" {
 				return []string{"lftp", "-c", "cat " + u}

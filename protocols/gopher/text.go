@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
@@ -200,4 +201,40 @@ func ParseAttributes(text string) []protocols.Attribute {
 		}
 	}
 	return out
+}
+
+// WithPlus returns the URL of the same item with the Gopher+ string plus:
+// "+" for its default view with its size, "!" for its attributes.
+func WithPlus(u *url.URL, plus string) (*url.URL, error) {
+	g, err := u.Gopher()
+	if err != nil {
+		return nil, err
+	}
+	v := *u
+	v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector) + "%09" + url.EscapeGopher(g.Search) + "%09" + url.EscapeGopher(plus)
+	return url.Parse(v.String())
+}
+
+// ModDate reads the modification time from a +ADMIN block's
+// "Mod-Date: ... <YYYYMMDDhhmmss>" line.
+func ModDate(attrs []protocols.Attribute) (time.Time, bool) {
+	for _, a := range attrs {
+		if a.Name != "ADMIN" {
+			continue
+		}
+		for _, l := range a.Lines {
+			rest, ok := strings.CutPrefix(l, "Mod-Date:")
+			if !ok {
+				continue
+			}
+			i, j := strings.LastIndexByte(rest, '<'), strings.LastIndexByte(rest, '>')
+			if i < 0 || j < i {
+				continue
+			}
+			if t, err := time.Parse("20060102150405", rest[i+1:j]); err == nil {
+				return t, true
+			}
+		}
+	}
+	return time.Time{}, false
 }
