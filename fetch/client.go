@@ -143,6 +143,9 @@ type Client struct {
 	// FTP is the ftp: and ftps: fetcher; set its fields (method, explicit
 	// TLS, anonymous password) before the first Get.
 	FTP *ftp.Fetcher
+	// Gopher is the gopher: and gophers: fetcher; set Ask to fill in
+	// Gopher+ forms.
+	Gopher *gopher.Fetcher
 
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
@@ -168,8 +171,9 @@ func NewClient() *Client {
 	c.FTP = &ftp.Fetcher{}
 	c.Register("ftp", c.FTP)
 	c.Register("ftps", c.FTP)
-	c.Register("gopher", gopher.Fetcher{})
-	c.Register("gophers", gopher.Fetcher{})
+	c.Gopher = &gopher.Fetcher{}
+	c.Register("gopher", c.Gopher)
+	c.Register("gophers", c.Gopher)
 	return c
 }
 

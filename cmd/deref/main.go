@@ -322,6 +322,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
 		tty.Close()
 		c.Prompt = promptPassword // no terminal: the netrc file answers instead
+		c.Gopher.Ask = askOnTerminal
 	}
 	return c, nil
 }
@@ -385,6 +386,48 @@ func guessScheme(raw string) string {
 		return "ftp://" + t
 	}
 	return "http://" + t
+}
+
+// askOnTerminal asks the questions of a Gopher+ form on the terminal.
+func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: a form needs answers and there is no terminal to ask on", fetch.ErrNotRetrievable)
+	}
+	defer tty.Close()
+	in := bufio.NewReader(tty)
+	var answers []string
+	for _, q := range qs {
+		if !q.NeedsAnswer() {
+			fmt.Fprintln(tty, q.Prompt)
+			continue
+		}
+		prompt := q.Prompt
+		if len(q.Choices) > 0 {
+			prompt += " [" + strings.Join(q.Choices, "/") + "]"
+		}
+		fmt.Fprint(tty, prompt+" ")
+		var a string
+		if q.Kind == "AskP" {
+			b, err := term.ReadPassword(int(tty.Fd()))
+			fmt.Fprintln(tty)
+			if err != nil {
+				return nil, err
+			}
+			a = string(b)
+		} else {
+			line, err := in.ReadString('\n')
+			if err != nil && line == "" {
+				return nil, err
+			}
+			a = strings.TrimRight(line, "\r\n")
+		}
+		if a == "" && len(q.Choices) > 0 {
+			a = q.Choices[0]
+		}
+		answers = append(answers, a)
+	}
+	return answers, nil
 }
 
 func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {

@@ -31,8 +31,14 @@ import (
 	"github.com/urlderef/deref/url"
 )
 
-// Fetcher retrieves Gopher items. The zero value is ready to use.
-type Fetcher struct{}
+// Fetcher retrieves Gopher items. The zero value is ready to use; set Ask
+// to fill in Gopher+ forms.
+type Fetcher struct {
+	// Ask answers the questions of an item's +ASK form, one answer per
+	// question (Note lines get none). nil means a URL with the Gopher+
+	// string "?" fails with an error saying a form needs answers.
+	Ask func(ctx context.Context, questions []Question) ([]string, error)
+}
 
 // maxMenu bounds a menu or attribute reply held for parsing.
 const maxMenu = 16 << 20
@@ -68,10 +74,21 @@ func RequestLine(g *url.GopherPath) string {
 }
 
 // Fetch sends the request the URL describes and streams the reply.
-func (f Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Response, error) {
+func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Response, error) {
 	g, err := req.URL.Gopher()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
+	}
+	return f.fetch(ctx, req, g)
+}
+
+func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.GopherPath) (*protocols.Response, error) {
+	if g.HasPlus && g.Plus == "?" {
+		filled, err := f.fillForm(ctx, req, g)
+		if err != nil {
+			return nil, err
+		}
+		g = filled
 	}
 	if g.Type == '7' && !g.HasSearch && !g.HasPlus {
 		return &protocols.Response{
@@ -128,7 +145,7 @@ func (f Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.
 	return resp, nil
 }
 
-func (f Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn, br *bufio.Reader) (*protocols.Response, error) {
+func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn, br *bufio.Reader) (*protocols.Response, error) {
 	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mediaTypes[g.Type], Name: protocols.NameFromURL(req.URL, "index")}
 	limit := req.LineLimit()
 	var body io.Reader = br
@@ -223,7 +240,7 @@ func plusError(br *bufio.Reader, head string, limit int) error {
 	return fmt.Errorf("%w: %s (%s)", kind, text, admin)
 }
 
-func (f Fetcher) attributes(req *protocols.Request, resp *protocols.Response, conn net.Conn, body io.Reader, dotted, strict bool, limit int) (*protocols.Response, error) {
+func (f *Fetcher) attributes(req *protocols.Request, resp *protocols.Response, conn net.Conn, body io.Reader, dotted, strict bool, limit int) (*protocols.Response, error) {
 	if dotted {
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
 
@@ -299,5 +300,38 @@ func TestDownloadSplice(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/short"); !os.IsNotExist(err) {
 		t.Errorf("a short object sits under its final name: %v", err)
+	}
+}
+
+// TestAskForm fills in a Gopher+ form: the +ASK block is fetched, the
+// questions answered by the callback, and the filled form sent as RFC 1738
+// §3.4.9 shows.
+func TestAskForm(t *testing.T) {
+	s := start(t, func(req string, w io.Writer) {
+		switch req {
+		case "/form\t!+ASK":
+			io.WriteString(w, "+-2\r\n+ASK:\r\n Ask: Your name?\tanon\r\n Note: Be kind.\r\n Choose: Colour\tred\tblue\r\n")
+		case "/form\t+\t1\r\n+-1\r\nAlice\r\nblue\r\n.":
+			io.WriteString(w, "+-2\r\nthanks\r\n")
+		default:
+			io.WriteString(w, "--1\r\n1 admin\r\nunexpected request\r\n")
+		}
+	})
+	c := client()
+	var asked []gopher.Question
+	c.Gopher.Ask = func(ctx context.Context, qs []gopher.Question) ([]string, error) {
+		asked = qs
+		return []string{"Alice", "blue"}, nil
+	}
+	body, _, err := get(t, c, "gopher://"+s.addr()+"/1/form%09%09?")
+	if err != nil || body != "thanks\r\n" && body != "thanks\n" {
+		t.Errorf("filled form: %q, %v (last request %q)", body, err, s.last())
+	}
+	if len(asked) != 3 || asked[0].Prompt != "Your name?" || asked[0].Choices[0] != "anon" || asked[1].NeedsAnswer() || asked[2].Choices[1] != "blue" {
+		t.Errorf("questions %+v", asked)
+	}
+	c.Gopher.Ask = nil
+	if _, _, err := get(t, c, "gopher://"+s.addr()+"/1/form%09%09?"); !errors.Is(err, fetch.ErrNotRetrievable) {
+		t.Errorf("a form without anyone to answer: %v", err)
 	}
 }
