@@ -45,6 +45,7 @@ const (
 	KindArticleList = protocols.KindArticleList
 	KindSession     = protocols.KindSession
 	KindRedirect    = protocols.KindRedirect
+	KindInfo        = protocols.KindInfo
 )
 
 // Sentinel errors, re-exported from package protocols.

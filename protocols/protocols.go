@@ -150,9 +150,10 @@ const (
 	KindArticleList             // a newsgroup's articles: Entries lists them
 	KindSession                 // an interactive session: Session is set, Body is nil
 	KindRedirect                // the server points elsewhere: Location is set
+	KindInfo                    // a line of text in a listing (a Gopher "i" item), nothing to fetch
 )
 
-var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect"}
+var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect", "info"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

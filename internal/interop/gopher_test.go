@@ -70,6 +70,20 @@ func TestGopher(t *testing.T) {
 			if checked < 4 {
 				t.Errorf("only %d items compared: %v", checked, files)
 			}
+			// The search engine (type 7) with a query.
+			_, resp, err = read(t, c, base+"/7/cgi-bin/search%09hello%20world")
+			if err != nil {
+				t.Fatalf("search: %v", err)
+			}
+			found := false
+			for _, e := range resp.Entries {
+				if e.Kind == fetch.KindInfo && strings.Contains(e.Name, "results for hello world") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("search results: %+v", resp.Entries)
+			}
 			// The binary item, by sha256.
 			got, _, err := read(t, c, base+"/9/pub/random.bin")
 			want, _ := os.ReadFile(filepath.Join(root, "pub/random.bin"))

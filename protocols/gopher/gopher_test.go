@@ -211,13 +211,13 @@ func TestMenu(t *testing.T) {
 		{"About this", "0+", "gopher://example.org/0/about.txt", fetch.KindFile},
 		{"Sub menu", "1", "gopher://example.org:7070/1/sub", fetch.KindDirectory},
 		{"Search", "7?", "gopher://example.org/7/cgi/search", fetch.KindSearchIndex},
-		{"Just text", "i", "", fetch.KindFile},
+		{"Just text", "i", "", fetch.KindInfo},
 		{"Login", "8", "telnet://guest@example.org:23/", fetch.KindSession},
 		{"Mainframe", "T", "tn3270://example.org:23/", fetch.KindSession},
 		{"A web page", "h", "http://example.org/x", fetch.KindFile},
 		{"A file with space", "9", "gopher://example.org/9/files/a%20b.bin", fetch.KindFile},
 		{"Unknown type", "Z", "gopher://example.org/Z/z", fetch.KindFile},
-		{"An error", "3", "", fetch.KindFile},
+		{"An error", "3", "", fetch.KindInfo},
 	}
 	if len(resp.Entries) != len(want) {
 		t.Fatalf("%d entries, want %d: %+v", len(resp.Entries), len(want), resp.Entries)

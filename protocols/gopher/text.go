@@ -132,6 +132,7 @@ func ParseMenu(menu string) []protocols.Entry {
 		}
 		switch t {
 		case 'i', '3':
+			e.Kind = protocols.KindInfo
 			out = append(out, e)
 			continue
 		case '1':

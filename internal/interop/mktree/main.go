@@ -58,6 +58,18 @@ func write(root string) error {
 			return err
 		}
 	}
+	// A search engine (type 7): both Gopher servers run it with the query
+	// in $SEARCHREQUEST or $QUERY_STRING and send its output as the reply.
+	script := "#!/bin/sh\n" +
+		"q=\"${SEARCHREQUEST:-$QUERY_STRING}\"\n" +
+		"printf 'iresults for %s\\tfake\\t(NULL)\\t0\\r\\n' \"$q\"\n" +
+		"printf '0hello.txt\\t/hello.txt\\t127.0.0.1\\t70\\r\\n'\n"
+	if err := os.MkdirAll(filepath.Join(root, "cgi-bin"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(root, "cgi-bin", "search"), []byte(script), 0o755); err != nil {
+		return err
+	}
 	return filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
