@@ -26,7 +26,7 @@ type server struct {
 	reply func(req string, w io.Writer)
 }
 
-func start(t *testing.T, reply func(req string, w io.Writer)) *server {
+func start(t testing.TB, reply func(req string, w io.Writer)) *server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -1,0 +1,66 @@
+package gopher
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/protocols"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestGolden parses menus and attribute replies captured from pygopherd
+// and gophernicus (testdata/*.menu, *.attrs) and compares the rendering
+// with testdata/*.golden; -update rewrites them.
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.menu")
+	attrs, _ := filepath.Glob("testdata/*.attrs")
+	if len(files) == 0 || len(attrs) == 0 {
+		t.Fatal("no captures in testdata")
+	}
+	for _, in := range append(files, attrs...) {
+		raw, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if strings.HasSuffix(in, ".menu") {
+			for _, e := range ParseMenu(string(raw)) {
+				b.WriteString(protocols.FormatEntry(e) + "\t" + e.Type + "\n")
+			}
+		} else {
+			for _, a := range ParseAttributes(string(raw)) {
+				b.WriteString("+" + a.Name + ": " + a.Value + "\t(" + a.Item + ")\n")
+				for _, l := range a.Lines {
+					b.WriteString("  " + l + "\n")
+				}
+			}
+		}
+		golden := strings.TrimSuffix(in, filepath.Ext(in)) + filepath.Ext(in) + ".golden"
+		if *update {
+			os.WriteFile(golden, []byte(b.String()), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if b.String() != string(want) {
+			t.Errorf("%s: got\n%s\nwant\n%s", in, b.String(), want)
+		}
+	}
+}
+
+func FuzzParseMenu(f *testing.F) {
+	for _, name := range []string{"testdata/pygopherd-pub.menu", "testdata/gophernicus-pub.menu"} {
+		b, _ := os.ReadFile(name)
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ParseMenu(s)
+		ParseAttributes(s)
+	})
+}
