@@ -3,9 +3,12 @@ package gopher_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -333,5 +336,43 @@ func TestAskForm(t *testing.T) {
 	c.Gopher.Ask = nil
 	if _, _, err := get(t, c, "gopher://"+s.addr()+"/1/form%09%09?"); !errors.Is(err, fetch.ErrNotRetrievable) {
 		t.Errorf("a form without anyone to answer: %v", err)
+	}
+}
+
+// TestGophers checks gophers:// (TLS): the certificate is verified, and a
+// trusted server is read as plain Gopher over TLS.
+func TestGophers(t *testing.T) {
+	hs := httptest.NewUnstartedServer(nil)
+	hs.StartTLS()
+	defer hs.Close()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", hs.TLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				io.WriteString(c, "secure "+strings.TrimSpace(line)+"\r\n.\r\n")
+			}()
+		}
+	}()
+	u := "gophers://" + ln.Addr().String() + "/0/sel"
+	c := client()
+	if _, _, err := get(t, c, u); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("untrusted certificate: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(hs.Certificate())
+	c.TLSConfig = &tls.Config{RootCAs: pool}
+	body, _, err := get(t, c, u)
+	if err != nil || body != "secure /sel\n" {
+		t.Errorf("gophers: %q, %v", body, err)
 	}
 }
