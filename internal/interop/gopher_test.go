@@ -101,8 +101,11 @@ func TestGopherPlus(t *testing.T) {
 	root := env(t, "DEREF_INTEROP_TREE")
 	c := client()
 	got, resp, err := read(t, c, base+"/0/hello.txt%09%09+")
+	if err != nil {
+		t.Fatalf("Gopher+ view: %v", err)
+	}
 	want, _ := os.ReadFile(filepath.Join(root, "hello.txt"))
-	if err != nil || !bytes.Equal(got, want) || resp.Size != int64(len(want)) {
+	if !bytes.Equal(got, want) || resp.Size != int64(len(want)) {
 		t.Errorf("Gopher+ view: %q size %d, %v", got, resp.Size, err)
 	}
 	got, _, err = read(t, c, base+"/9/pub/random.bin%09%09+")
@@ -122,8 +125,10 @@ func TestGopherPlus(t *testing.T) {
 		t.Errorf("attributes of hello.txt: %+v", resp.Attributes)
 	}
 	_, resp, err = read(t, c, base+"/1/pub%09%09$")
-	if err != nil || len(resp.Attributes) < 10 {
-		t.Errorf("attributes of /pub: %d, %v", len(resp.Attributes), err)
+	if err != nil {
+		t.Errorf("attributes of /pub: %v", err)
+	} else if len(resp.Attributes) < 10 {
+		t.Errorf("attributes of /pub: only %d", len(resp.Attributes))
 	}
 	// deref -I asks a Gopher+ server for the size and the attributes.
 	bin := filepath.Join(t.TempDir(), "deref")
