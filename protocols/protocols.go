@@ -208,7 +208,13 @@ type Entry struct {
 	Size    int64     // -1 when unknown
 	ModTime time.Time // zero when unknown
 	URL     string    // where the entry can be dereferenced; empty when it cannot
-	Type    string    // the protocol's own type (a Gopher type, a MIME type), if any
+	Type    string    // the protocol's own type (a Gopher type with its Gopher+ "+" or "?" flag, a MIME type), if any
+
+	// Selector, Host and Port address the item where the protocol does so
+	// (Gopher menus); URL says the same as a locator.
+	Selector string
+	Host     string
+	Port     int
 }
 
 // Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))

@@ -566,6 +566,9 @@ type jsonEntry struct {
 	Name     string `json:"name"`
 	URL      string `json:"url,omitempty"`
 	Type     string `json:"type,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Port     int    `json:"port,omitempty"`
 }
 
 func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
@@ -578,7 +581,7 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 	}
 	enc := json.NewEncoder(bw)
 	for _, e := range entries {
-		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type}
+		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port}
 		if e.Size >= 0 {
 			j.Size = &e.Size
 		}

@@ -225,6 +225,9 @@ func TestMenu(t *testing.T) {
 	if len(resp.Entries) != len(want) {
 		t.Fatalf("%d entries, want %d: %+v", len(resp.Entries), len(want), resp.Entries)
 	}
+	if e := resp.Entries[1]; e.Selector != "/sub" || e.Host != "example.org" || e.Port != 7070 {
+		t.Errorf("selector, host and port of %+v", e)
+	}
 	for i, w := range want {
 		e := resp.Entries[i]
 		if e.Name != w.name || e.Type != w.typ || e.URL != w.url || e.Kind != w.kind {

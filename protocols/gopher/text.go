@@ -129,6 +129,8 @@ func ParseMenu(menu string) []protocols.Entry {
 		var sel, host, port string
 		if len(f) >= 4 {
 			sel, host, port = f[1], f[2], f[3]
+			e.Selector, e.Host = sel, host
+			e.Port, _ = strconv.Atoi(port)
 		}
 		switch t {
 		case 'i', '3':
