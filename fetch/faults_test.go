@@ -11,35 +11,27 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // scripted serves every connection with fn, a fault script.
 func scripted(t *testing.T, fn func(c net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for { // read the request head
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		fn(c)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for { // read the request head
-					line, err := br.ReadString('\n')
-					if err != nil || line == "\r\n" {
-						break
-					}
-				}
-				fn(c)
-			}()
-		}
-	}()
 	return "http://" + ln.Addr().String()
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
@@ -31,40 +32,35 @@ type server struct {
 
 func start(t testing.TB, reply func(req string, w io.Writer)) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &server{reply: reply}
+	ln, err := testserver.Listen(s.serve)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{ln: ln, reply: reply}
+	s.ln = ln
 	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				line, _ := br.ReadString('\n')
-				req := strings.TrimSuffix(line, "\r\n")
-				if strings.HasSuffix(req, "\t1") { // a filled form follows
-					for {
-						l, err := br.ReadString('\n')
-						req += "\r\n" + strings.TrimSuffix(l, "\r\n")
-						if err != nil || l == ".\r\n" {
-							break
-						}
-					}
-				}
-				s.mu.Lock()
-				s.reqs = append(s.reqs, req)
-				s.mu.Unlock()
-				s.reply(req, c)
-			}()
-		}
-	}()
 	return s
+}
+
+// serve reads one request and answers it with the scripted reply.
+func (s *server) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	line, _ := br.ReadString('\n')
+	req := strings.TrimSuffix(line, "\r\n")
+	if strings.HasSuffix(req, "\t1") { // a filled form follows
+		for {
+			l, err := br.ReadString('\n')
+			req += "\r\n" + strings.TrimSuffix(l, "\r\n")
+			if err != nil || l == ".\r\n" {
+				break
+			}
+		}
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+	s.reply(req, c)
 }
 
 func (s *server) last() string {
@@ -353,19 +349,11 @@ func TestGophers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				line, _ := bufio.NewReader(c).ReadString('\n')
-				io.WriteString(c, "secure "+strings.TrimSpace(line)+"\r\n.\r\n")
-			}()
-		}
-	}()
+	go testserver.Serve(ln, func(c net.Conn) {
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "secure "+strings.TrimSpace(line)+"\r\n.\r\n")
+	})
 	u := "gophers://" + ln.Addr().String() + "/0/sel"
 	c := client()
 	if _, _, err := get(t, c, u); err == nil || !strings.Contains(err.Error(), "certificate") {

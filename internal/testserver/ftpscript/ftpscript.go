@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // Handler answers one command. It returns false to let the server give
@@ -36,21 +38,9 @@ type Server struct {
 
 // Start listens on a free port of 127.0.0.1.
 func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
+	ln, err := testserver.Listen(s.serve)
 	s.ln = ln
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return nil
+	return err
 }
 
 // Addr is the server's host:port.

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // Server serves Root on a loopback port.
@@ -24,21 +26,9 @@ type Server struct {
 
 // Start listens on a free port of 127.0.0.1.
 func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
+	ln, err := testserver.Listen(s.serve)
 	s.ln = ln
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return nil
+	return err
 }
 
 // Addr is the server's host:port.

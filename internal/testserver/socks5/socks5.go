@@ -8,6 +8,8 @@ import (
 	"net"
 	"strconv"
 	"sync"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // Server accepts SOCKS5 CONNECT requests and relays the connections.
@@ -25,7 +27,7 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{ln: ln}
-	go s.serve()
+	go testserver.Serve(ln, s.handle)
 	return s, nil
 }
 
@@ -40,16 +42,6 @@ func (s *Server) Targets() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.targets...)
-}
-
-func (s *Server) serve() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		go s.handle(c)
-	}
 }
 
 func (s *Server) handle(c net.Conn) {
