@@ -102,7 +102,9 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, g.mapErr(err)
 	}
-	buf := make([]byte, 256<<10)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, err := g.Read(buf)
@@ -189,3 +191,7 @@ func WriteError(err error) error {
 	}
 	return &writeError{err}
 }
+
+// copyBuffers holds WriteTo's copy buffers, so that many small bodies in
+// a row do not each allocate and clear one.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
