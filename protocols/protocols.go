@@ -181,6 +181,9 @@ type Response struct {
 	// protocol's status text ("301 Moved Permanently").
 	Location *url.URL
 	Status   string
+	// Note is a remark for the user about an otherwise normal answer, such
+	// as a WAIS search that matched nothing and offers the catalog instead.
+	Note string
 
 	// Session is the interactive session of a KindSession response.
 	Session io.ReadWriteCloser
@@ -215,6 +218,11 @@ type Entry struct {
 	Selector string
 	Host     string
 	Port     int
+	// Score is a search hit's relevance as the server ranks it (higher is
+	// better, relative to this search only) and Lines its length in lines;
+	// both are 0 when the protocol gives none (WAIS gives both).
+	Score int64
+	Lines int64
 }
 
 // Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))
