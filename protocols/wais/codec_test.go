@@ -1,4 +1,4 @@
-package wais
+package wais_test
 
 import (
 	"bytes"
@@ -6,36 +6,24 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/urlderef/deref/internal/testserver/waisd"
+	"github.com/urlderef/deref/protocols/wais"
 )
 
 // capture reads a message captured from freeWAIS-sf 2.2.8, kept as the
-// hex dump of the protocol notes (§16): offset, 16 hex bytes, ASCII.
+// hex dump of the protocol notes (§16).
 func capture(t testing.TB, name string) []byte {
 	t.Helper()
 	text, err := os.ReadFile(filepath.Join("testdata", name+".hex"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b []byte
-	for _, line := range strings.Split(strings.TrimRight(string(text), "\n"), "\n") {
-		if len(line) < 8 {
-			t.Fatalf("%s: short line %q", name, line)
-		}
-		off, err := strconv.ParseInt(line[:4], 16, 64)
-		if err != nil || int(off) != len(b) {
-			t.Fatalf("%s: line %q at offset %d", name, line, len(b))
-		}
-		hexpart := line[6:min(len(line), 6+47)]
-		for _, h := range strings.Fields(hexpart) {
-			v, err := hex.DecodeString(h)
-			if err != nil || len(v) != 1 {
-				t.Fatalf("%s: %q is not a hex byte", name, h)
-			}
-			b = append(b, v[0])
-		}
+	b, err := waisd.ParseDump(text)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return b
 }
@@ -44,8 +32,6 @@ var captures = []string{"16.1", "16.2", "16.3", "16.4", "16.5", "16.6", "16.7", 
 
 // Sample documents of the notes (§15).
 const (
-	alphaText = "Alpha document about gophers\nThe gopher protocol is a simple menu based protocol.\nGophers also live underground and eat roots.\n"
-	betaText  = "Beta document about WAIS\nWAIS means Wide Area Information Servers.\nIt uses Z39.50 over TCP port 210 and relevance ranked search.\nThe WAIS client sends seed words and receives document headers.\n"
 	alphaWP   = "1=localhost%3A2110;2=/srv/wais/idx/test;3=0%20127%20/srv/wais/docs/alpha.txt;4=localhost%3A2110;5=/srv/wais/idx/test;6=0%20127%20/srv/wais/docs/alpha.txt;7=%00;"
 	betaWP    = "1=localhost%3A2110;2=/srv/wais/idx/test;3=0%20193%20/srv/wais/docs/beta.txt;4=localhost%3A2110;5=/srv/wais/idx/test;6=0%20193%20/srv/wais/docs/beta.txt;7=%00;"
 	gammaWP   = "1=localhost%3A2110;2=/srv/wais/idx/test;3=0%2012842%20/srv/wais/docs/gamma.txt;4=localhost%3A2110;5=/srv/wais/idx/test;6=0%2012842%20/srv/wais/docs/gamma.txt;7=%00;"
@@ -54,26 +40,26 @@ const (
 
 func docid(t testing.TB, wpath string) []byte {
 	t.Helper()
-	d, err := DecodeWPath(wpath)
+	d, err := wais.DecodeWPath(wpath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
-func split(t *testing.T, msg []byte) (Header, []byte) {
+func split(t *testing.T, msg []byte) (wais.Header, []byte) {
 	t.Helper()
-	h, err := ParseHeader(msg[:HeaderSize], MaxBody)
+	h, err := wais.ParseHeader(msg[:wais.HeaderSize], wais.MaxBody)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Length != len(msg)-HeaderSize {
-		t.Fatalf("length field %d, body %d", h.Length, len(msg)-HeaderSize)
+	if h.Length != len(msg)-wais.HeaderSize {
+		t.Fatalf("length field %d, body %d", h.Length, len(msg)-wais.HeaderSize)
 	}
-	return h, msg[HeaderSize:]
+	return h, msg[wais.HeaderSize:]
 }
 
-// Every captured message decodes into header, APDU, WAIS block and groups,
+// Every captured message decodes into header, wais.APDU, WAIS block and groups,
 // and each level encodes back to the captured bytes.
 func TestCapturesRoundTrip(t *testing.T) {
 	for _, c := range captures {
@@ -81,38 +67,38 @@ func TestCapturesRoundTrip(t *testing.T) {
 			name := c + "." + dir
 			msg := capture(t, name)
 			h, body := split(t, msg)
-			if got := h.Marshal(); !bytes.Equal(got, msg[:HeaderSize]) {
-				t.Errorf("%s: header %q re-encodes as %q", name, msg[:HeaderSize], got)
+			if got := h.Marshal(); !bytes.Equal(got, msg[:wais.HeaderSize]) {
+				t.Errorf("%s: header %q re-encodes as %q", name, msg[:wais.HeaderSize], got)
 			}
 			if h.Type != 'z' || h.Version != '2' || string(h.Server[:]) != "wais      " || h.Checksum != '0' {
 				t.Errorf("%s: header fields %+v", name, h)
 			}
-			a, err := ParseAPDU(body)
+			a, err := wais.ParseAPDU(body)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if got := a.Marshal(); !bytes.Equal(got, body) {
 				t.Errorf("%s: body does not re-encode:\n got %x\nwant %x", name, got, body)
 			}
-			if a.Ext == nil || a.Ext.Tag != TagUserInformation {
+			if a.Ext == nil || a.Ext.Tag != wais.TagUserInformation {
 				continue
 			}
-			es, err := ParseBlock(a.Ext.Value)
+			es, err := wais.ParseBlock(a.Ext.Value)
 			if err != nil {
 				t.Fatalf("%s: block: %v", name, err)
 			}
-			if got := MarshalBlock(es); !bytes.Equal(got, a.Ext.Value) {
+			if got := wais.MarshalBlock(es); !bytes.Equal(got, a.Ext.Value) {
 				t.Errorf("%s: WAIS block does not re-encode", name)
 			}
 			for _, e := range es {
-				if e.Diag != nil || (e.Tag != TagDocumentHeader && e.Tag != TagDocumentTextGrp) {
+				if e.Diag != nil || (e.Tag != wais.TagDocumentHeader && e.Tag != wais.TagDocumentTextGrp) {
 					continue
 				}
-				fs, err := ParseFields(e.Value)
+				fs, err := wais.ParseFields(e.Value)
 				if err != nil {
 					t.Fatalf("%s: group %d: %v", name, e.Tag, err)
 				}
-				if got := MarshalFields(fs); !bytes.Equal(got, e.Value) {
+				if got := wais.MarshalFields(fs); !bytes.Equal(got, e.Value) {
 					t.Errorf("%s: group %d does not re-encode", name, e.Tag)
 				}
 			}
@@ -126,19 +112,19 @@ func TestRequestsMatchCaptures(t *testing.T) {
 	alpha, beta := docid(t, alphaWP), docid(t, betaWP)
 	for _, tc := range []struct {
 		name string
-		a    *APDU
+		a    *wais.APDU
 	}{
-		{"16.1", InitRequest(100000)},
-		{"16.2", SearchRequest("test", "gophers", 40)},
-		{"16.3", SearchRequest("test", "zebra", 40)},
-		{"16.4", SearchRequest("nosuchdb", "gophers", 40)},
-		{"16.5", RetrievalRequest("test", alpha, "TEXT", UnitBytes, 0, 127)},
-		{"16.6", RetrievalRequest("test", beta, "TEXT", UnitBytes, 0, 10000)},
-		{"16.7", RetrievalRequest("test", alpha, "TEXT", UnitLines, 1, 2)},
-		{"16.8", RetrievalRequest("test", alpha, "TEXT", UnitBytes, 127, 10127)},
+		{"16.1", wais.InitRequest(100000)},
+		{"16.2", wais.SearchRequest("test", "gophers", 40)},
+		{"16.3", wais.SearchRequest("test", "zebra", 40)},
+		{"16.4", wais.SearchRequest("nosuchdb", "gophers", 40)},
+		{"16.5", wais.RetrievalRequest("test", alpha, "TEXT", wais.UnitBytes, 0, 127)},
+		{"16.6", wais.RetrievalRequest("test", beta, "TEXT", wais.UnitBytes, 0, 10000)},
+		{"16.7", wais.RetrievalRequest("test", alpha, "TEXT", wais.UnitLines, 1, 2)},
+		{"16.8", wais.RetrievalRequest("test", alpha, "TEXT", wais.UnitBytes, 127, 10127)},
 	} {
 		want := capture(t, tc.name+".request")
-		if got := Message(tc.a.Marshal()); !bytes.Equal(got, want) {
+		if got := wais.Message(tc.a.Marshal()); !bytes.Equal(got, want) {
 			t.Errorf("%s: request\n got %x\nwant %x", tc.name, got, want)
 		}
 	}
@@ -146,14 +132,14 @@ func TestRequestsMatchCaptures(t *testing.T) {
 
 func TestInitResponse(t *testing.T) {
 	_, body := split(t, capture(t, "16.1.reply"))
-	a, err := ParseAPDU(body)
+	a, err := wais.ParseAPDU(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := InitResult(a); err != nil || r != 1 {
+	if r, err := wais.InitResult(a); err != nil || r != 1 {
 		t.Fatalf("result %d, %v", r, err)
 	}
-	want := []Field{
+	want := []wais.Field{
 		{3, []byte{0x80}}, {4, []byte{0x80}}, {5, []byte{1, 0x86, 0xa0}}, {6, []byte{1, 0x86, 0xa0}},
 		{8, []byte("LS6")}, {9, []byte("University of Dortmund Informatik VI")}, {10, []byte("2.2.8 string")},
 	}
@@ -165,19 +151,19 @@ func TestInitResponse(t *testing.T) {
 			t.Errorf("field %d: %d %q, want %d %q", i, a.Fields[i].Tag, a.Fields[i].Value, f.Tag, f.Value)
 		}
 	}
-	if n, _ := ParseNum(a.Fields[2].Value); n != 100000 {
+	if n, _ := wais.ParseNum(a.Fields[2].Value); n != 100000 {
 		t.Errorf("PreferredMessageSize %d", n)
 	}
-	es, err := ParseBlock(a.Ext.Value)
+	es, err := wais.ParseBlock(a.Ext.Value)
 	if err != nil || len(es) != 2 || es[0].Tag != 100 || es[1].Tag != 101 {
 		t.Fatalf("block %v %v", es, err)
 	}
 }
 
-func searchReply(t *testing.T, name string) *SearchResponse {
+func searchReply(t *testing.T, name string) *wais.SearchResponse {
 	t.Helper()
 	_, body := split(t, capture(t, name+".reply"))
-	r, err := ParseSearchResponse(body)
+	r, err := wais.ParseSearchResponse(body)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -203,7 +189,7 @@ func TestSearchResponseTwoHits(t *testing.T) {
 	if g.Score != 88 || g.Length != 12842 || g.Lines != 201 || g.Headline != "gamma.txt   /srv/wais/docs/" {
 		t.Errorf("gamma %+v", g)
 	}
-	fs, err := ParseFields(a.DocID)
+	fs, err := wais.ParseFields(a.DocID)
 	if err != nil || len(fs) != 7 || string(fs[0].Value) != "localhost:2110" || string(fs[2].Value) != "0 127 /srv/wais/docs/alpha.txt" || !bytes.Equal(fs[6].Value, []byte{0}) {
 		t.Errorf("docid fields %v %v", fs, err)
 	}
@@ -238,7 +224,7 @@ func TestRetrievalReplies(t *testing.T) {
 	if len(r.Texts) != 1 || len(r.Diagnostics) != 0 || string(r.ReferenceID) != "3" {
 		t.Fatalf("%+v", r)
 	}
-	if got := sum(r.Texts[0].Text); got != "ff2ff3cda292abe2ae98f22d290aabd5f30e3065fe660dca5da18d2385485a32" || string(r.Texts[0].Text) != alphaText {
+	if got := sum(r.Texts[0].Text); got != "ff2ff3cda292abe2ae98f22d290aabd5f30e3065fe660dca5da18d2385485a32" || string(r.Texts[0].Text) != waisd.Alpha {
 		t.Errorf("alpha.txt sha256 %s", got)
 	}
 	if !bytes.Equal(r.Texts[0].DocID, docid(t, alphaWP)) {
@@ -248,7 +234,7 @@ func TestRetrievalReplies(t *testing.T) {
 	if len(r.Texts) != 1 || len(r.Diagnostics) != 1 || r.Records != 2 {
 		t.Fatalf("%+v", r)
 	}
-	if got := sum(r.Texts[0].Text); got != "3e2d0eb5e37ae57177886883aa018cc57bc60d954f230712d0a54287103f7bbf" || string(r.Texts[0].Text) != betaText {
+	if got := sum(r.Texts[0].Text); got != "3e2d0eb5e37ae57177886883aa018cc57bc60d954f230712d0a54287103f7bbf" || string(r.Texts[0].Text) != waisd.Beta {
 		t.Errorf("beta.txt sha256 %s", got)
 	}
 	if d := r.Diagnostics[0]; d.Code != "SF" || d.Info != "Request out of range" || d.Surrogate != 1 {
@@ -274,43 +260,43 @@ func TestCompressedIntegers(t *testing.T) {
 		{153, "8119"}, {447, "833f"}, {1000, "8768"}, {10156, "cf2c"}, {16383, "ff7f"}, {16384, "818000"},
 		{100000, "868d20"}, {2097151, "ffff7f"}, {2097152, "81808000"},
 	} {
-		if got := hex.EncodeToString(AppendCI(nil, tc.v)); got != tc.hex {
+		if got := hex.EncodeToString(wais.AppendCI(nil, tc.v)); got != tc.hex {
 			t.Errorf("CI(%d) = %s, want %s", tc.v, got, tc.hex)
 		}
 		b, _ := hex.DecodeString(tc.hex)
-		v, n, err := ReadCI(b)
+		v, n, err := wais.ReadCI(b)
 		if err != nil || v != tc.v || n != len(b) {
-			t.Errorf("ReadCI(%s) = %d, %d, %v", tc.hex, v, n, err)
+			t.Errorf("wais.ReadCI(%s) = %d, %d, %v", tc.hex, v, n, err)
 		}
 	}
-	if v, n, err := ReadCI([]byte{0x80, 0x05}); v != 5 || n != 2 || err != nil {
+	if v, n, err := wais.ReadCI([]byte{0x80, 0x05}); v != 5 || n != 2 || err != nil {
 		t.Errorf("leading 80: %d %d %v", v, n, err)
 	}
 	for _, bad := range [][]byte{{0x81, 0x80, 0x80, 0x80, 0x00}, {0x81}, {}} {
-		if _, _, err := ReadCI(bad); err == nil {
-			t.Errorf("ReadCI(%x) accepted", bad)
+		if _, _, err := wais.ReadCI(bad); err == nil {
+			t.Errorf("wais.ReadCI(%x) accepted", bad)
 		}
 	}
 	for _, tc := range []struct {
 		v   int64
 		hex string
 	}{{0, "00"}, {191, "bf"}, {357, "0165"}, {12842, "322a"}, {100000, "0186a0"}, {1 << 24, "01000000"}} {
-		if got := hex.EncodeToString(Num(tc.v)); got != tc.hex {
-			t.Errorf("Num(%d) = %s, want %s", tc.v, got, tc.hex)
+		if got := hex.EncodeToString(wais.Num(tc.v)); got != tc.hex {
+			t.Errorf("wais.Num(%d) = %s, want %s", tc.v, got, tc.hex)
 		}
 	}
 }
 
 func TestHeaderLimits(t *testing.T) {
 	for _, h := range []string{"00000000x1z2wais        0", "0000200000z2wais        0"} {
-		if _, err := ParseHeader([]byte(h), 100000); err == nil {
+		if _, err := wais.ParseHeader([]byte(h), 100000); err == nil {
 			t.Errorf("%q accepted", h)
 		}
 	}
-	if _, _, err := ReadMessage(strings.NewReader("0000000010z2wais        0abc"), MaxBody); err == nil {
+	if _, _, err := wais.ReadMessage(strings.NewReader("0000000010z2wais        0abc"), wais.MaxBody); err == nil {
 		t.Error("a cut-off body was accepted")
 	}
-	if _, _, err := ReadMessage(strings.NewReader("00000"), MaxBody); err == nil {
+	if _, _, err := wais.ReadMessage(strings.NewReader("00000"), wais.MaxBody); err == nil {
 		t.Error("a cut-off header was accepted")
 	}
 }
@@ -322,7 +308,7 @@ func TestBadBodies(t *testing.T) {
 		"\x00\x0b\x17\x00\x00\x00\x00\x00\x00\x00\x00\x00\x63\x03\x1c\x00\x09",     // diagnostic cut off
 		"\x00\x0b\x17\x00\x00\x00\x00\x00\x00\x00\x00\x00\x63\x04\x81\x16\x05\x00", // group longer than the block
 	} {
-		if _, err := ParseSearchResponse([]byte(b)); err == nil {
+		if _, err := wais.ParseSearchResponse([]byte(b)); err == nil {
 			t.Errorf("%q accepted", b)
 		}
 	}
@@ -331,13 +317,13 @@ func TestBadBodies(t *testing.T) {
 // The worked examples of notes §12.3, both ways.
 func TestWPath(t *testing.T) {
 	r := searchReply(t, "16.2")
-	if got := EncodeWPath(r.Headers[0].DocID); got != alphaWP {
+	if got := wais.EncodeWPath(r.Headers[0].DocID); got != alphaWP {
 		t.Errorf("alpha wpath\n got %s\nwant %s", got, alphaWP)
 	}
-	if got := EncodeWPath(r.Headers[1].DocID); got != gammaWP {
+	if got := wais.EncodeWPath(r.Headers[1].DocID); got != gammaWP {
 		t.Errorf("gamma wpath %s", got)
 	}
-	if got := EncodeWPath(searchReply(t, "16.3").Headers[0].DocID); got != catalogWP {
+	if got := wais.EncodeWPath(searchReply(t, "16.3").Headers[0].DocID); got != catalogWP {
 		t.Errorf("catalog wpath %s", got)
 	}
 	if d := docid(t, alphaWP); len(d) != 139 {
@@ -351,7 +337,7 @@ func TestWPath(t *testing.T) {
 		t.Errorf("%x", d)
 	}
 	long := strings.Repeat("x", 200)
-	if d := docid(t, "3="+long+";"); !bytes.Equal(d[:3], []byte{3, 0x81, 0x48}) || EncodeWPath(d) != "3="+long+";" {
+	if d := docid(t, "3="+long+";"); !bytes.Equal(d[:3], []byte{3, 0x81, 0x48}) || wais.EncodeWPath(d) != "3="+long+";" {
 		t.Errorf("long field %x", d[:3])
 	}
 	// Not of the tagged shape: decoded whole.
@@ -359,7 +345,7 @@ func TestWPath(t *testing.T) {
 		t.Errorf("%q", d)
 	}
 	for _, bad := range []string{"", "1=abc", "1=a%zz;", "1=a;=b;", "1=a;2", "1=a;x=b;", "ab%2"} {
-		if _, err := DecodeWPath(bad); err == nil {
+		if _, err := wais.DecodeWPath(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

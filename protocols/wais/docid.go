@@ -66,7 +66,7 @@ func DecodeWPath(s string) ([]byte, error) {
 			return nil, fmt.Errorf("tag %s without '='", s[:i])
 		}
 		tag, err := strconv.Atoi(s[:i])
-		if err != nil || tag > 1<<21 {
+		if err != nil || tag >= 1<<28 { // a CI of at most 4 bytes
 			return nil, fmt.Errorf("tag %s out of range", s[:i])
 		}
 		end := strings.IndexByte(s[i+1:], ';')
