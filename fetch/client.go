@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
+	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -147,6 +148,8 @@ type Client struct {
 	// Gopher is the gopher: and gophers: fetcher; set Ask to fill in
 	// Gopher+ forms.
 	Gopher *gopher.Fetcher
+	// WAIS is the wais: fetcher.
+	WAIS *wais.Fetcher
 
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
@@ -175,6 +178,8 @@ func NewClient() *Client {
 	c.Gopher = &gopher.Fetcher{}
 	c.Register("gopher", c.Gopher)
 	c.Register("gophers", c.Gopher)
+	c.WAIS = &wais.Fetcher{}
+	c.Register("wais", c.WAIS)
 	return c
 }
 

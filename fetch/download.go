@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -137,6 +138,9 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 // decoded and made safe, else "index.html" for HTTP and "index" for the
 // rest. It never comes from the server.
 func SuggestedName(u *url.URL) string {
+	if u.Scheme == "wais" {
+		return wais.SuggestedName(u)
+	}
 	fallback := "index"
 	if u.Scheme == "http" || u.Scheme == "https" {
 		fallback = "index.html"

@@ -251,6 +251,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	c := fetch.NewClient()
 	c.ConnectTimeout = seconds(o.connectTimeout)
 	c.IdleTimeout = seconds(o.idleTimeout)
+	if c.IdleTimeout > 0 {
+		c.WAIS.ReplyTimeout = c.IdleTimeout
+	}
 	c.MaxBytes = o.maxBytes
 	c.MaxRedirects = o.maxRedirs
 	if o.maxRedirs == 0 {
@@ -487,6 +490,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		gopherPlusMeta(ctx, c, u, resp)
 		return printMeta(stdout, u, resp)
 	}
+	if resp.Note != "" && resp.Kind != protocols.KindSearchIndex {
+		fmt.Fprintln(stderr, "deref: "+resp.Note)
+	}
 	switch {
 	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && !o.raw:
 		if err := printEntries(stdout, resp.Entries, o.json); err != nil {
@@ -496,6 +502,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	case resp.Kind == protocols.KindSearchIndex:
 		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; add ?words to search it")
 	}
+
 	if _, err := io.Copy(stdout, resp.Body); err != nil {
 		return err
 	}
@@ -549,6 +556,9 @@ func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
 	if r.Entries != nil {
 		fmt.Fprintf(&b, "Entries: %d\n", len(r.Entries))
 	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, "Note: %s\n", r.Note)
+	}
 	for _, a := range r.Attributes {
 		fmt.Fprintf(&b, "+%s: %s\n", a.Name, oneLine(a.Value))
 		for _, l := range a.Lines {
@@ -569,6 +579,8 @@ type jsonEntry struct {
 	Selector string `json:"selector,omitempty"`
 	Host     string `json:"host,omitempty"`
 	Port     int    `json:"port,omitempty"`
+	Score    int64  `json:"score,omitempty"`
+	Lines    int64  `json:"lines,omitempty"`
 }
 
 func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
@@ -581,7 +593,7 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 	}
 	enc := json.NewEncoder(bw)
 	for _, e := range entries {
-		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port}
+		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port, Score: e.Score, Lines: e.Lines}
 		if e.Size >= 0 {
 			j.Size = &e.Size
 		}

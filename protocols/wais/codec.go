@@ -67,9 +67,10 @@ func ParseHeader(b []byte, max int) (Header, error) {
 	return h, nil
 }
 
-// ReadMessage reads one message: exactly 25 header bytes, then the body.
-// A body longer than max is refused before it is read.
-func ReadMessage(r io.Reader, max int) (Header, []byte, error) {
+// ReadMessage reads one message: exactly 25 header bytes, then the body,
+// into buf when it is large enough (so that a stream of replies reuses one
+// buffer). A body longer than max is refused before it is read.
+func ReadMessage(r io.Reader, max int, buf []byte) (Header, []byte, error) {
 	var hb [HeaderSize]byte
 	if _, err := io.ReadFull(r, hb[:]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -81,7 +82,11 @@ func ReadMessage(r io.Reader, max int) (Header, []byte, error) {
 	if err != nil {
 		return h, nil, &FormatError{What: "header", Err: err}
 	}
-	body := make([]byte, h.Length)
+	body := buf[:0]
+	if cap(body) < h.Length {
+		body = make([]byte, h.Length)
+	}
+	body = body[:h.Length]
 	if _, err := io.ReadFull(r, body); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return h, nil, fmt.Errorf("connection closed after %d of %d reply bytes: %w", HeaderSize, HeaderSize+h.Length, io.ErrUnexpectedEOF)

@@ -293,10 +293,10 @@ func TestHeaderLimits(t *testing.T) {
 			t.Errorf("%q accepted", h)
 		}
 	}
-	if _, _, err := wais.ReadMessage(strings.NewReader("0000000010z2wais        0abc"), wais.MaxBody); err == nil {
+	if _, _, err := wais.ReadMessage(strings.NewReader("0000000010z2wais        0abc"), wais.MaxBody, nil); err == nil {
 		t.Error("a cut-off body was accepted")
 	}
-	if _, _, err := wais.ReadMessage(strings.NewReader("00000"), wais.MaxBody); err == nil {
+	if _, _, err := wais.ReadMessage(strings.NewReader("00000"), wais.MaxBody, nil); err == nil {
 		t.Error("a cut-off header was accepted")
 	}
 }

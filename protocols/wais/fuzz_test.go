@@ -29,7 +29,7 @@ func seedCaptures(f *testing.F, dir string) {
 func FuzzReply(f *testing.F) {
 	seedCaptures(f, "reply")
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		_, body, err := wais.ReadMessage(bytes.NewReader(msg), 1<<16)
+		_, body, err := wais.ReadMessage(bytes.NewReader(msg), 1<<16, nil)
 		if err != nil {
 			return
 		}

@@ -103,6 +103,7 @@ type session struct {
 	req     *protocols.Request
 	timeout time.Duration
 	stop    func() bool
+	buf     []byte // the last reply's body, reused
 }
 
 func (f *Fetcher) connect(ctx context.Context, req *protocols.Request) (*session, error) {
@@ -117,7 +118,7 @@ func (f *Fetcher) connect(ctx context.Context, req *protocols.Request) (*session
 	if f.NoInit {
 		return s, nil
 	}
-	body, err := s.exchange(ctx, "init", "Init", InitRequest(defaultMessageSize))
+	body, err := s.exchange(ctx, "init", InitRequest(defaultMessageSize), "Init")
 	if err == nil {
 		var a *APDU
 		if a, err = ParseAPDU(body); err == nil {
@@ -149,15 +150,25 @@ func (s *session) close() {
 	s.conn.Close()
 }
 
-// exchange sends one APDU and reads the reply body, with a deadline.
-func (s *session) exchange(ctx context.Context, step, what string, a *APDU) ([]byte, error) {
+// tracef reports a line of the conversation when tracing is on.
+func (s *session) tracef(dir protocols.TraceDir, format string, args ...any) {
+	if s.req.Trace != nil {
+		s.req.Tracef(dir, fmt.Sprintf(format, args...))
+	}
+}
+
+// exchange sends one APDU and reads the reply body, with a deadline. what
+// describes the request for the trace (format and args).
+func (s *session) exchange(ctx context.Context, step string, a *APDU, what string, args ...any) ([]byte, error) {
 	msg := Message(a.Marshal())
-	s.req.Tracef(protocols.TraceSend, fmt.Sprintf("%s (%d bytes)", what, len(msg)))
+	if s.req.Trace != nil {
+		s.tracef(protocols.TraceSend, "%s (%d bytes)", fmt.Sprintf(what, args...), len(msg))
+	}
 	s.conn.SetDeadline(time.Now().Add(s.timeout))
 	if _, err := s.conn.Write(msg); err != nil {
 		return nil, s.netErr(ctx, step, err)
 	}
-	_, body, err := ReadMessage(s.br, MaxBody)
+	_, body, err := ReadMessage(s.br, MaxBody, s.buf)
 	if err != nil {
 		var fe *FormatError
 		switch {
@@ -174,6 +185,7 @@ func (s *session) exchange(ctx context.Context, step, what string, a *APDU) ([]b
 	if len(body) == 0 {
 		return nil, &Error{Step: step, Kind: protocols.ErrProtocol, Err: errNoReply}
 	}
+	s.buf = body // reused by the next reply: callers are done with this one by then
 	return body, nil
 }
 
@@ -247,7 +259,7 @@ func (f *Fetcher) search(ctx context.Context, req *protocols.Request, w *url.WAI
 	if max <= 0 {
 		max = defaultMaxDocuments
 	}
-	body, err := s.exchange(ctx, "search", fmt.Sprintf("Search %q in %s", w.Search, w.Database), SearchRequest(w.Database, w.Search, max))
+	body, err := s.exchange(ctx, "search", SearchRequest(w.Database, w.Search, max), "Search %q in %s", w.Search, w.Database)
 	if err != nil {
 		return nil, err
 	}
@@ -482,9 +494,9 @@ func (b *docBody) fill(first bool) error {
 		end = b.length
 	}
 	b.slices++
-	step := fmt.Sprintf("retrieve slice %d", b.slices)
-	body, err := b.s.exchange(b.ctx, step, fmt.Sprintf("Retrieve %s bytes [%d,%d) of %s", b.typ, start, end, b.db),
-		RetrievalRequest(b.db, b.docid, b.typ, UnitBytes, start, end))
+	step := "retrieve slice " + strconv.Itoa(b.slices)
+	body, err := b.s.exchange(b.ctx, step, RetrievalRequest(b.db, b.docid, b.typ, UnitBytes, start, end),
+		"Retrieve %s bytes [%d,%d) of %s", b.typ, start, end, b.db)
 	if err != nil {
 		return err
 	}
@@ -496,16 +508,21 @@ func (b *docBody) fill(first bool) error {
 	hasText := false
 	for _, t := range r.Texts {
 		if t.HasText {
-			text, hasText = append(text, t.Text...), true
+			if !hasText {
+				text = t.Text // inside the reply buffer: read before the next slice
+			} else {
+				text = append(text[:len(text):len(text)], t.Text...)
+			}
+			hasText = true
 		}
 	}
 	var diag *Diagnostic
 	if len(r.Diagnostics) > 0 {
 		diag = &r.Diagnostics[0]
 	}
-	b.s.req.Tracef(protocols.TraceRecv, fmt.Sprintf("DocumentText: %d bytes", len(text)))
+	b.s.tracef(protocols.TraceRecv, "DocumentText: %d bytes", len(text))
 	if diag != nil {
-		b.s.req.Tracef(protocols.TraceRecv, diag.String())
+		b.s.tracef(protocols.TraceRecv, "%s", diag)
 	}
 	if int64(len(text)) > end-start {
 		return &Error{Step: step, Kind: protocols.ErrProtocol, Err: fmt.Errorf("server sent %d bytes for a slice of %d", len(text), end-start)}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/internal/testserver/waisd"
+)
+
+func TestWAIS(t *testing.T) {
+	s := waisd.New()
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := "wais://" + s.Addr()
+	r := runDeref(t, "", base+"/test")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "searchable index") {
+		t.Errorf("index: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", base+"/test?gophers")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "file\t127\t-\talpha.txt   /srv/wais/docs/\t"+base+"/test/TEXT/127/1=") {
+		t.Fatalf("search: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r2 := runDeref(t, "", "--json", base+"/test?gophers")
+	if !strings.Contains(r2.stdout, `"score":191,"lines":3`) {
+		t.Errorf("--json: %q", r2.stdout)
+	}
+	// The URL printed for a hit fetches it.
+	doc := strings.Split(lines[0], "\t")[4]
+	if r := runDeref(t, "", doc); r.code != 0 || r.stdout != waisd.Alpha {
+		t.Errorf("document: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", "--raw", base+"/test?zebra")
+	if r.code != 0 || !strings.Contains(r.stderr, "no documents matched") || !strings.Contains(r.stdout, "Catalog for database: test") {
+		t.Errorf("no match: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", base+"/nosuchdb?gophers")
+	if r.code != 4 || !strings.Contains(r.stderr, "database is not available") {
+		t.Errorf("unknown database: %d %q", r.code, r.stderr)
+	}
+	r = runDeref(t, "", base+"/test/TEXT/1=broken")
+	if r.code != 2 || !strings.Contains(r.stderr, "wais wpath") {
+		t.Errorf("bad wpath: %d %q", r.code, r.stderr)
+	}
+}
