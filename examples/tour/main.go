@@ -26,6 +26,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
+	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/url"
 )
 
@@ -42,6 +43,7 @@ var stops = []stop{
 	{"https", startHTTPS},
 	{"ftp", startFTP},
 	{"gopher", startGopher},
+	{"wais", startWAIS},
 }
 
 type tour struct {
@@ -100,6 +102,9 @@ func (t *tour) show(ctx context.Context, u string) error {
 		fmt.Printf(", modified %s", resp.ModTime.UTC().Format(time.RFC3339))
 	}
 	fmt.Println()
+	if resp.Note != "" {
+		fmt.Printf("   note: %s\n", resp.Note)
+	}
 	if resp.Entries != nil {
 		for _, e := range resp.Entries {
 			fmt.Printf("   %s\t%s\n", e.Kind, e.URL)
@@ -113,6 +118,9 @@ func (t *tour) show(ctx context.Context, u string) error {
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err != nil {
 		return err
+	}
+	if len(head) == 0 {
+		return resp.Body.Close()
 	}
 	if !strings.HasPrefix(resp.MediaType, "text/") {
 		fmt.Printf("   | (%d bytes of %s)\n", int64(len(head))+n, resp.MediaType)
@@ -240,6 +248,24 @@ func startGopher(t *tour) ([]string, func(), error) {
 		base + "/0/hello.txt",    // a text item: dot-terminated on the wire
 		base + "/9/pub/data.bin", // a binary item: until the server closes
 		base + "/1/pub/nested",   // a sub-menu
+	}, func() { s.Close() }, nil
+}
+
+// startWAIS starts the in-process WAIS server, which answers as
+// freeWAIS-sf does, with the sample database "test".
+func startWAIS(t *tour) ([]string, func(), error) {
+	s := waisd.New()
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	base := "wais://" + s.Addr()
+	return []string{
+		base + "/test",         // a searchable index: no traffic, a hint
+		base + "/test?gophers", // a search: the hits, each with its URL
+		base + "/test?zebra",   // no match: the catalog is offered
+		// A document by the four-segment URL a search prints: fetched in
+		// 10000-byte slices.
+		base + "/test/TEXT/12842/1=localhost%3A2110;2=/srv/wais/idx/test;3=0%2012842%20/srv/wais/docs/gamma.txt;4=localhost%3A2110;5=/srv/wais/idx/test;6=0%2012842%20/srv/wais/docs/gamma.txt;7=%00;",
 	}, func() { s.Close() }, nil
 }
 

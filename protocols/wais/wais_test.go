@@ -313,3 +313,16 @@ func TestTrace(t *testing.T) {
 		t.Errorf("trace\n%s", strings.Join(tr.lines, "\n"))
 	}
 }
+
+// Without Init, as lynx did: the server answers the search directly.
+func TestNoInit(t *testing.T) {
+	s := start(t)
+	r, err := fetch(t, &wais.Fetcher{NoInit: true}, "wais://"+s.Addr()+"/test?retrieval", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if len(r.Entries) != 1 || r.Entries[0].Score != 177 || s.Requests() != 1 {
+		t.Errorf("%+v after %d requests", r.Entries, s.Requests())
+	}
+}

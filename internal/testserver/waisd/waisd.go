@@ -58,13 +58,13 @@ type Fault int
 
 // Faults (§17.5 and beyond).
 const (
-	NoFault     Fault = iota
-	CloseFault        // close the connection instead of replying
-	TruncFault        // send half the reply, then close
-	LengthFault       // a header claiming a body of 9999999999 bytes
-	StallFault        // never answer
-	GarbageFault      // a reply whose WAIS block has a field longer than itself
-	EmptyFault        // a header-only reply
+	NoFault      Fault = iota
+	CloseFault         // close the connection instead of replying
+	TruncFault         // send half the reply, then close
+	LengthFault        // a header claiming a body of 9999999999 bytes
+	StallFault         // never answer
+	GarbageFault       // a reply whose WAIS block has a field longer than itself
+	EmptyFault         // a header-only reply
 )
 
 // Server is a WAIS server on a loopback port.
