@@ -223,6 +223,14 @@ type Entry struct {
 	// both are 0 when the protocol gives none (WAIS gives both).
 	Score int64
 	Lines int64
+	// Number, Author and MessageID describe a news article (its number in
+	// the group listed, From, Message-ID); for a newsgroup, Number is the
+	// server's estimate of its articles and Description its one-line
+	// description.
+	Number      int64
+	Author      string
+	MessageID   string
+	Description string
 }
 
 // Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))
