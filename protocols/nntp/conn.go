@@ -79,7 +79,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, host s
 	} else {
 		c.wrap(raw)
 	}
-	c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(time.Unix(1, 0)) })
+	c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(aLongTimeAgo) })
 	if err := f.setup(ctx, c, host, implicitTLS); err != nil {
 		c.close()
 		return nil, err
@@ -357,3 +357,6 @@ func (c *conn) close() {
 	}
 	c.raw.Close()
 }
+
+// aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
+var aLongTimeAgo = time.Unix(1, 0)

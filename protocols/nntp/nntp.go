@@ -131,7 +131,7 @@ func (f *Fetcher) get(ctx context.Context, req *protocols.Request) (*conn, bool,
 		f.mu.Unlock()
 		c.req = req
 		c.limit = req.LineLimit()
-		c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(time.Unix(1, 0)) })
+		c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(aLongTimeAgo) })
 		req.Tracef(protocols.TraceInfo, "reusing the connection to "+addr)
 		return c, true, nil
 	}

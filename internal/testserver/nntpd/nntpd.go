@@ -396,12 +396,9 @@ func (ss *session) find(arg string) *Article {
 }
 
 func (ss *session) article(a *Article) {
-	lines := append([]string{}, a.Headers...)
-	lines = append(lines, "")
-	lines = append(lines, strings.Split(strings.TrimSuffix(a.Body, "\n"), "\n")...)
 	switch ss.s.Fault {
 	case CloseMidBody:
-		text := strings.Join(lines, "\r\n")
+		text := strings.Join(a.Headers, "\r\n") + "\r\n\r\n" + a.Body
 		ss.w.WriteString(text[:len(text)/2])
 		return
 	case EndlessHeader:
@@ -414,7 +411,25 @@ func (ss *session) article(a *Article) {
 		}
 		return
 	}
-	ss.block(lines)
+	for _, h := range a.Headers {
+		ss.w.WriteString(h + "\r\n")
+	}
+	ss.w.WriteString("\r\n")
+	// The body line by line, dot-stuffed, without copying it.
+	body := strings.TrimSuffix(a.Body, "\n")
+	for a.Body != "" {
+		line, rest, more := strings.Cut(body, "\n")
+		if strings.HasPrefix(line, ".") {
+			ss.w.WriteByte('.')
+		}
+		ss.w.WriteString(line)
+		ss.w.WriteString("\r\n")
+		if !more {
+			break
+		}
+		body = rest
+	}
+	ss.w.WriteString(".\r\n")
 }
 
 func overLine(a *Article) string {
