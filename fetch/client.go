@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
+	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
@@ -150,6 +151,9 @@ type Client struct {
 	Gopher *gopher.Fetcher
 	// WAIS is the wais: fetcher.
 	WAIS *wais.Fetcher
+	// NNTP is the news:, snews:, nntp: and nntps: fetcher; set its Server
+	// for news: URLs (else $NNTPSERVER, else "news").
+	NNTP *nntp.Fetcher
 
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
@@ -180,6 +184,10 @@ func NewClient() *Client {
 	c.Register("gophers", c.Gopher)
 	c.WAIS = &wais.Fetcher{}
 	c.Register("wais", c.WAIS)
+	c.NNTP = &nntp.Fetcher{}
+	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
+		c.Register(s, c.NNTP)
+	}
 	return c
 }
 
@@ -447,7 +455,11 @@ func (c *Client) credentials(req *protocols.Request) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrAuth, err)
 		}
-		if e := netrc.Find(entries, u.Hostname(), cr.User); e != nil && (cr.HasUser || e.Login != "") {
+		host := u.Hostname()
+		if host == "" && (u.Scheme == "news" || u.Scheme == "snews") && c.NNTP != nil {
+			host = c.NNTP.ServerHost(u) // news: names no server: the configured one
+		}
+		if e := netrc.Find(entries, host, cr.User); e != nil && (cr.HasUser || e.Login != "") {
 			if !cr.HasUser {
 				cr.User, cr.HasUser = e.Login, true
 			}

@@ -58,6 +58,9 @@ Exit codes:
 type options struct {
 	output, outputDir, resume, inputFile, proxy, netrcFile string
 	remoteName, verbose, silent, head, raw, json           bool
+	newsServer                                             string
+	newsDescriptions, newsTLS                              bool
+	newsArticles                                           int
 	netrc, noNetrc, insecure, allowDowngrade               bool
 	maxTime, connectTimeout, idleTimeout                   float64
 	maxBytes                                               int64
@@ -120,6 +123,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
 	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
 	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
+	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
+	fs.BoolVar(&o.newsDescriptions, "descriptions", false, "add each group's description to news group lists (LIST NEWSGROUPS)")
+	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
+	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
 	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
@@ -254,6 +261,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if c.IdleTimeout > 0 {
 		c.WAIS.ReplyTimeout = c.IdleTimeout
 	}
+	c.NNTP.Server, c.NNTP.Descriptions, c.NNTP.StartTLS, c.NNTP.Articles = o.newsServer, o.newsDescriptions, o.newsTLS, o.newsArticles
 	c.MaxBytes = o.maxBytes
 	c.MaxRedirects = o.maxRedirs
 	if o.maxRedirs == 0 {
@@ -581,6 +589,10 @@ type jsonEntry struct {
 	Port     int    `json:"port,omitempty"`
 	Score    int64  `json:"score,omitempty"`
 	Lines    int64  `json:"lines,omitempty"`
+	Number   int64  `json:"number,omitempty"`
+	Author   string `json:"author,omitempty"`
+	ID       string `json:"message_id,omitempty"`
+	Desc     string `json:"description,omitempty"`
 }
 
 func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
@@ -593,7 +605,8 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 	}
 	enc := json.NewEncoder(bw)
 	for _, e := range entries {
-		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port, Score: e.Score, Lines: e.Lines}
+		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port, Score: e.Score, Lines: e.Lines,
+			Number: e.Number, Author: e.Author, ID: e.MessageID, Desc: e.Description}
 		if e.Size >= 0 {
 			j.Size = &e.Size
 		}
