@@ -26,6 +26,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
+	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/url"
 )
@@ -43,6 +44,7 @@ var stops = []stop{
 	{"https", startHTTPS},
 	{"ftp", startFTP},
 	{"gopher", startGopher},
+	{"news", startNews},
 	{"wais", startWAIS},
 }
 
@@ -122,7 +124,7 @@ func (t *tour) show(ctx context.Context, u string) error {
 	if len(head) == 0 {
 		return resp.Body.Close()
 	}
-	if !strings.HasPrefix(resp.MediaType, "text/") {
+	if !strings.HasPrefix(resp.MediaType, "text/") && resp.MediaType != "message/rfc822" {
 		fmt.Printf("   | (%d bytes of %s)\n", int64(len(head))+n, resp.MediaType)
 		return resp.Body.Close()
 	}
@@ -248,6 +250,27 @@ func startGopher(t *tour) ([]string, func(), error) {
 		base + "/0/hello.txt",    // a text item: dot-terminated on the wire
 		base + "/9/pub/data.bin", // a binary item: until the server closes
 		base + "/1/pub/nested",   // a sub-menu
+	}, func() { s.Close() }, nil
+}
+
+// startNews starts the bundled news server with one group and points the
+// Client's news: server at it.
+func startNews(t *tour) ([]string, func(), error) {
+	s := nntpd.New()
+	s.AddGroup("local.tour", "The tour's newsgroup")
+	s.Post("local.tour", "<welcome@tour.example>", []string{"From: Tour <tour@tour.example>", "Subject: Welcome", "Date: Sun, 22 Nov 2026 10:00:00 +0000"},
+		"This article was posted to the tour's news server.\n.A line starting with a dot survives dot-stuffing.\n")
+	s.Post("local.tour", "<second@tour.example>", []string{"From: Tour <tour@tour.example>", "Subject: A second article", "References: <welcome@tour.example>", "Date: Sun, 22 Nov 2026 11:00:00 +0000"},
+		"Fetched by number: nntp://host/group/number.\n")
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	t.client.NNTP.Server = s.Addr() // news: URLs name no server
+	return []string{
+		"news:local.tour",                      // the group: its newest articles, from the overview
+		"news:welcome@tour.example",            // an article by message-id
+		"nntp://" + s.Addr() + "/local.tour/2", // an article by number
+		"news:*",                               // every group
 	}, func() { s.Close() }, nil
 }
 
