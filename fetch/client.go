@@ -19,6 +19,7 @@ import (
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/nntp"
+	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
@@ -151,6 +152,8 @@ type Client struct {
 	Gopher *gopher.Fetcher
 	// WAIS is the wais: fetcher.
 	WAIS *wais.Fetcher
+	// Telnet is the telnet: fetcher: its responses are sessions.
+	Telnet *telnet.Fetcher
 	// NNTP is the news:, snews:, nntp: and nntps: fetcher; set its Server
 	// for news: URLs (else $NNTPSERVER, else "news").
 	NNTP *nntp.Fetcher
@@ -184,6 +187,8 @@ func NewClient() *Client {
 	c.Register("gophers", c.Gopher)
 	c.WAIS = &wais.Fetcher{}
 	c.Register("wais", c.WAIS)
+	c.Telnet = &telnet.Fetcher{}
+	c.Register("telnet", c.Telnet)
 	c.NNTP = &nntp.Fetcher{}
 	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
 		c.Register(s, c.NNTP)
@@ -404,7 +409,9 @@ func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 func notSupported(scheme string) error {
 	switch scheme {
 	case "mailto":
-		return fmt.Errorf("%w: a mailto: URL designates a mailbox, not an object", ErrNotRetrievable)
+		return fmt.Errorf("%w: a mailto: URL designates a mailbox, not an object (the deref command sends mail to it with --smtp)", ErrNotRetrievable)
+	case "tn3270", "rlogin":
+		return fmt.Errorf("%w: %s: designates an interactive session for an external program (the deref command hands it to one)", ErrNotRetrievable, scheme)
 	case "mid", "cid", "urn", "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
 		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, scheme)
 	}

@@ -186,11 +186,19 @@ type Response struct {
 	Note string
 
 	// Session is the interactive session of a KindSession response.
-	Session io.ReadWriteCloser
+	Session Session
 
 	// Attributes holds item attributes when the URL asked for them (Gopher+
 	// "!" and "$").
 	Attributes []Attribute
+}
+
+// Session is an interactive session (telnet): reading gives the server's
+// output, writing sends input, and SetWindowSize reports the terminal's
+// size to the server when it asked for it.
+type Session interface {
+	io.ReadWriteCloser
+	SetWindowSize(width, height int) error
 }
 
 // Attribute is one attribute block of an item, such as Gopher+'s +ADMIN:

@@ -61,6 +61,9 @@ type options struct {
 	newsServer                                             string
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
+	login                                                  bool
+	tn3270, rlogin                                         string
+	stdin                                                  io.Reader
 	netrc, noNetrc, insecure, allowDowngrade               bool
 	maxTime, connectTimeout, idleTimeout                   float64
 	maxBytes                                               int64
@@ -95,7 +98,7 @@ func discardIfNull(f *os.File) io.Writer {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var o options
+	o := options{stdin: stdin}
 	fs := flag.NewFlagSet("deref", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.output, "o", "", "write the object to `FILE` (- for standard output)")
@@ -127,6 +130,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.newsDescriptions, "descriptions", false, "add each group's description to news group lists (LIST NEWSGROUPS)")
 	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
 	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
+	fs.BoolVar(&o.login, "login", false, "telnet: type the URL's user and password at the server's login prompts")
+	fs.StringVar(&o.tn3270, "tn3270", "", "`PROGRAM` for tn3270: sessions (default: c3270, x3270 or tn3270 on PATH)")
+	fs.StringVar(&o.rlogin, "rlogin", "", "`PROGRAM` for rlogin: sessions (default: rlogin on PATH)")
 	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
@@ -456,7 +462,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			}
 			defer f.Close()
 			stdout = discardIfNull(f)
-			o = &options{output: "-", resume: o.resume, head: o.head, raw: o.raw, json: o.json}
+			o = &options{output: "-", resume: o.resume, head: o.head, raw: o.raw, json: o.json, stdin: o.stdin, login: o.login}
 		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
@@ -482,6 +488,12 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		return err
 	}
+	switch u.Scheme {
+	case "tn3270":
+		return handOver(ctx, u, o.tn3270, o.stdin, stdout, stderr)
+	case "rlogin":
+		return handOver(ctx, u, o.rlogin, o.stdin, stdout, stderr)
+	}
 	var offset int64
 	if o.resume != "" && o.resume != "-" {
 		if offset, err = strconv.ParseInt(o.resume, 10, 64); err != nil || offset < 0 {
@@ -491,6 +503,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	resp, err := c.Fetch(ctx, u, offset)
 	if err != nil {
 		return err
+	}
+	if resp.Kind == protocols.KindSession {
+		return interact(ctx, resp, u, o, stdout, stderr)
 	}
 	defer resp.Body.Close()
 	if o.head {
