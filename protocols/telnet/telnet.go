@@ -405,6 +405,11 @@ func (f *filter) option(cmd, opt byte) error {
 		return f.send(iac, wont, optNAWS)
 	case opt == optTType && cmd == dont:
 		return f.send(iac, wont, optTType)
+	case opt == optEcho && cmd == do:
+		// The server asks the client to echo: a terminal client does not.
+		return f.send(iac, wont, optEcho)
+	case opt == optEcho && cmd == dont:
+		return nil // not echoing already
 	case opt == optEcho && (cmd == will || cmd == wont):
 		f.setEcho(cmd == will)
 	}
