@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
+	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
@@ -152,6 +153,11 @@ type Client struct {
 	Gopher *gopher.Fetcher
 	// WAIS is the wais: fetcher.
 	WAIS *wais.Fetcher
+	// Mail is the mid: and cid: fetcher; set its Dir to a Maildir or mbox.
+	Mail *mail.Fetcher
+	// URNResolver is the RFC 2169 resolver urn: names are resolved by
+	// (an http or https URL); empty means urn: URLs fail.
+	URNResolver string
 	// Telnet is the telnet: fetcher: its responses are sessions.
 	Telnet *telnet.Fetcher
 	// NNTP is the news:, snews:, nntp: and nntps: fetcher; set its Server
@@ -187,6 +193,11 @@ func NewClient() *Client {
 	c.Register("gophers", c.Gopher)
 	c.WAIS = &wais.Fetcher{}
 	c.Register("wais", c.WAIS)
+	c.Mail = &mail.Fetcher{}
+	c.Register("mid", c.Mail)
+	c.Register("cid", c.Mail)
+	c.Register("urn", urnFetcher{c})
+	c.Register("prospero", prosperoFetcher{})
 	c.Telnet = &telnet.Fetcher{}
 	c.Register("telnet", c.Telnet)
 	c.NNTP = &nntp.Fetcher{}
@@ -412,7 +423,7 @@ func notSupported(scheme string) error {
 		return fmt.Errorf("%w: a mailto: URL designates a mailbox, not an object (the deref command sends mail to it with --smtp)", ErrNotRetrievable)
 	case "tn3270", "rlogin":
 		return fmt.Errorf("%w: %s: designates an interactive session for an external program (the deref command hands it to one)", ErrNotRetrievable, scheme)
-	case "mid", "cid", "urn", "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
+	case "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
 		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, scheme)
 	}
 	return fmt.Errorf("%w: %s: no protocol for it is built in; an HTTP gateway can be configured for it (%s_proxy)", ErrUnsupportedScheme, scheme, strings.ReplaceAll(scheme, ".", "_"))

@@ -63,6 +63,7 @@ type options struct {
 	newsArticles                                           int
 	login                                                  bool
 	tn3270, rlogin                                         string
+	smtp, subject, mailDir, urnResolver                    string
 	stdin                                                  io.Reader
 	netrc, noNetrc, insecure, allowDowngrade               bool
 	maxTime, connectTimeout, idleTimeout                   float64
@@ -133,6 +134,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.login, "login", false, "telnet: type the URL's user and password at the server's login prompts")
 	fs.StringVar(&o.tn3270, "tn3270", "", "`PROGRAM` for tn3270: sessions (default: c3270, x3270 or tn3270 on PATH)")
 	fs.StringVar(&o.rlogin, "rlogin", "", "`PROGRAM` for rlogin: sessions (default: rlogin on PATH)")
+	fs.StringVar(&o.smtp, "smtp", "", "mailto: send standard input through the SMTP server `HOST[:PORT]`")
+	fs.StringVar(&o.subject, "subject", "", "mailto: the message's `SUBJECT`")
+	fs.StringVar(&o.mailDir, "mail-dir", "", "mid: and cid: look in this Maildir folder or mbox `FILE`")
+	fs.StringVar(&o.urnResolver, "urn-resolver", "", "urn: resolve names through this RFC 2169 resolver `URL`")
 	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
@@ -267,6 +272,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if c.IdleTimeout > 0 {
 		c.WAIS.ReplyTimeout = c.IdleTimeout
 	}
+	c.Mail.Dir, c.URNResolver = o.mailDir, o.urnResolver
 	c.NNTP.Server, c.NNTP.Descriptions, c.NNTP.StartTLS, c.NNTP.Articles = o.newsServer, o.newsDescriptions, o.newsTLS, o.newsArticles
 	c.MaxBytes = o.maxBytes
 	c.MaxRedirects = o.maxRedirs
@@ -493,6 +499,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return handOver(ctx, u, o.tn3270, o.stdin, stdout, stderr)
 	case "rlogin":
 		return handOver(ctx, u, o.rlogin, o.stdin, stdout, stderr)
+	case "mailto":
+		return sendMail(ctx, u, o, c, stderr)
 	}
 	var offset int64
 	if o.resume != "" && o.resume != "-" {
