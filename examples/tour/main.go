@@ -27,7 +27,10 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/telnetd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
+	"github.com/urlderef/deref/protocols/mail"
+	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/url"
 )
 
@@ -46,6 +49,8 @@ var stops = []stop{
 	{"gopher", startGopher},
 	{"news", startNews},
 	{"wais", startWAIS},
+	{"telnet", startTelnet},
+	{"mid", startMail},
 }
 
 type tour struct {
@@ -97,6 +102,9 @@ func (t *tour) show(ctx context.Context, u string) error {
 	resp, err := t.client.Get(ctx, u)
 	if err != nil {
 		return err
+	}
+	if resp.Kind == fetch.KindSession {
+		return t.session(ctx, u, resp)
 	}
 	defer resp.Body.Close()
 	fmt.Printf("   kind %s, size %d, type %q, name %q", resp.Kind, resp.Size, resp.MediaType, resp.Name)
@@ -272,6 +280,52 @@ func startNews(t *tour) ([]string, func(), error) {
 		"nntp://" + s.Addr() + "/local.tour/2", // an article by number
 		"news:*",                               // every group
 	}, func() { s.Close() }, nil
+}
+
+// session logs in to a telnet session, runs two commands and shows the
+// transcript.
+func (t *tour) session(ctx context.Context, u string, resp *fetch.Response) error {
+	sess := resp.Session.(*telnet.Session)
+	defer sess.Close()
+	fmt.Printf("   kind %s (the command connects it to the terminal; here a script drives it)\n", resp.Kind)
+	var out strings.Builder
+	if err := sess.Login(ctx, "guest", "tour", true, &out); err != nil {
+		return err
+	}
+	io.WriteString(sess, "term\nsize\nexit\n")
+	if _, err := io.Copy(&out, sess); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(strings.ReplaceAll(out.String(), "\r", ""), "\n"), "\n") {
+		fmt.Printf("   | %s\n", line)
+	}
+	return nil
+}
+
+// startTelnet starts the bundled telnet server, which opens with the
+// commands that trip up simple clients (NOP, DM, DO TTYPE, DO NAWS, WILL
+// ECHO) before its login prompt.
+func startTelnet(t *tour) ([]string, func(), error) {
+	s := &telnetd.Server{User: "guest", Pass: "tour"}
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	return []string{"telnet://guest:tour@" + s.Addr() + "/"}, func() { s.Close() }, nil
+}
+
+// startMail writes the bundled sample mailbox (an mbox) and looks up a
+// message by Message-ID and a part by Content-ID in it.
+func startMail(t *tour) ([]string, func(), error) {
+	mbox := filepath.Join(t.dir, "sample.mbox")
+	if err := os.WriteFile(mbox, []byte(mail.Sample), 0o600); err != nil {
+		return nil, nil, err
+	}
+	t.client.Mail.Dir = mbox
+	return []string{
+		"mid:lunch.1@example.org",                 // a message by its Message-ID
+		"mid:reply.2@example.org/map@example.org", // a part of a message, by Content-ID (base64 undone)
+		"cid:map@example.org",                     // the same part, in any message
+	}, func() {}, nil
 }
 
 // startWAIS starts the in-process WAIS server, which answers as
