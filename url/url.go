@@ -372,6 +372,16 @@ func (u *URL) HostPort() string {
 	return h + ":" + strconv.Itoa(u.PortNumber())
 }
 
+// Site returns the host and, when the URL gives one, the port, as
+// written ("host", "host:8080", "[::1]:70"): the server part of the
+// authority without user information.
+func (u *URL) Site() string {
+	if u.Port != "" {
+		return u.Host + ":" + u.Port
+	}
+	return u.Host
+}
+
 // URLPath returns the encoded url-path of RFC 1738 §3.1: the path without
 // the "/" that separates it from the host.
 func (u *URL) URLPath() string {
@@ -408,11 +418,7 @@ func (u *URL) format(redact bool) string {
 			}
 			b.WriteByte('@')
 		}
-		b.WriteString(u.Host)
-		if u.Port != "" {
-			b.WriteByte(':')
-			b.WriteString(u.Port)
-		}
+		b.WriteString(u.Site())
 	}
 	b.WriteString(u.Path)
 	if u.HasQuery {

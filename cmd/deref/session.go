@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -63,10 +62,8 @@ func interactPipe(ctx context.Context, sess protocols.Session, stdin io.Reader, 
 	defer stop()
 	go func() {
 		io.Copy(sess, stdin)
-		if ts, ok := sess.(*telnet.Session); ok {
-			if cw, ok := ts.Conn.Conn.(interface{ CloseWrite() error }); ok {
-				cw.CloseWrite()
-			}
+		if cw, ok := sess.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
 		}
 	}()
 	err := copyOut(stdout, sess)
@@ -162,10 +159,9 @@ func interactTerminal(ctx context.Context, sess protocols.Session, in *os.File, 
 		}
 	}()
 	go func() {
-		r := bufio.NewReader(in)
 		buf := make([]byte, 4096)
 		for {
-			n, err := r.Read(buf)
+			n, err := in.Read(buf)
 			if n > 0 {
 				p := buf[:n]
 				if i := bytes.IndexByte(p, escapeChar); i >= 0 {
@@ -234,10 +230,7 @@ func handOver(ctx context.Context, u *url.URL, configured string, stdin io.Reade
 	var args []string
 	switch u.Scheme {
 	case "tn3270":
-		if u.Port != "" {
-			host += ":" + u.Port
-		}
-		args = []string{host}
+		args = []string{u.Site()}
 	case "rlogin":
 		if u.User != nil {
 			args = append(args, "-l", u.User.Username())

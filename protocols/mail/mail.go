@@ -173,32 +173,36 @@ func (f *Fetcher) each(fn func(open func() (io.ReadCloser, error)) (bool, error)
 }
 
 // unquoteFrom undoes mboxrd quoting: ">From " at a line start becomes
-// "From ".
-func unquoteFrom(r *bufio.Reader) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		for {
-			line, err := r.ReadBytes('\n')
-			if bytes.HasPrefix(bytes.TrimLeft(line, ">"), []byte("From ")) && line[0] == '>' {
-				line = line[1:]
-			}
-			if _, werr := pw.Write(line); werr != nil {
-				return
-			}
-			if err != nil {
-				pw.CloseWithError(ignoreEOF(err))
-				return
-			}
-		}
-	}()
-	return pr
+// "From " (and ">>From " becomes ">From ").
+func unquoteFrom(r *bufio.Reader) io.Reader { return &fromReader{r: r} }
+
+// fromReader reads line by line (in pieces of at most the buffer's size,
+// so that a long line is not held whole).
+type fromReader struct {
+	r       *bufio.Reader
+	line    []byte // the rest of the current piece, inside r's buffer
+	midLine bool   // the piece continues a line
+	err     error
 }
 
-func ignoreEOF(err error) error {
-	if err == io.EOF {
-		return nil
+func (f *fromReader) Read(p []byte) (int, error) {
+	for len(f.line) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		var err error
+		f.line, err = f.r.ReadSlice('\n')
+		if !f.midLine && len(f.line) > 0 && f.line[0] == '>' && bytes.HasPrefix(bytes.TrimLeft(f.line, ">"), []byte("From ")) {
+			f.line = f.line[1:]
+		}
+		f.midLine = err == bufio.ErrBufferFull
+		if err != nil && err != bufio.ErrBufferFull {
+			f.err = err
+		}
 	}
-	return err
+	n := copy(p, f.line)
+	f.line = f.line[n:]
+	return n, nil
 }
 
 func trimID(s string) string { return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "<>")) }

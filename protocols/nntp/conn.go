@@ -48,8 +48,9 @@ func replyKind(code int) error {
 // conn is one connection to a news server, in reader mode.
 type conn struct {
 	raw    net.Conn
-	tp     *textproto.Conn
-	br     *bufio.Reader
+	br     *bufio.Reader     // every read goes through it
+	tr     *textproto.Reader // over br: dot-terminated blocks
+	tw     *textproto.Writer // command lines
 	req    *protocols.Request
 	key    string
 	limit  int
@@ -90,13 +91,8 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, host s
 func (c *conn) wrap(nc net.Conn) {
 	c.raw = nc
 	c.br = bufio.NewReaderSize(nc, 32<<10)
-	c.tp = textproto.NewConn(struct {
-		io.Reader
-		io.WriteCloser
-	}{c.br, nc})
-	// textproto reads through c.br, so the bounded reader below and the
-	// DotReader share one buffer.
-	c.tp.Reader.R = c.br
+	c.tr = textproto.NewReader(c.br)
+	c.tw = textproto.NewWriter(bufio.NewWriter(nc))
 }
 
 func (c *conn) startTLS(ctx context.Context, host string) error {
@@ -203,7 +199,7 @@ func (c *conn) send(line string) error {
 		return fmt.Errorf("%w: CR, LF or NUL in a command", protocols.ErrBadURL)
 	}
 	c.req.Tracef(protocols.TraceSend, line)
-	if err := c.tp.PrintfLine("%s", line); err != nil {
+	if err := c.tw.PrintfLine("%s", line); err != nil {
 		c.broken = true
 		return protocols.NetError(err)
 	}

@@ -81,12 +81,11 @@ func (f *Fetcher) ServerAddr(u *url.URL) (addr, host string, implicitTLS bool) {
 	if s == "" {
 		s = "news"
 	}
-	if h, p, err := net.SplitHostPort(s); err == nil {
+	if h, _, err := net.SplitHostPort(s); err == nil {
 		return s, h, implicitTLS
-	} else if p == "" && strings.Count(s, ":") > 1 && !strings.HasPrefix(s, "[") {
-		return net.JoinHostPort(s, port), s, implicitTLS // a bare IPv6 address
 	}
-	return net.JoinHostPort(strings.Trim(s, "[]"), port), strings.Trim(s, "[]"), implicitTLS
+	h := strings.Trim(s, "[]") // a host alone, an IPv6 address with or without brackets
+	return net.JoinHostPort(h, port), h, implicitTLS
 }
 
 // ServerHost is the host name of the server of u, for credentials.
@@ -110,14 +109,6 @@ func (f *Fetcher) maxIdle() int {
 		return 2
 	}
 	return f.MaxIdle
-}
-
-// hostPort is the host and port of u as written, without user info.
-func hostPort(u *url.URL) string {
-	if u.Port != "" {
-		return u.Host + ":" + u.Port
-	}
-	return u.Host
 }
 
 // get returns an idle connection to the server of req, or a new one.
@@ -300,7 +291,7 @@ func (f *Fetcher) article(ctx context.Context, c *conn, u *url.URL, line, name s
 	if code != 220 {
 		return nil, &ReplyError{Cmd: line, Code: code, Text: text, kind: replyKind(code)}
 	}
-	dot := c.tp.DotReader()
+	dot := c.tr.DotReader()
 	hr := bufio.NewReaderSize(dot, 16<<10)
 	head, fields, err := readHeader(hr, c.limit)
 	if err != nil {
@@ -409,24 +400,7 @@ func (b *articleBody) Close() error {
 
 // newsURL is the news: URL of a message-id (without its brackets).
 func newsURL(id string) string {
-	return "news:" + escapeNews(id)
-}
-
-// escapeNews escapes what may not appear literally in a news: URL.
-func escapeNews(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c >= 0x7f || strings.IndexByte("%/?#<>\"{}|\\^[]`", c) >= 0 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return "news:" + url.EscapeSegment(id)
 }
 
 // overview lists articles first to last of a group (0, 0: the newest
@@ -469,7 +443,7 @@ func (f *Fetcher) overview(ctx context.Context, c *conn, u *url.URL, group strin
 	}
 	base := ""
 	if u.Scheme == "nntp" || u.Scheme == "nntps" {
-		base = u.Scheme + "://" + hostPort(u) + "/" + url.EscapeSegment(group) + "/"
+		base = u.Scheme + "://" + u.Site() + "/" + url.EscapeSegment(group) + "/"
 	}
 	resp.Entries = ParseOverview(lines, base)
 	f.put(c)
@@ -565,7 +539,7 @@ func (f *Fetcher) groups(ctx context.Context, c *conn, u *url.URL, wildmat strin
 		prefix = "snews:"
 	}
 	if u.Host != "" {
-		prefix = u.Scheme + "://" + hostPort(u) + "/"
+		prefix = u.Scheme + "://" + u.Site() + "/"
 	}
 	resp := &protocols.Response{Kind: protocols.KindDirectory, Size: -1, MediaType: "text/plain", Name: "groups"}
 	resp.Entries = ParseActive(lines, prefix, desc)

@@ -81,7 +81,7 @@ func (s *Session) Articles(ctx context.Context, specs []string, window int, fn f
 			}
 			continue
 		}
-		dot := s.c.tp.DotReader()
+		dot := s.c.tr.DotReader()
 		if err := fn(spec, dot, nil); err != nil {
 			s.c.broken = true
 			return err

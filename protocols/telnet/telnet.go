@@ -14,7 +14,6 @@ package telnet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -136,6 +135,15 @@ func (s *Session) Write(p []byte) (int, error) {
 	return min(n, len(p)), err
 }
 
+// CloseWrite tells the server that no more input comes (a TCP half
+// close), leaving its output to be read to the end.
+func (s *Session) CloseWrite() error {
+	if cw, ok := s.f.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // Close ends the session.
 func (s *Session) Close() error { return s.Conn.Close() }
 
@@ -202,6 +210,7 @@ type filter struct {
 	cmd     byte
 	sbBuf   []byte
 	pending []byte // bytes for the library not yet returned
+	rbuf    []byte // what the connection gave, before filtering
 }
 
 const (
@@ -212,11 +221,20 @@ const (
 	stSBIAC
 )
 
+// Write sends to the server. Answers to options (writes that start with
+// IAC, from the library or the filter) are best effort: when they cannot
+// be sent (the server has gone, or the input side was closed), reading
+// what the server already sent must go on, so their failure is not
+// reported.
 func (f *filter) Write(p []byte) (int, error) {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.traceSent(p)
-	return f.Conn.Write(p)
+	n, err := f.Conn.Write(p)
+	if err != nil && len(p) > 0 && p[0] == iac {
+		return len(p), nil
+	}
+	return n, err
 }
 
 func (f *filter) traceSent(p []byte) {
@@ -298,14 +316,13 @@ func (f *filter) setEcho(on bool) {
 // commands it handles itself (ECHO, SUPPRESS-GO-AHEAD, refusals, other
 // subnegotiations).
 func (f *filter) Read(p []byte) (int, error) {
+	if f.rbuf == nil {
+		f.rbuf = make([]byte, 4096)
+	}
 	for len(f.pending) == 0 {
-		buf := make([]byte, len(p))
-		n, err := f.Conn.Read(buf)
+		n, err := f.Conn.Read(f.rbuf)
 		if n > 0 {
-			// A failure to answer an option (the server has gone) must not
-			// lose the output already received: the next read reports the
-			// end.
-			f.feed(buf[:n])
+			f.feed(f.rbuf[:n])
 		}
 		if len(f.pending) > 0 {
 			break
@@ -320,7 +337,7 @@ func (f *filter) Read(p []byte) (int, error) {
 }
 
 // feed parses received bytes into f.pending, answering what it handles.
-func (f *filter) feed(b []byte) error {
+func (f *filter) feed(b []byte) {
 	for _, c := range b {
 		switch f.state {
 		case stData:
@@ -346,9 +363,7 @@ func (f *filter) feed(b []byte) error {
 			}
 		case stOpt:
 			f.state = stData
-			if err := f.option(f.cmd, c); err != nil {
-				return err
-			}
+			f.option(f.cmd, c)
 		case stSB:
 			if c == iac {
 				f.state = stSBIAC
@@ -361,9 +376,7 @@ func (f *filter) feed(b []byte) error {
 			switch c {
 			case se:
 				f.state = stData
-				if err := f.subneg(f.sbBuf); err != nil {
-					return err
-				}
+				f.subneg(f.sbBuf)
 			case iac:
 				f.sbBuf = append(f.sbBuf, iac)
 				f.state = stSB
@@ -372,7 +385,6 @@ func (f *filter) feed(b []byte) error {
 			}
 		}
 	}
-	return nil
 }
 
 func (f *filter) trace(s string) {
@@ -434,7 +446,3 @@ func (f *filter) subneg(b []byte) error {
 	f.pending = append(f.pending, iac, se)
 	return nil
 }
-
-// ErrExternal says an interactive scheme needs a program deref does not
-// include.
-var ErrExternal = errors.New("needs an external program")

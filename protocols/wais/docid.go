@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/urlderef/deref/url"
 )
 
 // EncodeWPath turns a docid into the wpath of a document URL, in the
@@ -92,32 +94,10 @@ func tagged(s string) bool {
 	return i > 0 && i < len(s) && s[i] == '='
 }
 
+// unescape decodes every %XX escape of s, as bytes (a docid holds NULs).
 func unescape(s string) ([]byte, error) {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			b = append(b, s[i])
-			continue
-		}
-		if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
-			return nil, fmt.Errorf("bad escape %q", clip(s[i:]))
-		}
-		b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
-		i += 2
-	}
-	return b, nil
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+	d, err := url.Unescape(s)
+	return []byte(d), err
 }
 
 func clip(s string) string {

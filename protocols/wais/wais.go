@@ -226,13 +226,7 @@ func searchHint(u *url.URL, db string) string {
 }
 
 // baseURL is scheme, host and port of u as written, without user info.
-func baseURL(u *url.URL) string {
-	s := "wais://" + u.Host
-	if u.Port != "" {
-		s += ":" + u.Port
-	}
-	return s
-}
+func baseURL(u *url.URL) string { return "wais://" + u.Site() }
 
 // DocumentURL is the link of a search hit (notes §12.3): the host and port
 // searched, never the server's own name from the docid, the database as
@@ -342,11 +336,7 @@ func Headline(s string) string {
 // URL on its own line, then the diagnostics.
 func Render(u *url.URL, w *url.WAISPath, entries []protocols.Entry, diags []Diagnostic) string {
 	var b strings.Builder
-	where := u.Host
-	if u.Port != "" {
-		where += ":" + u.Port
-	}
-	fmt.Fprintf(&b, "WAIS search of %q in %s at %s: %d documents\n", w.Search, w.Database, where, len(entries))
+	fmt.Fprintf(&b, "WAIS search of %q in %s at %s: %d documents\n", w.Search, w.Database, u.Site(), len(entries))
 	if len(entries) > 0 {
 		b.WriteString("(score is relative to this search; best first)\n\n")
 	}

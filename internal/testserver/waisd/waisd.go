@@ -78,7 +78,7 @@ type Server struct {
 	docs map[string]*Doc // by name
 	hits map[string][]hit
 	ln   net.Listener
-	// Requests counts the requests received.
+	// requests counts the requests received.
 	requests int
 }
 
