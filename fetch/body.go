@@ -33,10 +33,19 @@ type guardedBody struct {
 	stopCtx  func() bool
 	closeErr error
 	once     sync.Once
+	progress func(Progress) // Client.Progress and the transfer's own, nil if neither
 }
 
-func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, cancel context.CancelFunc) io.ReadCloser {
+func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, cancel context.CancelFunc, own func(Progress)) io.ReadCloser {
 	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: resp.Size, start: time.Now(), idle: c.idle()}
+	switch all := c.Progress; {
+	case all != nil && own != nil:
+		g.progress = func(p Progress) { all(p); own(p) }
+	case all != nil:
+		g.progress = all
+	default:
+		g.progress = own
+	}
 	if g.idle > 0 {
 		g.timer = time.AfterFunc(g.idle, func() {
 			g.idleHit.Store(true)
@@ -63,8 +72,8 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 	if max := g.c.MaxBytes; max > 0 && g.n > max {
 		return n - int(g.n-max), fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
-	if g.c.Progress != nil && n > 0 {
-		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+	if g.progress != nil && n > 0 {
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
 	}
 	switch {
 	case err == nil:
@@ -75,8 +84,8 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 	case err == io.EOF && g.size >= 0 && g.n < g.size:
 		err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
 	}
-	if err == io.EOF && g.c.Progress != nil {
-		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+	if err == io.EOF && g.progress != nil {
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
 	}
 	return n, err
 }
@@ -85,7 +94,7 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 // each chunk and the body is a local file, the copy is left to the
 // destination, so a file-to-file copy can use copy_file_range.
 func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
-	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.c.Progress == nil {
+	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.progress == nil {
 		g.stopTimer()
 		n, err := io.Copy(w, f)
 		err = WriteError(err) // a local file read fails far less often than a write
@@ -130,8 +139,8 @@ func (g *guardedBody) step(n int64) error {
 	if g.timer != nil {
 		g.timer.Reset(g.idle)
 	}
-	if g.c.Progress != nil {
-		g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+	if g.progress != nil {
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
 	}
 	return g.ctx.Err()
 }
@@ -141,8 +150,8 @@ func (g *guardedBody) step(n int64) error {
 func (g *guardedBody) mapErr(err error) error {
 	switch {
 	case err == nil:
-		if g.c.Progress != nil {
-			g.c.Progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+		if g.progress != nil {
+			g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
 		}
 		return nil
 	case g.idleHit.Load():

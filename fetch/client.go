@@ -67,6 +67,7 @@ var (
 	ErrTemporary         = protocols.ErrTemporary
 	ErrTooLarge          = protocols.ErrTooLarge
 	ErrRangeNotSatisfied = protocols.ErrRangeNotSatisfied
+	ErrNotModified       = protocols.ErrNotModified
 	// ErrUnsafePort refuses a URL whose port belongs to another protocol
 	// (RFC 1738 §6). It wraps ErrBadURL.
 	ErrUnsafePort = fmt.Errorf("%w: unsafe port", protocols.ErrBadURL)
@@ -262,7 +263,25 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 // returns the streamed response. The caller must close Body (a listing's
 // Entries are complete without reading it).
 func (c *Client) Fetch(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
-	resp, err := c.fetchRedirects(ctx, u, offset)
+	return c.FetchWith(ctx, u, FetchOptions{Offset: offset})
+}
+
+// FetchOptions adjust one retrieval made with FetchWith.
+type FetchOptions struct {
+	// Offset asks for the object from this byte on (resume).
+	Offset int64
+	// IfModifiedSince makes the retrieval conditional where the protocol
+	// allows (HTTP): an unchanged object is an error wrapping
+	// ErrNotModified.
+	IfModifiedSince time.Time
+	// Progress, when set, is called as this transfer's body bytes arrive,
+	// besides Client.Progress. It may block to slow the transfer down.
+	Progress func(Progress)
+}
+
+// FetchWith is Fetch with per-retrieval options.
+func (c *Client) FetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
+	resp, err := c.fetchRedirects(ctx, u, o)
 	if err != nil {
 		var fe *Error
 		if errors.As(err, &fe) {
@@ -273,7 +292,7 @@ func (c *Client) Fetch(ctx context.Context, u *url.URL, offset int64) (*Response
 	return resp, nil
 }
 
-func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
+func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
 	max := c.MaxRedirects
 	if max == 0 {
 		max = 10
@@ -281,7 +300,7 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, offset int64) (
 	seen := map[string]bool{u.Normalize().String(): true}
 	cur := u
 	for hops := 0; ; hops++ {
-		resp, err := c.fetchOnce(ctx, cur, offset)
+		resp, err := c.fetchOnce(ctx, cur, o)
 		if err != nil {
 			if cur != u {
 				return nil, &Error{Op: "get", URL: cur.Redacted(), Err: err}
@@ -320,11 +339,11 @@ func (c *Client) redirectScheme(s string) bool {
 }
 
 // fetchOnce performs one retrieval without following redirects.
-func (c *Client) fetchOnce(ctx context.Context, u *url.URL, offset int64) (*Response, error) {
+func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
 	if err := c.checkPort(u); err != nil {
 		return nil, err
 	}
-	req := &protocols.Request{URL: u, Offset: offset, TLS: c.TLSConfig}
+	req := &protocols.Request{URL: u, Offset: o.Offset, TLS: c.TLSConfig, IfModifiedSince: o.IfModifiedSince}
 	if c.Trace != nil {
 		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
 	}
@@ -355,7 +374,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, offset int64) (*Resp
 		return nil, err
 	}
 	if resp.Body != nil {
-		resp.Body = c.guard(ctx, u, resp, cancel)
+		resp.Body = c.guard(ctx, u, resp, cancel, o.Progress)
 	} else {
 		cancel()
 	}

@@ -59,6 +59,11 @@ type Request struct {
 	// Header holds extra request fields for protocols that have them
 	// (HTTP): name and value.
 	Header [][2]string
+
+	// IfModifiedSince makes the retrieval conditional where the protocol
+	// can say so (HTTP): an object not modified since then is
+	// ErrNotModified. Zero means unconditional.
+	IfModifiedSince time.Time
 }
 
 // Credentials says who to log in as. User and Password come from the URL or
@@ -239,6 +244,11 @@ type Entry struct {
 	Author      string
 	MessageID   string
 	Description string
+
+	// Symlink marks a symbolic link (FTP listings, file: directories);
+	// Target is where it points, as the server wrote it, when known.
+	Symlink bool
+	Target  string
 }
 
 // Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))
@@ -257,6 +267,9 @@ var (
 	ErrTemporary         = errors.New("temporary failure, try again later")
 	ErrTooLarge          = errors.New("object larger than the limit")
 	ErrRangeNotSatisfied = errors.New("resume offset beyond the end of the object")
+	// ErrNotModified answers a conditional retrieval
+	// (Request.IfModifiedSince) whose object has not changed.
+	ErrNotModified = errors.New("not modified")
 	// ErrWrite marks a failure to write the object locally (a full disk, a
 	// closed pipe), as opposed to a failure to fetch it.
 	ErrWrite = errors.New("write error")

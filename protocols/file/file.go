@@ -119,6 +119,10 @@ func listDir(ctx context.Context, req *protocols.Request, f *os.File, st fs.File
 			if info.Mode().IsRegular() {
 				e.Size = info.Size()
 			}
+			if info.Mode()&fs.ModeSymlink != 0 {
+				e.Symlink = true
+				e.Target, _ = os.Readlink(filepath.Join(f.Name(), de.Name()))
+			}
 		}
 		seg := url.EscapeSegment(de.Name())
 		if de.IsDir() {

@@ -448,7 +448,7 @@ func listingResponse(req *protocols.Request, raw string, lines []Line) *protocol
 	prefix := base.String()
 	entries := make([]protocols.Entry, 0, len(lines))
 	for _, l := range lines {
-		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime}
+		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime, Symlink: l.Link, Target: l.Target}
 		seg := url.EscapeSegment(l.Name)
 		if l.Dir {
 			e.Kind = protocols.KindDirectory

@@ -14,7 +14,8 @@ type Line struct {
 	Name    string
 	Dir     bool
 	Link    bool
-	Size    int64 // -1 when unknown
+	Target  string // a link's target, when the listing gives it
+	Size    int64  // -1 when unknown
 	ModTime time.Time
 	Parsed  bool
 	Format  string // "mlsd", "unix", "dos", "eplf" or "" when not parsed
@@ -76,8 +77,14 @@ func parseMLSD(raw string) (Line, bool) {
 				l.Dir = true
 			case "cdir", "pdir":
 				l.Name = "."
-			case "os.unix=symlink", "os.unix=slink":
+			}
+			// OS.unix=symlink, or proftpd's OS.unix=slink:/target.
+			kind, target, hasTarget := strings.Cut(v, ":")
+			if k := strings.ToLower(kind); k == "os.unix=symlink" || k == "os.unix=slink" {
 				l.Link = true
+				if hasTarget {
+					l.Target = target
+				}
 			}
 		case "size", "sizd":
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
@@ -185,8 +192,8 @@ func parseUnix(raw string, now time.Time) (Line, bool) {
 			l.Dir, l.Size = true, -1
 		case 'l':
 			l.Link = true
-			if n, _, ok := strings.Cut(name, " -> "); ok {
-				l.Name = n
+			if n, t, ok := strings.Cut(name, " -> "); ok {
+				l.Name, l.Target = n, t
 			}
 		}
 		if l.Name == "" {

@@ -26,7 +26,11 @@ func TestParseListing(t *testing.T) {
 			{Name: "xmas", Size: 5, ModTime: time.Date(2025, 12, 25, 10, 0, 0, 0, time.UTC), Format: "unix"},
 		}},
 		{"symlink", "lrwxrwxrwx    1 0        0               7 Jan 02  2020 link -> target\n", false, []Line{
-			{Name: "link", Link: true, Size: 7, ModTime: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC), Format: "unix"},
+			{Name: "link", Link: true, Target: "target", Size: 7, ModTime: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC), Format: "unix"},
+		}},
+		{"MLSD symlinks (proftpd with target, plain)", "type=OS.unix=slink:/etc/passwd;size=11;modify=20200102030405; pw\r\ntype=OS.unix=symlink;modify=20200102030405; other\r\n", true, []Line{
+			{Name: "pw", Link: true, Target: "/etc/passwd", Size: 11, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Format: "mlsd"},
+			{Name: "other", Link: true, Size: -1, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Format: "mlsd"},
 		}},
 		{"total line and dot entries skipped", "total 8\ndrwxr-xr-x 2 0 0 4096 Jan 02 2020 .\ndrwxr-xr-x 2 0 0 4096 Jan 02 2020 ..\n", false, nil},
 		{"MS-DOS", "01-02-20  03:04AM       <DIR>          pub\r\n01-02-2020  03:04PM                383 READ ME.txt\r\n", false, []Line{
@@ -54,7 +58,7 @@ func TestParseListing(t *testing.T) {
 		}
 		for i, g := range got {
 			w := tt.want[i]
-			if g.Name != w.Name || g.Dir != w.Dir || g.Link != w.Link || g.Size != w.Size || !g.ModTime.Equal(w.ModTime) || g.Format != w.Format {
+			if g.Name != w.Name || g.Dir != w.Dir || g.Link != w.Link || g.Target != w.Target || g.Size != w.Size || !g.ModTime.Equal(w.ModTime) || g.Format != w.Format {
 				t.Errorf("%s: line %d = %+v, want %+v", tt.name, i, g, w)
 			}
 			if g.Raw == "" || strings.ContainsAny(g.Raw, "\r\n") {

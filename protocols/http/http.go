@@ -48,7 +48,29 @@ type dialKey struct{}
 type StatusError struct {
 	Code   int
 	Status string
-	kind   error
+	// Retry is how long a 429 or 503 reply's Retry-After asks the client
+	// to wait; 0 when it gave none.
+	Retry time.Duration
+	kind  error
+}
+
+// RetryAfter returns how long the server asked the client to wait before
+// trying again (Retry-After), or 0.
+func (e *StatusError) RetryAfter() time.Duration { return e.Retry }
+
+// retryAfter reads a Retry-After value: seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 86400)) * time.Second
+	}
+	if t, err := nethttp.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), 24*time.Hour)
+	}
+	return 0
 }
 
 func (e *StatusError) Error() string { return e.kind.Error() + ": HTTP " + e.Status }
@@ -64,10 +86,15 @@ func statusKind(code int) error {
 		return protocols.ErrPermission
 	case 404, 410:
 		return protocols.ErrNotFound
-	case 408, 429, 502, 503, 504:
+	case 408, 429:
 		return protocols.ErrTemporary
 	case 416:
 		return protocols.ErrRangeNotSatisfied
+	case 501, 505:
+		return protocols.ErrProtocol
+	}
+	if code >= 500 && code < 600 {
+		return protocols.ErrTemporary // the server's trouble, worth another try later
 	}
 	return protocols.ErrProtocol
 }
@@ -176,6 +203,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		hreq.SetBasicAuth(c.User, pw)
 	}
+	if !req.IfModifiedSince.IsZero() {
+		hreq.Header.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
+	}
 	if req.Offset > 0 {
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
@@ -228,6 +258,9 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		resp.Body.Close()
 		out.Body, out.Size, out.Offset = io.NopCloser(strings.NewReader("")), 0, req.Offset
 		return out, nil
+	case code == 304 && !req.IfModifiedSince.IsZero():
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w since %s", protocols.ErrNotModified, req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
 	case code >= 300 && code < 400 && resp.Header.Get("Location") != "":
 		resp.Body.Close()
 		loc := resp.Header.Get("Location")
@@ -240,7 +273,7 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 	default:
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
-		return nil, &StatusError{Code: code, Status: resp.Status, kind: statusKind(code)}
+		return nil, &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
 	}
 	if _, ok := resp.Body.(*rawBody); ok {
 		out.Body = resp.Body
