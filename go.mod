@@ -6,10 +6,18 @@ require (
 	github.com/fclairamb/ftpserverlib v0.32.0
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/spf13/afero v1.15.0
+	github.com/vbauerster/mpb/v8 v8.9.3
 	github.com/ziutek/telnet v0.1.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	golang.org/x/time v0.15.0
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/mattn/go-runewidth v0.0.16 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)

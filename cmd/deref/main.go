@@ -31,6 +31,7 @@ import (
 )
 
 const usageText = `usage: deref [flags] URL...
+       deref mirror [flags] URL DIR   (deref mirror -h)
 
 Dereferences each URL and writes the object to standard output, or to a
 file with -o or -O. A directory, menu or other listing prints one entry per
@@ -99,38 +100,24 @@ func discardIfNull(f *os.File) io.Writer {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "mirror" {
+		return runMirror(args[1:], stdout, stderr)
+	}
 	o := options{stdin: stdin}
 	fs := flag.NewFlagSet("deref", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	clientFlags(fs, &o)
 	fs.StringVar(&o.output, "o", "", "write the object to `FILE` (- for standard output)")
 	fs.BoolVar(&o.remoteName, "O", false, "write to a file named after the URL's last segment (never a name the server chose)")
 	fs.StringVar(&o.outputDir, "output-dir", "", "folder for -o and -O files")
-	fs.BoolVar(&o.verbose, "v", false, "write the protocol conversation to standard error (passwords hidden)")
 	fs.BoolVar(&o.silent, "s", false, "silent: no progress line")
 	fs.BoolVar(&o.head, "I", false, "print the metadata only")
 	fs.StringVar(&o.resume, "C", "", "resume from byte `OFFSET`; - continues the existing output file")
-	fs.Float64Var(&o.maxTime, "max-time", 0, "give up after `SECONDS` in all")
-	fs.Float64Var(&o.connectTimeout, "connect-timeout", 0, "give up connecting after `SECONDS` (default 30)")
-	fs.Float64Var(&o.idleTimeout, "idle-timeout", 0, "give up when no data arrives for `SECONDS` (default 120)")
-	fs.StringVar(&o.proxy, "proxy", "", "use this proxy for every URL: http://host:port or socks5://host:port (- for none)")
-	fs.BoolVar(&o.netrc, "netrc", false, "read credentials from ~/.netrc (or $NETRC); the default")
-	fs.BoolVar(&o.noNetrc, "no-netrc", false, "do not read a netrc file")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `FILE`")
 	fs.IntVar(&o.parallel, "parallel", 1, "fetch up to `N` URLs at once (with -O)")
 	fs.StringVar(&o.inputFile, "i", "", "read URLs from `FILE`, one per line (- for standard input)")
 	fs.BoolVar(&o.raw, "raw", false, "print listings as the server sent them")
 	fs.BoolVar(&o.json, "json", false, "print listings as one JSON object per entry")
-	fs.BoolVar(&o.insecure, "k", false, "do not verify TLS certificates (insecure)")
-	fs.Int64Var(&o.maxBytes, "max-filesize", 0, "refuse objects larger than `BYTES`")
-	fs.IntVar(&o.maxRedirs, "max-redirs", 10, "follow at most `N` redirects")
-	fs.BoolVar(&o.allowDowngrade, "allow-downgrade", false, "let redirects lead from https to http")
-	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
-	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
-	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
-	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
 	fs.BoolVar(&o.newsDescriptions, "descriptions", false, "add each group's description to news group lists (LIST NEWSGROUPS)")
-	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
-	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
 	fs.BoolVar(&o.login, "login", false, "telnet: type the URL's user and password at the server's login prompts")
 	fs.StringVar(&o.tn3270, "tn3270", "", "`PROGRAM` for tn3270: sessions (default: c3270, x3270 or tn3270 on PATH)")
 	fs.StringVar(&o.rlogin, "rlogin", "", "`PROGRAM` for rlogin: sessions (default: rlogin on PATH)")
@@ -138,7 +125,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.subject, "subject", "", "mailto: the message's `SUBJECT`")
 	fs.StringVar(&o.mailDir, "mail-dir", "", "mid: and cid: look in this Maildir folder or mbox `FILE`")
 	fs.StringVar(&o.urnResolver, "urn-resolver", "", "urn: resolve names through this RFC 2169 resolver `URL`")
-	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
@@ -237,6 +223,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return code
+}
+
+// clientFlags registers the flags that configure the Client: time-outs,
+// proxies, credentials, TLS, redirects and the protocols' own settings.
+func clientFlags(fs *flag.FlagSet, o *options) {
+	fs.BoolVar(&o.verbose, "v", false, "write the protocol conversation to standard error (passwords hidden)")
+	fs.Float64Var(&o.maxTime, "max-time", 0, "give up after `SECONDS` in all")
+	fs.Float64Var(&o.connectTimeout, "connect-timeout", 0, "give up connecting after `SECONDS` (default 30)")
+	fs.Float64Var(&o.idleTimeout, "idle-timeout", 0, "give up when no data arrives for `SECONDS` (default 120)")
+	fs.StringVar(&o.proxy, "proxy", "", "use this proxy for every URL: http://host:port or socks5://host:port (- for none)")
+	fs.BoolVar(&o.netrc, "netrc", false, "read credentials from ~/.netrc (or $NETRC); the default")
+	fs.BoolVar(&o.noNetrc, "no-netrc", false, "do not read a netrc file")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `FILE`")
+	fs.BoolVar(&o.insecure, "k", false, "do not verify TLS certificates (insecure)")
+	fs.Int64Var(&o.maxBytes, "max-filesize", 0, "refuse objects larger than `BYTES`")
+	fs.IntVar(&o.maxRedirs, "max-redirs", 10, "follow at most `N` redirects")
+	fs.BoolVar(&o.allowDowngrade, "allow-downgrade", false, "let redirects lead from https to http")
+	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
+	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
+	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
+	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
+	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
+	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
+	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }

@@ -1,0 +1,823 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// Options adjust a Run. The zero value mirrors everything with four
+// transfers at once, transferring every file again.
+type Options struct {
+	// Parallel is the number of transfers (and listings) at once; 0 means 4.
+	Parallel int
+	// PerHost caps the connections to one host at once; 0 means Parallel.
+	PerHost int
+
+	// OnlyNewer skips files whose local copy is unchanged (see the package
+	// documentation for how each protocol tells).
+	OnlyNewer bool
+	// Delete removes local files and folders the server no longer lists.
+	// It never touches anything outside the destination, nor what Include
+	// and Exclude leave out, nor folders that were not listed.
+	Delete bool
+	// Include, when not empty, keeps only files matching one of these
+	// globs (path.Match syntax); Exclude leaves out files and folders that
+	// match one. A glob with a "/" matches the path below the start, one
+	// without matches the name.
+	Include, Exclude []string
+	// MaxDepth > 0 limits the tree to that many levels, counting the start
+	// directory as level 1 (1: only its own files); 0 means no limit.
+	MaxDepth int
+	// DryRun decides and reports but changes nothing locally.
+	DryRun bool
+	// LimitRate caps the bytes per second of all transfers together; 0
+	// means no cap.
+	LimitRate float64
+	// Retries is how many more times a temporary failure (FTP 4xx and 421,
+	// time-outs, dropped connections, HTTP 429 and 5xx) is tried again,
+	// after an exponential backoff with jitter that honours Retry-After.
+	Retries int
+	// RetryWait is the first backoff; 0 means one second. It doubles with
+	// each attempt, up to a minute.
+	RetryWait time.Duration
+	// FollowSymlinks fetches the target of a remote symbolic link as a
+	// regular file when the target lies inside the mirrored tree; without
+	// it, links are skipped and reported.
+	FollowSymlinks bool
+	// FoldCase treats names that differ only in case as the same file even
+	// where the destination's file system tells them apart (it is probed,
+	// and folding is on where it folds case).
+	FoldCase bool
+	// Shard and Shards mirror a deterministic part of the tree: the files
+	// whose path hashes to Shard, 0 <= Shard < Shards. Shards 0 or 1 means
+	// the whole tree. Folders are listed by every shard.
+	Shard, Shards int
+	// Events, when set, is called for each step; calls may come from
+	// several goroutines at once.
+	Events func(Event)
+}
+
+// Action is what happened, or would happen, to one path.
+type Action int
+
+// Actions reported in Events and the Report.
+const (
+	ActionNew       Action = iota + 1 // fetched, not there before
+	ActionUpdate                      // fetched again, it had changed
+	ActionUnchanged                   // left as it was
+	ActionDelete                      // removed locally, gone from the server
+	ActionFail                        // could not be listed, fetched or written
+	ActionRefuse                      // not mirrored: an unsafe name, a link, a name collision
+)
+
+var actionNames = [...]string{"", "new", "update", "unchanged", "delete", "fail", "refuse"}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) && a > 0 {
+		return actionNames[a]
+	}
+	return "unknown"
+}
+
+// MarshalText makes an Action its name in JSON.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// EventType says what an Event reports.
+type EventType int
+
+// Event types.
+const (
+	EventList     EventType = iota + 1 // a folder was listed
+	EventStart                         // a transfer begins
+	EventProgress                      // bytes arrived
+	EventRetry                         // a temporary failure, tried again after Wait
+	EventDone                          // a path is settled: see Action
+)
+
+// Event is one step of a Run.
+type Event struct {
+	Type   EventType
+	Path   string // below the destination, "/"-separated; "" for the start
+	URL    string // password redacted
+	Action Action // for EventDone
+	Size   int64  // the object's size when known, else -1
+	Bytes  int64  // bytes transferred so far (EventProgress) or in all (EventDone)
+	Offset int64  // where a resumed transfer started
+	Wait   time.Duration
+	Err    error  // for ActionFail and EventRetry
+	Reason string // for ActionRefuse, ActionUnchanged and ActionDelete
+}
+
+// Item is one path of the Report.
+type Item struct {
+	Path   string `json:"path"`
+	URL    string `json:"url,omitempty"`
+	Action Action `json:"action"`
+	Bytes  int64  `json:"bytes,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	err    error
+}
+
+// Err returns the error of a failed item.
+func (it Item) Err() error { return it.err }
+
+// Report sums up a Run. Items lists every path that was fetched,
+// deleted, refused or failed (in a dry run: that would be), sorted by
+// path; unchanged files are only counted.
+type Report struct {
+	New       int           `json:"new"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+	Deleted   int           `json:"deleted"`
+	Refused   int           `json:"refused"`
+	Failed    int           `json:"failed"`
+	Bytes     int64         `json:"bytes"`
+	Duration  time.Duration `json:"-"`
+	Seconds   float64       `json:"seconds"`
+	DryRun    bool          `json:"dry_run,omitempty"`
+	Items     []Item        `json:"items"`
+}
+
+// FirstError returns the error of the first failed item, or nil.
+func (r *Report) FirstError() error {
+	for _, it := range r.Items {
+		if it.Action == ActionFail {
+			return it.err
+		}
+	}
+	return nil
+}
+
+// Run mirrors the tree at src into the folder dst, which is created if
+// missing. It returns an error only when the mirror cannot start (a bad
+// URL, a start that cannot be listed, a destination that cannot be
+// opened); failures of single files are counted in the Report, and Run
+// then returns the Report with a nil error. Cancelling ctx stops the run;
+// what was complete stays, partial files stay under their .part names.
+func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Report, error) {
+	start := time.Now()
+	u, err := url.Parse(src)
+	if err != nil {
+		return nil, &fetch.Error{Op: "mirror", URL: url.RedactString(src), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+	}
+	m := &run{c: c, o: o, start: u, report: &Report{DryRun: o.DryRun}}
+	if m.src, err = newSource(u); err != nil {
+		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
+	}
+	if err := m.checkOptions(); err != nil {
+		return nil, err
+	}
+	if err := m.openRoot(dst); err != nil {
+		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: fetch.WriteError(err)}
+	}
+	if m.root != nil {
+		defer m.root.Close()
+	}
+	if o.LimitRate > 0 {
+		burst := int(min(max(o.LimitRate/8, 1), 64<<10))
+		m.limiter = rate.NewLimiter(rate.Limit(o.LimitRate), burst)
+	}
+	top := m.src.root()
+	listing, err := m.list(ctx, top)
+	if err != nil {
+		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
+	}
+	m.emit(Event{Type: EventList, Path: "", URL: top.u.Redacted(), Size: -1})
+	m.runJobs(ctx, top, listing)
+	if err := ctx.Err(); err != nil {
+		return m.finish(start), err
+	}
+	return m.finish(start), nil
+}
+
+type run struct {
+	c       *fetch.Client
+	o       Options
+	start   *url.URL
+	src     source
+	root    *os.Root // nil in a dry run whose destination does not exist
+	fold    bool
+	limiter *rate.Limiter
+
+	hostMu sync.Mutex
+	hosts  map[string]chan struct{}
+
+	mu     sync.Mutex
+	report *Report
+}
+
+func (m *run) checkOptions() error {
+	for _, g := range append(append([]string{}, m.o.Include...), m.o.Exclude...) {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("mirror: bad glob %q: %w", g, err)
+		}
+	}
+	if m.o.Shards > 1 && (m.o.Shard < 0 || m.o.Shard >= m.o.Shards) {
+		return fmt.Errorf("mirror: shard %d is not in 0..%d", m.o.Shard, m.o.Shards-1)
+	}
+	return nil
+}
+
+// openRoot opens (creating it unless dry) the destination and probes
+// whether its file system folds case.
+func (m *run) openRoot(dst string) error {
+	if !m.o.DryRun {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return err
+		}
+	}
+	r, err := os.OpenRoot(dst)
+	if err != nil {
+		if m.o.DryRun && errors.Is(err, fs.ErrNotExist) {
+			m.fold = m.o.FoldCase
+			return nil
+		}
+		return err
+	}
+	m.root = r
+	m.fold = m.o.FoldCase || (!m.o.DryRun && foldsCase(r))
+	return nil
+}
+
+// foldsCase creates a probe file and looks for it under another case.
+func foldsCase(r *os.Root) bool {
+	name := fmt.Sprintf(".deref-case-%d-%d", os.Getpid(), rand.Uint32())
+	f, err := r.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	defer r.Remove(name)
+	_, err = r.Stat(strings.ToUpper(name))
+	return err == nil
+}
+
+func (m *run) emit(ev Event) {
+	if ev.Type == EventDone {
+		m.record(ev)
+	}
+	if m.o.Events != nil {
+		m.o.Events(ev)
+	}
+}
+
+func (m *run) record(ev Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.report
+	switch ev.Action {
+	case ActionNew:
+		r.New++
+	case ActionUpdate:
+		r.Updated++
+	case ActionUnchanged:
+		r.Unchanged++
+		return
+	case ActionDelete:
+		r.Deleted++
+	case ActionRefuse:
+		r.Refused++
+	case ActionFail:
+		r.Failed++
+	}
+	r.Bytes += ev.Bytes
+	it := Item{Path: ev.Path, URL: ev.URL, Action: ev.Action, Bytes: ev.Bytes, Reason: ev.Reason, err: ev.Err}
+	if ev.Err != nil {
+		it.Error = ev.Err.Error()
+	}
+	r.Items = append(r.Items, it)
+}
+
+func (m *run) finish(start time.Time) *Report {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.report
+	sort.SliceStable(r.Items, func(i, j int) bool { return r.Items[i].Path < r.Items[j].Path })
+	r.Duration = time.Since(start)
+	r.Seconds = r.Duration.Seconds()
+	return r
+}
+
+// hostSlot takes one of the host's connection slots; release gives it back.
+func (m *run) hostSlot(ctx context.Context, u *url.URL) (release func(), err error) {
+	n := m.o.PerHost
+	if n <= 0 {
+		n = m.parallel()
+	}
+	key := u.Scheme + "://" + strings.ToLower(u.Site())
+	m.hostMu.Lock()
+	if m.hosts == nil {
+		m.hosts = map[string]chan struct{}{}
+	}
+	ch, ok := m.hosts[key]
+	if !ok {
+		ch = make(chan struct{}, n)
+		m.hosts[key] = ch
+	}
+	m.hostMu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (m *run) parallel() int {
+	if m.o.Parallel > 0 {
+		return m.o.Parallel
+	}
+	return 4
+}
+
+// A job is a folder to list or a file to settle.
+type job struct {
+	dir  *dirNode
+	file *fileJob
+}
+
+// runJobs works through the tree with Parallel workers, starting from the
+// listed top folder.
+func (m *run) runJobs(ctx context.Context, top *dirNode, listing []child) {
+	q := newQueue()
+	m.settleDir(ctx, q, top, listing)
+	var wg sync.WaitGroup
+	for range m.parallel() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, ok := q.pop()
+				if !ok {
+					return
+				}
+				if ctx.Err() == nil {
+					if j.dir != nil {
+						m.listDir(ctx, q, j.dir)
+					} else {
+						m.settleFile(ctx, j.file)
+					}
+				}
+				q.done()
+			}
+		}()
+	}
+	q.done() // the top folder's own share of the count
+	wg.Wait()
+}
+
+// queue is an unbounded work list that ends when nothing is pending.
+type queue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	jobs    []job
+	pending int
+}
+
+func newQueue() *queue {
+	q := &queue{pending: 1}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) push(j job) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.pending++
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+func (q *queue) pop() (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.jobs) == 0 && q.pending > 0 {
+		q.cond.Wait()
+	}
+	if len(q.jobs) == 0 {
+		return job{}, false
+	}
+	// Folders first, so that the tree is discovered while files transfer.
+	i := len(q.jobs) - 1
+	for k := len(q.jobs) - 1; k >= 0 && k >= len(q.jobs)-64; k-- {
+		if q.jobs[k].dir != nil {
+			i = k
+			break
+		}
+	}
+	j := q.jobs[i]
+	q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
+	return j, true
+}
+
+func (q *queue) done() {
+	q.mu.Lock()
+	q.pending--
+	end := q.pending == 0
+	q.mu.Unlock()
+	if end {
+		q.cond.Broadcast()
+	}
+}
+
+// dirNode is a remote folder and where it goes locally.
+type dirNode struct {
+	rel   string // local path below the destination, "" for the top
+	u     *url.URL
+	depth int    // 1 for the top
+	sel   string // the Gopher selector, for menus
+}
+
+// child is one entry of a remote folder, as a source reports it.
+type child struct {
+	name    string
+	dir     bool
+	u       *url.URL
+	size    int64
+	mod     time.Time
+	link    bool
+	target  string
+	refuse  string // set when the source itself refuses the entry
+	article bool   // news articles never change
+	sel     string
+}
+
+// fileJob is a file to settle: compare, fetch or skip.
+type fileJob struct {
+	rel    string
+	c      child
+	local  *localFile // nil when there is no local file of that name
+	part   int64      // size of NAME.part, -1 when there is none
+	update bool
+}
+
+type localFile struct {
+	size int64
+	mod  time.Time
+	dir  bool
+}
+
+func (m *run) list(ctx context.Context, d *dirNode) ([]child, error) {
+	var out []child
+	err := m.retry(ctx, d.rel, d.u, func() error {
+		release, err := m.hostSlot(ctx, d.u)
+		if err != nil {
+			return err
+		}
+		defer release()
+		out, err = m.src.list(ctx, m.c, d)
+		return err
+	})
+	return out, err
+}
+
+// listDir lists a folder below the top and settles what it holds.
+func (m *run) listDir(ctx context.Context, q *queue, d *dirNode) {
+	kids, err := m.list(ctx, d)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.emit(Event{Type: EventDone, Path: d.rel + "/", URL: d.u.Redacted(), Action: ActionFail, Err: err, Size: -1})
+		}
+		return
+	}
+	m.emit(Event{Type: EventList, Path: d.rel, URL: d.u.Redacted(), Size: -1})
+	m.settleDir(ctx, q, d, kids)
+}
+
+// settleDir checks each entry of a listed folder, queues files and
+// subfolders, and deletes local entries that are gone remotely.
+func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child) {
+	locals, err := m.readLocal(d.rel)
+	if err != nil {
+		m.emit(Event{Type: EventDone, Path: d.rel + "/", Action: ActionFail, Err: fetch.WriteError(err), Size: -1})
+		return
+	}
+	sort.SliceStable(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
+	kept := map[string]bool{} // local names (folded when folding) that the server still has
+	seen := map[string]string{}
+	remote := map[string]bool{}
+	for _, k := range kids {
+		remote[k.name] = true
+	}
+	for _, k := range kids {
+		rel := join(d.rel, k.name)
+		refuse := k.refuse
+		switch {
+		case refuse != "":
+		case !safeName(k.name):
+			refuse = "unsafe name " + quote(k.name)
+			rel = join(d.rel, quote(k.name))
+		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)]:
+			refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
+		}
+		if refuse == "" {
+			key := m.key(k.name)
+			if first, ok := seen[key]; ok {
+				refuse = "name collides with " + quote(first) + " on a file system that ignores case"
+			} else {
+				seen[key] = k.name
+			}
+		}
+		if refuse == "" && m.excluded(rel, k.name, k.dir) {
+			kept[m.key(k.name)] = true // filtered out: never deleted either
+			continue
+		}
+		if refuse != "" {
+			if safeName(k.name) {
+				kept[m.key(k.name)] = true
+			}
+			m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionRefuse, Reason: refuse, Size: -1})
+			continue
+		}
+		if k.link {
+			kept[m.key(k.name)] = true
+			target, ok := m.followLink(d, k)
+			if !ok {
+				reason := "symbolic link"
+				if k.target != "" {
+					reason += " to " + quote(k.target)
+				}
+				if m.o.FollowSymlinks {
+					reason += " outside the mirrored tree"
+				} else {
+					reason += " (not followed)"
+				}
+				m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionRefuse, Reason: reason, Size: -1})
+				continue
+			}
+			k.u, k.size, k.mod, k.link, k.dir = target, -1, time.Time{}, false, false
+		}
+		kept[m.key(k.name)] = true
+		if k.dir {
+			if m.o.MaxDepth > 0 && d.depth >= m.o.MaxDepth {
+				continue
+			}
+			if lf := locals[k.name]; lf != nil && !lf.dir {
+				m.emit(Event{Type: EventDone, Path: rel + "/", URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(fmt.Errorf("%s is a file here, not a folder", rel)), Size: -1})
+				continue
+			}
+			if m.root != nil && !m.o.DryRun {
+				if err := m.root.MkdirAll(rel, 0o755); err != nil {
+					m.emit(Event{Type: EventDone, Path: rel + "/", URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(err), Size: -1})
+					continue
+				}
+			}
+			q.push(job{dir: &dirNode{rel: rel, u: k.u, depth: d.depth + 1, sel: k.sel}})
+			continue
+		}
+		if !m.inShard(rel) {
+			continue
+		}
+		fj := &fileJob{rel: rel, c: k, local: locals[k.name], part: -1}
+		if p := locals[k.name+partSuffix]; p != nil && !p.dir {
+			fj.part = p.size
+		}
+		if fj.local != nil && fj.local.dir {
+			m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(fmt.Errorf("%s is a folder here, not a file", rel)), Size: -1})
+			continue
+		}
+		if fj.local != nil && m.o.OnlyNewer {
+			if reason, same := unchanged(k, fj.local); same {
+				m.dropPart(fj)
+				m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionUnchanged, Reason: reason, Size: k.size})
+				continue
+			}
+		}
+		fj.update = fj.local != nil
+		q.push(job{file: fj})
+	}
+	if m.o.Delete {
+		m.deleteGone(d, locals, kept, remote)
+	}
+}
+
+// key is the name as the local file system compares it.
+func (m *run) key(name string) string {
+	if m.fold {
+		return strings.ToLower(name)
+	}
+	return name
+}
+
+// deleteGone removes local entries of a listed folder that the server no
+// longer has.
+func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[string]bool, remote map[string]bool) {
+	names := make([]string, 0, len(locals))
+	for n := range locals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		lf := locals[n]
+		if kept[m.key(n)] {
+			continue
+		}
+		if base, ok := strings.CutSuffix(n, partSuffix); ok && !lf.dir && kept[m.key(base)] {
+			continue // an unfinished transfer of a file still there: kept to resume
+		}
+		if strings.HasPrefix(n, ".deref-case-") {
+			continue
+		}
+		rel := join(d.rel, n)
+		if m.excluded(rel, n, lf.dir) {
+			continue
+		}
+		if lf.dir && m.o.Shards > 1 {
+			continue // folders are shared between shards
+		}
+		if !lf.dir && !m.inShard(strings.TrimSuffix(rel, partSuffix)) {
+			continue
+		}
+		ev := Event{Type: EventDone, Path: rel, Action: ActionDelete, Reason: "no longer on the server", Size: -1}
+		if lf.dir {
+			ev.Path += "/"
+		}
+		if !m.o.DryRun && m.root != nil {
+			var err error
+			if lf.dir {
+				err = m.root.RemoveAll(rel)
+			} else {
+				err = m.root.Remove(rel)
+			}
+			if err != nil {
+				ev.Action, ev.Err, ev.Reason = ActionFail, fetch.WriteError(err), ""
+			}
+		}
+		m.emit(ev)
+	}
+}
+
+// readLocal lists a local folder: name to size, time and kind. A folder
+// that does not exist (yet) is empty.
+func (m *run) readLocal(rel string) (map[string]*localFile, error) {
+	out := map[string]*localFile{}
+	if m.root == nil {
+		return out, nil
+	}
+	name := rel
+	if name == "" {
+		name = "."
+	}
+	f, err := m.root.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	for _, de := range des {
+		info, err := de.Info()
+		if err != nil {
+			continue
+		}
+		out[de.Name()] = &localFile{size: info.Size(), mod: info.ModTime(), dir: info.IsDir()}
+	}
+	return out, nil
+}
+
+// unchanged compares a listed file with its local copy by size and time,
+// at the precision the listing gives.
+func unchanged(k child, lf *localFile) (string, bool) {
+	if k.article {
+		return "articles do not change", true
+	}
+	if k.size >= 0 && k.size != lf.size {
+		return "", false
+	}
+	if k.mod.IsZero() {
+		if k.size >= 0 {
+			return "same size", true
+		}
+		return "", false // nothing to compare by here; HTTP asks the server
+	}
+	prec := precision(k.mod)
+	if k.mod.Truncate(prec).After(lf.mod.Truncate(prec)) {
+		return "", false
+	}
+	return "same size and time", true
+}
+
+// precision guesses how precise a listed time is: a Unix LIST line gives
+// minutes, or only the day for older files.
+func precision(t time.Time) time.Duration {
+	t = t.UTC()
+	switch {
+	case t.Nanosecond() != 0 || t.Second() != 0:
+		return time.Second
+	case t.Hour() == 0 && t.Minute() == 0:
+		return 24 * time.Hour
+	}
+	return time.Minute
+}
+
+// excluded applies Include and Exclude; Include applies to files only.
+func (m *run) excluded(rel, name string, dir bool) bool {
+	for _, g := range m.o.Exclude {
+		if match(g, rel, name) {
+			return true
+		}
+	}
+	if dir || len(m.o.Include) == 0 {
+		return false
+	}
+	for _, g := range m.o.Include {
+		if match(g, rel, name) {
+			return false
+		}
+	}
+	return true
+}
+
+func match(glob, rel, name string) bool {
+	subject := name
+	if strings.Contains(glob, "/") {
+		subject = rel
+	}
+	ok, _ := path.Match(glob, subject)
+	return ok
+}
+
+func (m *run) inShard(rel string) bool {
+	if m.o.Shards <= 1 {
+		return true
+	}
+	return Shard(rel, m.o.Shards) == m.o.Shard
+}
+
+// Shard returns the shard, 0 <= shard < n, that the file at rel (the path
+// below the destination, "/"-separated) belongs to: FNV-1a of the path,
+// modulo n. Every machine computes the same split.
+func Shard(rel string, n int) int {
+	h := fnv.New32a()
+	io.WriteString(h, rel)
+	return int(h.Sum32() % uint32(n))
+}
+
+// followLink resolves a link's target inside the mirrored tree.
+func (m *run) followLink(d *dirNode, k child) (*url.URL, bool) {
+	if !m.o.FollowSymlinks || k.target == "" || path.IsAbs(k.target) {
+		return nil, false
+	}
+	p := path.Clean(path.Join(d.rel, k.target))
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return nil, false
+	}
+	u, err := m.src.fileURL(p)
+	if err != nil {
+		return nil, false
+	}
+	return u, true
+}
+
+// dropPart removes a stale NAME.part of a file that needs no transfer.
+func (m *run) dropPart(fj *fileJob) {
+	if fj.part >= 0 && !m.o.DryRun && m.root != nil {
+		m.root.Remove(fj.rel + partSuffix)
+	}
+}
+
+const partSuffix = fetch.PartSuffix
+
+// safeName says whether a remote name can be one local path element.
+func safeName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00") && !path.IsAbs(n) && filepath.IsLocal(n)
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+func redacted(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,195 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// settleFile fetches one file that is new or may have changed.
+func (m *run) settleFile(ctx context.Context, fj *fileJob) {
+	action := ActionNew
+	if fj.update {
+		action = ActionUpdate
+	}
+	k := fj.c
+	if m.o.DryRun {
+		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Size: k.size})
+		return
+	}
+	var since time.Time
+	if m.o.OnlyNewer && fj.local != nil && m.src.conditional() {
+		since = fj.local.mod
+	}
+	var got int64
+	err := m.retry(ctx, fj.rel, k.u, func() error {
+		release, err := m.hostSlot(ctx, k.u)
+		if err != nil {
+			return err
+		}
+		defer release()
+		n, err := m.fetchFile(ctx, fj, since)
+		got += n
+		return err
+	})
+	switch {
+	case errors.Is(err, fetch.ErrNotModified):
+		m.dropPart(fj)
+		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: ActionUnchanged, Reason: "not modified", Size: k.size})
+	case err != nil:
+		if ctx.Err() == nil {
+			m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: ActionFail, Err: err, Bytes: got, Size: k.size})
+		}
+	default:
+		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Bytes: got, Size: k.size})
+	}
+}
+
+// fetchFile makes one attempt: it continues NAME.part where one is there
+// and the server can resume, writes the rest, sets the time and renames.
+// It returns the bytes written in this attempt.
+func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int64, error) {
+	k := fj.c
+	part := fj.rel + partSuffix
+	offset := max(fj.part, 0)
+	if k.size >= 0 && offset >= k.size {
+		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
+	}
+	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since}
+	if m.o.Events != nil {
+		rel, u := fj.rel, redacted(k.u)
+		o.Progress = func(p fetch.Progress) {
+			m.o.Events(Event{Type: EventProgress, Path: rel, URL: u, Bytes: p.Bytes, Size: p.Total, Offset: offset})
+		}
+	}
+	resp, err := m.c.FetchWith(ctx, k.u, o)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.Kind != fetch.KindFile {
+		return 0, fmt.Errorf("%w: %s is a %s, not a file", fetch.ErrNotRetrievable, k.u.Redacted(), resp.Kind)
+	}
+	if resp.Offset != offset {
+		offset = 0 // the server sent the whole file
+	}
+	total := resp.Size
+	if total >= 0 {
+		total += offset
+	}
+	m.emit(Event{Type: EventStart, Path: fj.rel, URL: redacted(k.u), Size: total, Offset: offset})
+	flags := os.O_WRONLY | os.O_CREATE
+	if offset == 0 {
+		flags |= os.O_TRUNC
+	}
+	f, err := m.root.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return 0, fetch.WriteError(err)
+	}
+	if offset > 0 {
+		if _, err := f.Seek(offset, io.SeekStart); err != nil {
+			f.Close()
+			return 0, fetch.WriteError(err)
+		}
+	}
+	var body io.Reader = resp.Body
+	if m.limiter != nil {
+		body = &rateReader{ctx: ctx, r: resp.Body, l: m.limiter}
+	}
+	n, err := io.Copy(f, body)
+	if err == nil {
+		err = resp.Body.Close()
+	}
+	if cerr := f.Close(); cerr != nil && err == nil {
+		err = fetch.WriteError(cerr)
+	}
+	// What arrived stays in NAME.part for the next attempt or run.
+	fj.part = offset + n
+	if err != nil {
+		return n, err
+	}
+	mod := resp.ModTime
+	if mod.IsZero() {
+		mod = k.mod
+	}
+	if !mod.IsZero() {
+		if err := m.root.Chtimes(part, time.Now(), mod); err != nil {
+			return n, fetch.WriteError(err)
+		}
+	}
+	if err := m.root.Rename(part, fj.rel); err != nil {
+		return n, fetch.WriteError(err)
+	}
+	fj.part = -1
+	return n, nil
+}
+
+// retry runs op, and again after a backoff while it fails temporarily
+// and attempts are left.
+func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error) error {
+	wait := m.o.RetryWait
+	if wait <= 0 {
+		wait = time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		err := op()
+		if err == nil || attempt >= m.o.Retries || !Temporary(err) || ctx.Err() != nil {
+			return err
+		}
+		d := wait/2 + rand.N(wait/2+1) // jitter: between half and all of it
+		var ra interface{ RetryAfter() time.Duration }
+		if errors.As(err, &ra) && ra.RetryAfter() > d {
+			d = ra.RetryAfter()
+		}
+		m.emit(Event{Type: EventRetry, Path: rel, URL: redacted(u), Err: err, Wait: d, Size: -1})
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		wait = min(wait*2, time.Minute)
+	}
+}
+
+// Temporary says whether err is worth another attempt: a temporary reply
+// (FTP 4xx, HTTP 429 and 5xx), a time-out, a network failure or an object
+// that ended early.
+func Temporary(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, fetch.ErrWrite) {
+		return false
+	}
+	return errors.Is(err, fetch.ErrTemporary) || errors.Is(err, fetch.ErrTimeout) ||
+		errors.Is(err, fetch.ErrNetwork) || errors.Is(err, fetch.ErrShortBody)
+}
+
+// rateReader reads no faster than the limiter allows: each read is at
+// most a burst and waits for its tokens.
+type rateReader struct {
+	ctx context.Context
+	r   io.Reader
+	l   *rate.Limiter
+}
+
+func (r *rateReader) Read(p []byte) (int, error) {
+	if b := r.l.Burst(); len(p) > b {
+		p = p[:b]
+	}
+	n, err := r.r.Read(p)
+	if n > 0 {
+		if werr := r.l.WaitN(r.ctx, n); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return n, err
+}
