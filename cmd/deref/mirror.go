@@ -212,6 +212,9 @@ func summary(r *mirror.Report) string {
 
 // parseRate reads "500k", "2M", "1.5G" or a plain number of bytes.
 func parseRate(s string) (float64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty rate; give one such as 500k or 2M")
+	}
 	mult := 1.0
 	switch strings.ToLower(s[len(s)-1:]) {
 	case "k":

@@ -99,6 +99,17 @@ func (a Action) String() string {
 // MarshalText makes an Action its name in JSON.
 func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
+// UnmarshalText reads an Action's name, so that a report can be read back.
+func (a *Action) UnmarshalText(b []byte) error {
+	for i, n := range actionNames {
+		if i > 0 && n == string(b) {
+			*a = Action(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("mirror: unknown action %q", b)
+}
+
 // EventType says what an Event reports.
 type EventType int
 
@@ -415,8 +426,9 @@ func (q *queue) pop() (job, bool) {
 	if len(q.jobs) == 0 {
 		return job{}, false
 	}
-	// Folders first, so that the tree is discovered while files transfer.
-	i := len(q.jobs) - 1
+	// Folders first, so that the tree is discovered while files transfer;
+	// files in the order they were listed.
+	i := 0
 	for k := len(q.jobs) - 1; k >= 0 && k >= len(q.jobs)-64; k-- {
 		if q.jobs[k].dir != nil {
 			i = k
@@ -424,7 +436,11 @@ func (q *queue) pop() (job, bool) {
 		}
 	}
 	j := q.jobs[i]
-	q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
+	if i == 0 {
+		q.jobs = q.jobs[1:]
+	} else {
+		q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
+	}
 	return j, true
 }
 

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch/mirror"
+)
+
+func TestMirrorCommand(t *testing.T) {
+	src := t.TempDir()
+	for name, content := range map[string]string{"a.txt": "a", "d/b.txt": "bb", "d/e/c.bin": "ccc"} {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	os.Symlink("/etc/passwd", filepath.Join(src, "pw"))
+	u := "file://" + filepath.ToSlash(src) + "/"
+	dst := filepath.Join(t.TempDir(), "m")
+
+	r := runDeref(t, "", "mirror", "--plan", u, dst)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], u+"a.txt\t"+filepath.Join(dst, "a.txt")) {
+		t.Errorf("--plan: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("--plan created the destination")
+	}
+
+	r = runDeref(t, "", "mirror", "--dry-run", u, dst)
+	if r.code != 0 || !strings.Contains(r.stdout, "new\td/e/c.bin\n") || !strings.Contains(r.stdout, "refuse\tpw\n") || !strings.Contains(r.stderr, "dry run") {
+		t.Errorf("--dry-run: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	r = runDeref(t, "", "mirror", u, dst)
+	if r.code != 0 || !strings.Contains(r.stderr, "mirror: 3 new, 0 updated, 0 unchanged, 0 deleted, 1 skipped, 0 failed") || !strings.Contains(r.stderr, `skipped pw: symbolic link to "/etc/passwd"`) {
+		t.Errorf("mirror: %d %q", r.code, r.stderr)
+	}
+
+	os.Remove(filepath.Join(src, "a.txt"))
+	r = runDeref(t, "", "mirror", "--json", "--only-newer", "--delete", u, dst)
+	var rep mirror.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("--json: %d %v %q", r.code, err, r.stdout)
+	}
+	if rep.Deleted != 1 || rep.Unchanged != 2 || rep.Items[0].Path != "a.txt" || rep.Items[0].Action != mirror.ActionDelete {
+		t.Errorf("--json report: %+v", rep)
+	}
+	if !strings.Contains(r.stdout, `"action": "delete"`) {
+		t.Errorf("actions are not named in JSON: %s", r.stdout)
+	}
+
+	for _, args := range [][]string{
+		{"mirror", u},
+		{"mirror", "--shard", "3/3", u, dst},
+		{"mirror", "--limit-rate", "fast", u, dst},
+	} {
+		if r := runDeref(t, "", args...); r.code != 1 || r.stderr == "" {
+			t.Errorf("%q: %d %q", args, r.code, r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "mirror", "file:///nonexistent/folder/", dst); r.code != 4 {
+		t.Errorf("missing source: %d %q", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "mirror", "ftp://h/a%00b/", dst); r.code != 2 || !strings.Contains(r.stderr, "NUL") {
+		t.Errorf("bad URL: %d %q", r.code, r.stderr)
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]float64{"100": 100, "2k": 2048, "1.5M": 1.5 * (1 << 20), "1g": 1 << 30} {
+		if got, err := parseRate(in); err != nil || got != want {
+			t.Errorf("parseRate(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "k", "-1", "0", "x"} {
+		if _, err := parseRate(in); err == nil {
+			t.Errorf("parseRate(%q) accepted", in)
+		}
+	}
+}
