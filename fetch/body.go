@@ -49,11 +49,11 @@ func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, cancel c
 	if g.idle > 0 {
 		g.timer = time.AfterFunc(g.idle, func() {
 			g.idleHit.Store(true)
-			g.rc.Close()
+			g.abort()
 			g.cancel()
 		})
 	}
-	g.stopCtx = context.AfterFunc(ctx, func() { g.rc.Close() })
+	g.stopCtx = context.AfterFunc(ctx, g.abort)
 	return g
 }
 
@@ -131,6 +131,16 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// abort unblocks a Read under way: through the body's Abort where it has
+// one, else by closing it (safe for bodies on a plain connection).
+func (g *guardedBody) abort() {
+	if a, ok := g.rc.(protocols.Aborter); ok {
+		a.Abort()
+		return
+	}
+	g.rc.Close()
 }
 
 // step accounts for a chunk that a Copier moved.

@@ -198,6 +198,15 @@ type Response struct {
 	Attributes []Attribute
 }
 
+// Aborter is implemented by a Body whose Close must not run while a Read
+// is under way. Abort breaks the transfer's connection, from any
+// goroutine, so that a blocked Read returns at once; the caller still
+// calls Close afterwards. The engine uses it to enforce time-outs and
+// cancellation.
+type Aborter interface {
+	Abort()
+}
+
 // Session is an interactive session (telnet): reading gives the server's
 // output, writing sends input, and SetWindowSize reports the terminal's
 // size to the server when it asked for it.

@@ -22,6 +22,7 @@ type dataBody struct {
 	s     *session
 	r     *jftp.Response
 	raw   net.Conn // the data connection before TLS, for splicing; nil when TLS
+	conn  net.Conn // the data connection, for Abort
 	ascii bool
 	conv  *crlfReader
 	left  int64 // bytes still expected; -1 when unknown
@@ -121,6 +122,14 @@ func (b *dataBody) finish() error {
 	}
 	b.s.release()
 	return nil
+}
+
+// Abort breaks the data connection so that a blocked Read returns; it is
+// safe while another goroutine reads. Close must still follow.
+func (b *dataBody) Abort() {
+	if b.conn != nil {
+		b.conn.Close()
+	}
 }
 
 // Close ends the transfer. Closed before the end, the server's 426 (or

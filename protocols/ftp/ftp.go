@@ -375,7 +375,9 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			size = n + offset // the 150 reply counts what is sent, after REST
 		}
 	}
-	body := &dataBody{s: s, r: r, raw: s.rawData, ascii: typ == 'a'}
+	s.mu.Lock()
+	body := &dataBody{s: s, r: r, raw: s.rawData, conn: s.data, ascii: typ == 'a'}
+	s.mu.Unlock()
 	if typ != 'a' && size >= 0 {
 		resp.Size = size - offset
 		body.left = resp.Size
