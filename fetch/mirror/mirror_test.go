@@ -127,6 +127,7 @@ func trim(s string) string {
 var sample = map[string]string{
 	"README.txt":             "top\n",
 	"pub/a.txt":              "alpha\n",
+	"pub/crlf.txt":           "CRLF stays\r\nas it is\r\n",
 	"pub/b.bin":              "\x00\x01\x02\r\n\x03",
 	"pub/with space/c d.txt": "spaced\n",
 	"pub/nested/deep/e.txt":  "deep\n",
@@ -211,11 +212,11 @@ func TestFiltersDepthDryRun(t *testing.T) {
 		o    mirror.Options
 		want []string
 	}{
-		{"include by name", mirror.Options{Include: []string{"*.txt"}}, []string{"README.txt", "pub/a.txt", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
-		{"exclude a folder by path", mirror.Options{Exclude: []string{"pub/nested"}}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/empty", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
-		{"exclude by name everywhere", mirror.Options{Exclude: []string{"*.bin", "* *"}}, []string{"README.txt", "pub/a.txt", "pub/empty", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt"}},
+		{"include by name", mirror.Options{Include: []string{"*.txt"}}, []string{"README.txt", "pub/a.txt", "pub/crlf.txt", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
+		{"exclude a folder by path", mirror.Options{Exclude: []string{"pub/nested"}}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/crlf.txt", "pub/empty", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
+		{"exclude by name everywhere", mirror.Options{Exclude: []string{"*.bin", "* *"}}, []string{"README.txt", "pub/a.txt", "pub/crlf.txt", "pub/empty", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt"}},
 		{"depth 1", mirror.Options{MaxDepth: 1}, []string{"README.txt", "big.bin"}},
-		{"depth 2", mirror.Options{MaxDepth: 2}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/empty", "pub/percent%2Fname.txt"}},
+		{"depth 2", mirror.Options{MaxDepth: 2}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/crlf.txt", "pub/empty", "pub/percent%2Fname.txt"}},
 	}
 	for _, c := range cases {
 		dst := t.TempDir()

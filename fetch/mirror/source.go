@@ -71,7 +71,11 @@ func (s *listSource) fileURL(rel string) (*url.URL, error) {
 	for i, seg := range segs {
 		segs[i] = url.EscapeSegment(seg)
 	}
-	return url.Parse(s.top.String() + strings.Join(segs, "/"))
+	raw := s.top.String() + strings.Join(segs, "/")
+	if s.top.Scheme == "ftp" || s.top.Scheme == "ftps" {
+		raw += ";type=i"
+	}
+	return url.Parse(raw)
 }
 
 func (s *listSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
@@ -95,7 +99,11 @@ func (s *listSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]c
 			continue
 		}
 		if e.URL != "" {
-			if k.u, err = url.Parse(e.URL); err != nil && k.refuse == "" {
+			raw := e.URL
+			if !k.dir && (d.u.Scheme == "ftp" || d.u.Scheme == "ftps") {
+				raw += ";type=i" // a mirror copies bytes: no newline conversion
+			}
+			if k.u, err = url.Parse(raw); err != nil && k.refuse == "" {
 				k.refuse = "bad URL in the listing"
 			}
 		}

@@ -1,0 +1,155 @@
+//go:build interop
+
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch/mirror"
+)
+
+// mirrorSources are the pub folder of the tree as vsftpd, proftpd,
+// pygopherd and nginx serve it.
+func mirrorSources(t *testing.T) map[string]string {
+	ftp := ftpServers(t)
+	gopher := gopherServers(t)
+	return map[string]string{
+		"vsftpd":    ftp["vsftpd"] + "/pub/",
+		"proftpd":   ftp["proftpd"] + "/pub/",
+		"pygopherd": gopher["pygopherd"] + "/1/pub",
+		"nginx":     env(t, "DEREF_INTEROP_HTTP") + "/pub/",
+	}
+}
+
+// compareTree checks that dir holds exactly the files of want, byte for
+// byte; a Gopher text item may have had its CRLF line ends made LF.
+func compareTree(t *testing.T, dir, want string, textLF bool) {
+	t.Helper()
+	got := map[string]bool{}
+	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		got[filepath.ToSlash(rel)] = true
+		if !de.Type().IsRegular() {
+			t.Errorf("%s is not a regular file", rel)
+		}
+		return nil
+	})
+	for _, rel := range treeFiles(t, want) {
+		w, _ := os.ReadFile(filepath.Join(want, rel))
+		g, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Errorf("missing %s", rel)
+			continue
+		}
+		delete(got, rel)
+		if !bytes.Equal(g, w) && !(textLF && bytes.Equal(g, bytes.ReplaceAll(w, []byte("\r\n"), []byte("\n")))) {
+			t.Errorf("%s: %d bytes, want %d", rel, len(g), len(w))
+		}
+	}
+	for rel := range got {
+		t.Errorf("stray file %s", rel)
+	}
+}
+
+// TestMirror mirrors the pub folder from each daemon, compares it file by
+// file with the tree, and checks that a second --only-newer run transfers
+// nothing.
+func TestMirror(t *testing.T) {
+	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
+	for name, src := range mirrorSources(t) {
+		t.Run(name, func(t *testing.T) {
+			dst := t.TempDir()
+			rep, err := mirror.Run(context.Background(), client(), src, dst, mirror.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Failed != 0 || rep.Refused != 0 || rep.New == 0 {
+				t.Errorf("first run: %+v", rep)
+			}
+			compareTree(t, dst, tree, name == "pygopherd")
+			rep, err = mirror.Run(context.Background(), client(), src, dst, mirror.Options{OnlyNewer: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "pygopherd" {
+				// Gopher+ Mod-Date makes the second run a comparison.
+				if rep.New+rep.Updated != 0 || rep.Bytes != 0 {
+					t.Errorf("second run transferred: %+v", rep)
+				}
+			} else if rep.New+rep.Updated != 0 || rep.Bytes != 0 || rep.Unchanged == 0 {
+				t.Errorf("second run transferred: %+v", rep)
+			}
+		})
+	}
+}
+
+// TestMirrorKilled kills deref mirror halfway (SIGKILL: no clean-up at
+// all), runs it again, and expects the tree complete with no .part file
+// left.
+func TestMirrorKilled(t *testing.T) {
+	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, name := range []string{"vsftpd", "nginx"} {
+		t.Run(name, func(t *testing.T) {
+			src := mirrorSources(t)[name]
+			dst := t.TempDir()
+			cmd := exec.Command(bin, "mirror", "-s", "--no-netrc", "--parallel", "2", "--limit-rate", "1M", src, dst)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// random.bin (3 MiB) takes three seconds at 1 MiB/s: kill in
+			// the middle of it.
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				if st, err := os.Stat(filepath.Join(dst, "random.bin.part")); err == nil && st.Size() > 512<<10 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			st, err := os.Stat(filepath.Join(dst, "random.bin.part"))
+			if err != nil {
+				t.Fatalf("no partial random.bin after the kill: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dst, "random.bin")); err == nil {
+				t.Fatal("random.bin under its final name after the kill")
+			}
+			out, err := exec.Command(bin, "mirror", "--no-netrc", "--json", "--only-newer", src, dst).Output()
+			if err != nil {
+				t.Fatalf("second run: %v", err)
+			}
+			var rep mirror.Report
+			if err := json.Unmarshal(out, &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range rep.Items {
+				if it.Path == "random.bin" && it.Bytes >= 3<<20 {
+					t.Errorf("random.bin fetched whole (%d bytes) although %d were there", it.Bytes, st.Size())
+				}
+			}
+			compareTree(t, dst, tree, false)
+			filepath.WalkDir(dst, func(p string, de os.DirEntry, err error) error {
+				if strings.HasSuffix(p, ".part") {
+					t.Errorf("stray %s", p)
+				}
+				return nil
+			})
+		})
+	}
+}
