@@ -274,6 +274,10 @@ type FetchOptions struct {
 	// allows (HTTP): an unchanged object is an error wrapping
 	// ErrNotModified.
 	IfModifiedSince time.Time
+	// SizeHint and ModTimeHint pass on what a listing said of the object;
+	// see protocols.Request.
+	SizeHint    int64
+	ModTimeHint time.Time
 	// Progress, when set, is called as this transfer's body bytes arrive,
 	// besides Client.Progress. It may block to slow the transfer down.
 	Progress func(Progress)
@@ -343,7 +347,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	if err := c.checkPort(u); err != nil {
 		return nil, err
 	}
-	req := &protocols.Request{URL: u, Offset: o.Offset, TLS: c.TLSConfig, IfModifiedSince: o.IfModifiedSince}
+	req := &protocols.Request{URL: u, Offset: o.Offset, TLS: c.TLSConfig, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
 	if c.Trace != nil {
 		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
 	}

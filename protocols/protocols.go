@@ -64,6 +64,14 @@ type Request struct {
 	// can say so (HTTP): an object not modified since then is
 	// ErrNotModified. Zero means unconditional.
 	IfModifiedSince time.Time
+
+	// SizeHint and ModTimeHint are what the caller already knows of the
+	// object, from a listing (SizeHint > 0; ModTimeHint exact to the
+	// second). A protocol may then skip asking the server (FTP SIZE and
+	// MDTM) and report ModTimeHint as the time. The size is never trusted
+	// to cut the body short.
+	SizeHint    int64
+	ModTimeHint time.Time
 }
 
 // Credentials says who to log in as. User and Password come from the URL or

@@ -64,7 +64,10 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if k.size >= 0 && offset >= k.size {
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
 	}
-	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since}
+	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since, SizeHint: k.size}
+	if !k.mod.IsZero() && precision(k.mod) == time.Second {
+		o.ModTimeHint = k.mod // exact (MLSD): no MDTM needed
+	}
 	if m.o.Events != nil {
 		rel, u := fj.rel, redacted(k.u)
 		o.Progress = func(p fetch.Progress) {

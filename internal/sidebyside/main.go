@@ -6,8 +6,9 @@
 //	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin
 //	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/
 //
-// -mirror fetches every file of a directory: deref lists it and fetches
-// the list with -i, -O and --parallel; lftp runs "mirror -P 4".
+// -mirror fetches every file of a directory with deref mirror (and with
+// deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
+// mirror again where nothing changed (--only-newer).
 //
 // Dirty pages of one run slow the next one's writes, so the runner calls
 // sync(2) before every timed run.
@@ -142,50 +143,80 @@ func ratios(res map[string]measure, what string) {
 	}
 }
 
-// mirrorBench fetches every file of dirURL with deref (listing, then -i
-// with -O and --parallel) and with lftp's mirror -P 4.
+// mirrorBench fetches every file of dirURL with deref mirror, with deref
+// -i (listing, then -i with -O and --parallel), with lftp's mirror -P 4
+// and with wget -m; then it runs each mirror again on its own result,
+// where nothing has changed.
 func mirrorBench(bin, dirURL, tmp string, runs, parallel int) {
 	if !strings.HasSuffix(dirURL, "/") {
 		dirURL += "/"
 	}
 	script := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1/list"; %s -s --no-netrc --parallel %d -O --output-dir "$1/out" -i "$1/list"`, bin, dirURL, bin, parallel)
-	cmds := map[string]func(dir string) []string{
-		"deref": func(dir string) []string { return []string{"sh", "-c", script, "sh", dir} },
+	first := map[string]func(dir string) []string{
+		"deref": func(dir string) []string {
+			return []string{bin, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
+		},
+		"deref-i": func(dir string) []string { return []string{"sh", "-c", script, "sh", dir} },
 		"lftp": func(dir string) []string {
 			return []string{"lftp", "-c", "mirror -P 4 " + dirURL + " " + filepath.Join(dir, "out")}
 		},
 		"wget": func(dir string) []string {
-			return []string{"wget", "-q", "-r", "-nH", "-np", "-P", filepath.Join(dir, "out"), dirURL}
+			return []string{"wget", "-q", "-m", "-nH", "-np", "-P", filepath.Join(dir, "out"), dirURL}
 		},
 	}
-	res := map[string]measure{}
-	fmt.Printf("fetching every file of %s\n", dirURL)
-	for _, name := range []string{"deref", "lftp", "wget"} {
-		if name != "deref" {
-			if _, err := exec.LookPath(name); err != nil {
+	again := map[string]func(dir string) []string{
+		"deref": func(dir string) []string {
+			return []string{bin, "mirror", "-s", "--no-netrc", "--only-newer", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
+		},
+		"lftp": func(dir string) []string {
+			return []string{"lftp", "-c", "mirror --only-newer -P 4 " + dirURL + " " + filepath.Join(dir, "out")}
+		},
+		"wget": first["wget"], // -m includes -N
+	}
+	res, res2 := map[string]measure{}, map[string]measure{}
+	fmt.Printf("fetching every file of %s (median of %d runs)\n", dirURL, runs)
+	for _, name := range []string{"deref", "deref-i", "lftp", "wget"} {
+		if tool := strings.TrimSuffix(name, "-i"); tool != "deref" {
+			if _, err := exec.LookPath(tool); err != nil {
 				continue
 			}
 		}
-		var ms []measure
+		var ms, ms2 []measure
 		files := 0
 		for range runs {
 			dir, err := os.MkdirTemp(tmp, name)
 			check(err)
 			check(os.Mkdir(filepath.Join(dir, "out"), 0o755))
 			syscall.Sync()
-			m, err := runOnce(cmds[name](dir))
+			m, err := runOnce(first[name](dir))
 			if err != nil {
 				fatal("%s: %v", name, err)
 			}
 			ms = append(ms, m)
 			files = countFiles(filepath.Join(dir, "out"))
+			if again[name] != nil {
+				syscall.Sync()
+				m, err := runOnce(again[name](dir))
+				if err != nil {
+					fatal("%s (again): %v", name, err)
+				}
+				ms2 = append(ms2, m)
+			}
 			os.RemoveAll(dir)
 		}
 		m := median(ms)
 		res[name] = m
-		fmt.Printf("%-6s %5d files %9s wall %9s cpu %8d KiB\n", name, files, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+		fmt.Printf("%-8s %5d files %9s wall %9s cpu %8d KiB\n", name, files, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+		if len(ms2) > 0 {
+			m2 := median(ms2)
+			res2[name] = m2
+			fmt.Printf("%-8s   no change %9s wall %9s cpu %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
+		}
 	}
 	ratios(res, "a folder of files")
+	if len(res2) > 1 {
+		ratios(res2, "the same folder again, nothing changed")
+	}
 }
 
 func countFiles(dir string) int {

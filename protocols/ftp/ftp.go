@@ -327,14 +327,16 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	// SIZE lets a short transfer be caught even when the server then
 	// reports success; without it, the size comes from the 150 reply where
 	// the server puts one there.
-	if req.Offset > 0 || !f.SkipSize {
+	if req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 {
 		if n, err := s.c.FileSize(name); err == nil {
 			size = n
 		} else if isNetErr(err) {
 			return nil, mapErr("SIZE "+name, err)
 		}
 	}
-	if s.c.IsGetTimeSupported() {
+	if !req.ModTimeHint.IsZero() {
+		resp.ModTime = req.ModTimeHint
+	} else if s.c.IsGetTimeSupported() {
 		if mt, err := s.c.GetTime(name); err == nil {
 			resp.ModTime = mt
 		} else if isNetErr(err) {
