@@ -59,6 +59,7 @@ Exit codes:
 type options struct {
 	output, outputDir, resume, inputFile, proxy, netrcFile string
 	remoteName, verbose, silent, head, raw, json           bool
+	createDirs                                             bool
 	newsServer                                             string
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
@@ -110,6 +111,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.output, "o", "", "write the object to `FILE` (- for standard output)")
 	fs.BoolVar(&o.remoteName, "O", false, "write to a file named after the URL's last segment (never a name the server chose)")
 	fs.StringVar(&o.outputDir, "output-dir", "", "folder for -o and -O files")
+	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the folders -o and --output-dir name when missing")
 	fs.BoolVar(&o.silent, "s", false, "silent: no progress line")
 	fs.BoolVar(&o.head, "I", false, "print the metadata only")
 	fs.StringVar(&o.resume, "C", "", "resume from byte `OFFSET`; - continues the existing output file")
@@ -492,6 +494,11 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		if dir == "" {
 			dir = "."
+		}
+		if o.createDirs {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fetch.WriteError(err)
+			}
 		}
 		if name != "" {
 			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {

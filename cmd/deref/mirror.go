@@ -68,7 +68,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&mo.FollowSymlinks, "follow-symlinks", false, "fetch the target of a remote symbolic link inside the tree as a regular file")
 	fs.BoolVar(&mo.FoldCase, "fold-case", false, "treat names differing only in case as one (default: when DIR's file system does)")
 	fs.StringVar(&shard, "shard", "", "mirror only shard `I/N` of the files (0 <= I < N), by path hash")
-	fs.BoolVar(&plan, "plan", false, "print the transfers as URL<TAB>TARGET lines, transfer nothing")
+	fs.BoolVar(&plan, "plan", false, "print the transfers as URL<TAB>TARGET lines, transfer nothing (run each with deref --create-dirs -o TARGET URL)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON on standard output")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, mirrorUsage)

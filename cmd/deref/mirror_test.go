@@ -29,6 +29,17 @@ func TestMirrorCommand(t *testing.T) {
 	if _, err := os.Stat(dst); err == nil {
 		t.Error("--plan created the destination")
 	}
+	// Each plan line is a job of its own.
+	for _, l := range lines {
+		u, target, _ := strings.Cut(l, "\t")
+		if r := runDeref(t, "", "-s", "--create-dirs", "-o", target, u); r.code != 0 {
+			t.Errorf("plan job %q: %d %q", l, r.code, r.stderr)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "d", "e", "c.bin")); err != nil || string(b) != "ccc" {
+		t.Errorf("plan jobs wrote %q, %v", b, err)
+	}
+	os.RemoveAll(dst)
 
 	r = runDeref(t, "", "mirror", "--dry-run", u, dst)
 	if r.code != 0 || !strings.Contains(r.stdout, "new\td/e/c.bin\n") || !strings.Contains(r.stdout, "refuse\tpw\n") || !strings.Contains(r.stderr, "dry run") {

@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/telnetd"
@@ -51,6 +52,7 @@ var stops = []stop{
 	{"wais", startWAIS},
 	{"telnet", startTelnet},
 	{"mid", startMail},
+	{"mirror", startMirror},
 }
 
 type tour struct {
@@ -245,6 +247,37 @@ func startFTP(t *tour) ([]string, func(), error) {
 		base + "/pub/nested/deep.txt;type=i",     // the typecode chooses TYPE I
 		"file://" + s.Addr() + "/pub/README.txt", // a file: URL naming another host is fetched by FTP
 	}, func() { s.Stop() }, nil
+}
+
+// startMirror mirrors the bundled FTP tree twice (the second run finds
+// nothing changed) and shows the copy as a file: listing.
+func startMirror(t *tour) ([]string, func(), error) {
+	s := ftpserver.NewFtpServer(&tourFTP{root: t.dir})
+	if err := s.Listen(); err != nil {
+		return nil, nil, err
+	}
+	go s.Serve()
+	dst, err := os.MkdirTemp("", "deref-tour-mirror")
+	if err != nil {
+		s.Stop()
+		return nil, nil, err
+	}
+	stop := func() { s.Stop(); os.RemoveAll(dst) }
+	src := "ftp://" + s.Addr() + "/pub/"
+	fmt.Printf("\n== mirror %s\n", src)
+	for _, o := range []mirror.Options{{}, {OnlyNewer: true}} {
+		rep, err := mirror.Run(context.Background(), t.client, src, dst, o)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		fmt.Printf("   only-newer=%v: %d new, %d updated, %d unchanged, %d failed, %d bytes\n", o.OnlyNewer, rep.New, rep.Updated, rep.Unchanged, rep.Failed, rep.Bytes)
+		if rep.Failed > 0 {
+			stop()
+			return nil, nil, rep.FirstError()
+		}
+	}
+	return []string{fileURL(dst) + "/"}, stop, nil
 }
 
 func startGopher(t *tour) ([]string, func(), error) {
