@@ -119,6 +119,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref mirror:", err)
 		return 1
 	}
+	c.Progress = nil // one line for one transfer; the mirror draws its own bars
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.maxTime > 0 {
