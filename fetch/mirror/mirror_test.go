@@ -41,7 +41,7 @@ func (d *ftpDriver) AuthUser(cc ftpserver.ClientContext, user, pass string) (ftp
 func (d *ftpDriver) GetTLSConfig() (*tls.Config, error) { return nil, errors.New("no TLS") }
 
 // serveFTP serves root over FTP on loopback and returns the base URL.
-func serveFTP(t *testing.T, root string) string {
+func serveFTP(t testing.TB, root string) string {
 	t.Helper()
 	s := ftpserver.NewFtpServer(&ftpDriver{root: root, settings: &ftpserver.Settings{ListenAddr: "127.0.0.1:0", DefaultTransferType: ftpserver.TransferTypeBinary}})
 	if err := s.Listen(); err != nil {
