@@ -65,6 +65,7 @@ func TestHostileFTPListing(t *testing.T) {
 			ls("a/../../b", 7),
 			ls("..", 7), // dropped by the listing parser as ls's own entry
 			ls(`back\slash`, 7),
+			ls("bell\x07and\rreturn", 7),
 			"lrwxrwxrwx    1 0        0              4 Jan 02  2020 etc -> /etc",
 			"lrwxrwxrwx    1 0        0              4 Jan 02  2020 up -> ../../outside",
 			ls("A.txt", 5),
@@ -97,7 +98,7 @@ func TestHostileFTPListing(t *testing.T) {
 			reasons[it.Path] = it.Reason
 		}
 	}
-	for _, want := range []string{"unsafe name \"../x\"", "unsafe name \"/abs\"", "unsafe name \"a/../../b\"", `unsafe name "back\\slash"`,
+	for _, want := range []string{"unsafe name \"../x\"", "unsafe name \"/abs\"", "unsafe name \"a/../../b\"", `unsafe name "back\\slash"`, `unsafe name "bell\aand\rreturn"`,
 		"symbolic link to \"/etc\" outside", "symbolic link to \"../../outside\" outside", "collides with \"A.txt\"", "temporary name of \"good.txt\"", "not understood"} {
 		found := false
 		for _, r := range reasons {
@@ -107,7 +108,7 @@ func TestHostileFTPListing(t *testing.T) {
 			t.Errorf("no refusal %q among %q", want, reasons)
 		}
 	}
-	if rep.Refused != 9 || rep.New != 2 || rep.Failed != 0 {
+	if rep.Refused != 10 || rep.New != 2 || rep.Failed != 0 {
 		t.Errorf("report %+v", rep)
 	}
 	cmds := s.Commands()

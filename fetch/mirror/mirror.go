@@ -535,12 +535,13 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 	}
 	for _, k := range kids {
 		rel := join(d.rel, k.name)
-		refuse := k.refuse
+		refuse := ""
 		switch {
-		case refuse != "":
 		case !safeName(k.name):
 			refuse = "unsafe name " + quote(k.name)
 			rel = join(d.rel, quote(k.name))
+		case k.refuse != "":
+			refuse = k.refuse
 		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)]:
 			refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
 		}
@@ -817,9 +818,14 @@ func (m *run) dropPart(fj *fileJob) {
 
 const partSuffix = fetch.PartSuffix
 
-// safeName says whether a remote name can be one local path element.
+// safeName says whether a remote name can be one local path element:
+// not empty, ".", ".." or absolute, without "/", "\\" or control
+// characters (NUL, CR and LF among them).
 func safeName(n string) bool {
-	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00") && !path.IsAbs(n) && filepath.IsLocal(n)
+	if n == "" || n == "." || n == ".." || path.IsAbs(n) || !filepath.IsLocal(n) {
+		return false
+	}
+	return !strings.ContainsFunc(n, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
 }
 
 func join(dir, name string) string {
