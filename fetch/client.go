@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	neturl "net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -167,6 +168,10 @@ type Client struct {
 
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
+
+	netrcMu   sync.Mutex
+	netrcSeen netrcStamp
+	netrcList []netrc.Entry
 	httpF    *http.Fetcher
 }
 
@@ -492,7 +497,7 @@ func (c *Client) credentials(req *protocols.Request) error {
 	// file; a URL without a user takes the netrc file's login for the host.
 	askUser := cr.HasUser && !cr.HasPassword && c.Prompt != nil
 	if !cr.HasPassword && !askUser && c.NetrcFile != "" && u.Scheme != "file" {
-		entries, err := netrc.Load(c.NetrcFile)
+		entries, err := c.netrcEntries()
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrAuth, err)
 		}
@@ -516,6 +521,38 @@ func (c *Client) credentials(req *protocols.Request) error {
 		}
 	}
 	return nil
+}
+
+// netrcStamp tells whether the netrc file changed since it was read.
+type netrcStamp struct {
+	path string
+	mod  time.Time
+	size int64
+	mode os.FileMode
+}
+
+// netrcEntries reads the netrc file once, and again only when it changes
+// (a mirror asks for credentials for every file).
+func (c *Client) netrcEntries() ([]netrc.Entry, error) {
+	st, err := os.Stat(c.NetrcFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	stamp := netrcStamp{c.NetrcFile, st.ModTime(), st.Size(), st.Mode()}
+	c.netrcMu.Lock()
+	defer c.netrcMu.Unlock()
+	if c.netrcSeen == stamp {
+		return c.netrcList, nil
+	}
+	entries, err := netrc.Load(c.NetrcFile)
+	if err != nil {
+		return nil, err
+	}
+	c.netrcSeen, c.netrcList = stamp, entries
+	return entries, nil
 }
 
 func (c *Client) connectTimeout() time.Duration {

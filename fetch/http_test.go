@@ -213,6 +213,12 @@ func TestHTTPCredentials(t *testing.T) {
 	if _, err = c.Get(context.Background(), s.URL+"/auth"); !errors.Is(err, fetch.ErrAuth) || !strings.Contains(err.Error(), "others can read") {
 		t.Errorf("readable netrc: %v", err)
 	}
+	// The file is read again when it changes.
+	os.Chmod(rc, 0o600)
+	os.WriteFile(rc, []byte("machine 127.0.0.1 login joe password wrong\n"), 0o600)
+	if _, err = c.Get(context.Background(), s.URL+"/auth"); !errors.Is(err, fetch.ErrAuth) {
+		t.Errorf("changed netrc: %v", err)
+	}
 }
 
 func TestRedirects(t *testing.T) {

@@ -132,19 +132,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, exitText)
 	}
-	var urls []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 1
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		urls = append(urls, fs.Arg(0))
-		args = fs.Args()[1:]
+	urls, status, ok := parseArgs(fs, args)
+	if !ok {
+		return status
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
@@ -225,6 +215,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return code
+}
+
+// parseArgs parses flags that may come before, between and after the
+// positional arguments, and returns those. When parsing ends the run
+// (-h, or a bad flag), ok is false and code is the exit status.
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, 1, false
+		}
+		if fs.NArg() == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // clientFlags registers the flags that configure the Client: time-outs,

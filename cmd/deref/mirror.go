@@ -74,19 +74,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, mirrorUsage)
 		fs.PrintDefaults()
 	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 1
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 2 {
 		fmt.Fprintln(stderr, "deref mirror: want URL and DIR (deref mirror -h for help)")
