@@ -172,7 +172,7 @@ type Client struct {
 	netrcMu   sync.Mutex
 	netrcSeen netrcStamp
 	netrcList []netrc.Entry
-	httpF    *http.Fetcher
+	httpF     *http.Fetcher
 }
 
 // Progress reports a transfer's state to Client.Progress.
