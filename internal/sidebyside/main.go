@@ -8,7 +8,11 @@
 //
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
-// mirror again where nothing changed (--only-newer).
+// mirror again where nothing changed (--only-newer). The tools take turns
+// round by round; -dest chooses the file system written to. Besides each
+// tool's own CPU time it prints the CPU time the whole machine spent
+// during the run ("machine": the server's work and the kernel's included),
+// from /proc/stat.
 //
 // Dirty pages of one run slow the next one's writes, so the runner calls
 // sync(2) before every timed run.
@@ -24,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,7 +36,8 @@ import (
 
 type measure struct {
 	wall, cpu time.Duration
-	rss       int64 // KiB
+	busy      time.Duration // CPU time of the whole machine (server included), where /proc/stat tells
+	rss       int64         // KiB
 }
 
 type tool struct {
@@ -45,7 +51,8 @@ type tool struct {
 func main() {
 	target := flag.String("url", "", "URL to fetch (default: serve a generated file over HTTP)")
 	mirror := flag.String("mirror", "", "directory URL whose files to fetch all (deref -i -O --parallel against lftp mirror -P 4)")
-	parallel := flag.Int("parallel", 8, "deref's --parallel for -mirror")
+	parallel := flag.Int("parallel", 4, "deref's --parallel for -mirror")
+	dest := flag.String("dest", "", "folder to mirror into for -mirror (default: a temporary folder)")
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
@@ -63,7 +70,10 @@ func main() {
 		}
 	}
 	if *mirror != "" {
-		mirrorBench(bin, *mirror, tmp, *runs, *parallel)
+		if *dest == "" {
+			*dest = tmp
+		}
+		mirrorBench(bin, *mirror, *dest, *runs, *parallel)
 		return
 	}
 	urls := []string{*target}
@@ -147,7 +157,7 @@ func ratios(res map[string]measure, what string) {
 // -i (listing, then -i with -O and --parallel), with lftp's mirror -P 4
 // and with wget -m; then it runs each mirror again on its own result,
 // where nothing has changed.
-func mirrorBench(bin, dirURL, tmp string, runs, parallel int) {
+func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	if !strings.HasSuffix(dirURL, "/") {
 		dirURL += "/"
 	}
@@ -173,44 +183,52 @@ func mirrorBench(bin, dirURL, tmp string, runs, parallel int) {
 		},
 		"wget": first["wget"], // -m includes -N
 	}
-	res, res2 := map[string]measure{}, map[string]measure{}
-	fmt.Printf("fetching every file of %s (median of %d runs)\n", dirURL, runs)
-	for _, name := range []string{"deref", "deref-i", "lftp", "wget"} {
-		if tool := strings.TrimSuffix(name, "-i"); tool != "deref" {
-			if _, err := exec.LookPath(tool); err != nil {
-				continue
-			}
-		}
-		var ms, ms2 []measure
-		files := 0
-		for range runs {
-			dir, err := os.MkdirTemp(tmp, name)
-			check(err)
-			check(os.Mkdir(filepath.Join(dir, "out"), 0o755))
+	names := []string{"deref", "deref-i", "lftp", "wget"}
+	names = slices.DeleteFunc(names, func(name string) bool {
+		_, err := exec.LookPath(strings.TrimSuffix(name, "-i"))
+		return name != "deref" && name != "deref-i" && err != nil
+	})
+	// The tools take turns, each round in a different order, and no copy is
+	// removed before the end: a file system that has just freed thousands
+	// of inodes is slower to allocate new ones for a while (ext4 skips
+	// recently deleted inodes), which would tax whoever runs next.
+	ms, ms2 := map[string][]measure{}, map[string][]measure{}
+	files := map[string]int{}
+	base, err := os.MkdirTemp(dest, "mirrors")
+	check(err)
+	defer os.RemoveAll(base)
+	fmt.Printf("fetching every file of %s into %s (median of %d rounds)\n", dirURL, dest, runs)
+	for round := range runs {
+		for i := range names {
+			name := names[(i+round)%len(names)]
+			dir := filepath.Join(base, fmt.Sprintf("%s-%d", name, round))
+			check(os.MkdirAll(filepath.Join(dir, "out"), 0o755))
 			syscall.Sync()
 			m, err := runOnce(first[name](dir))
 			if err != nil {
 				fatal("%s: %v", name, err)
 			}
-			ms = append(ms, m)
-			files = countFiles(filepath.Join(dir, "out"))
+			ms[name] = append(ms[name], m)
+			files[name] = countFiles(filepath.Join(dir, "out"))
 			if again[name] != nil {
 				syscall.Sync()
 				m, err := runOnce(again[name](dir))
 				if err != nil {
 					fatal("%s (again): %v", name, err)
 				}
-				ms2 = append(ms2, m)
+				ms2[name] = append(ms2[name], m)
 			}
-			os.RemoveAll(dir)
 		}
-		m := median(ms)
+	}
+	res, res2 := map[string]measure{}, map[string]measure{}
+	for _, name := range names {
+		m := median(ms[name])
 		res[name] = m
-		fmt.Printf("%-8s %5d files %9s wall %9s cpu %8d KiB\n", name, files, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
-		if len(ms2) > 0 {
-			m2 := median(ms2)
+		fmt.Printf("%-8s %5d files %9s wall %9s cpu %9s machine %8d KiB\n", name, files[name], m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.busy.Round(time.Millisecond), m.rss)
+		if len(ms2[name]) > 0 {
+			m2 := median(ms2[name])
 			res2[name] = m2
-			fmt.Printf("%-8s   no change %9s wall %9s cpu %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
+			fmt.Printf("%-8s   no change %9s wall %9s cpu %9s machine %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.busy.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
 		}
 	}
 	ratios(res, "a folder of files")
@@ -244,13 +262,36 @@ func runOnce(argv []string) (measure, error) {
 	}
 	defer null.Close()
 	cmd.Stdout = null
+	before := busyTime()
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return measure{}, err
 	}
 	wall := time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: ru.Maxrss}, nil
+	return measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), busy: busyTime() - before, rss: ru.Maxrss}, nil
+}
+
+// busyTime is the CPU time all processors have spent on anything but
+// idling since boot, from the first line of /proc/stat (in USER_HZ ticks,
+// 100 per second on Linux); 0 where there is no /proc.
+func busyTime() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	var ticks int64
+	for i, v := range f {
+		n, err := strconv.ParseInt(v, 10, 64)
+		// user nice system idle iowait irq softirq steal: all but idle and iowait
+		if i == 0 || err != nil || i == 4 || i == 5 || i > 8 {
+			continue
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // writeFile writes size bytes of pseudo-random data.
