@@ -529,9 +529,9 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 	sort.SliceStable(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
 	kept := map[string]bool{} // local names (folded when folding) that the server still has
 	seen := map[string]string{}
-	remote := map[string]bool{}
-	for _, k := range kids {
-		remote[k.name] = true
+	remote := map[string]*child{}
+	for i := range kids {
+		remote[kids[i].name] = &kids[i]
 	}
 	for _, k := range kids {
 		rel := join(d.rel, k.name)
@@ -542,7 +542,7 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 			rel = join(d.rel, quote(k.name))
 		case k.refuse != "":
 			refuse = k.refuse
-		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)]:
+		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)] != nil:
 			refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
 		}
 		if refuse == "" {
@@ -567,20 +567,39 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 		if k.link {
 			kept[m.key(k.name)] = true
 			target, ok := m.followLink(d, k)
-			if !ok {
+			// A link to a neighbour in the same folder takes the
+			// neighbour's size and time from the listing, so that
+			// OnlyNewer can tell it unchanged; a link to a folder is not
+			// followed (the folder is mirrored under its own name, and a
+			// link to an ancestor would never end).
+			var sib *child
+			toDir := false
+			if ok {
+				if n := strings.TrimSuffix(strings.TrimPrefix(k.target, "./"), "/"); !strings.Contains(n, "/") {
+					sib = remote[n]
+					toDir = n == "." || n == ".." || sib != nil && sib.dir
+				}
+			}
+			if !ok || toDir {
 				reason := "symbolic link"
 				if k.target != "" {
 					reason += " to " + quote(k.target)
 				}
-				if m.o.FollowSymlinks {
+				switch {
+				case toDir:
+					reason += ", a folder (not followed)"
+				case m.o.FollowSymlinks:
 					reason += " outside the mirrored tree"
-				} else {
+				default:
 					reason += " (not followed)"
 				}
 				m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionRefuse, Reason: reason, Size: -1})
 				continue
 			}
 			k.u, k.size, k.mod, k.link, k.dir = target, -1, time.Time{}, false, false
+			if sib != nil && !sib.link {
+				k.size, k.mod = sib.size, sib.mod
+			}
 		}
 		kept[m.key(k.name)] = true
 		if k.dir {
@@ -622,7 +641,7 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 		q.push(job{file: fj})
 	}
 	if m.o.Delete {
-		m.deleteGone(d, locals, kept, remote)
+		m.deleteGone(d, locals, kept)
 	}
 }
 
@@ -636,7 +655,7 @@ func (m *run) key(name string) string {
 
 // deleteGone removes local entries of a listed folder that the server no
 // longer has.
-func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[string]bool, remote map[string]bool) {
+func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[string]bool) {
 	names := make([]string, 0, len(locals))
 	for n := range locals {
 		names = append(names, n)

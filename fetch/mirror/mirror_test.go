@@ -383,26 +383,39 @@ func TestFollowSymlinksInsideTree(t *testing.T) {
 	}
 	os.Symlink("../../../etc/passwd", filepath.Join(root, "a", "escape"))
 	os.Symlink("/etc/passwd", filepath.Join(root, "abs"))
+	os.Symlink(".", filepath.Join(root, "a", "loop"))   // a folder: its own
+	os.Symlink("a/", filepath.Join(root, "folderlink")) // a folder: a neighbour
 	src := "file://" + filepath.ToSlash(root) + "/"
 
 	dst := t.TempDir()
 	rep := run(t, src, dst, mirror.Options{})
-	if rep.Refused != 3 {
+	if rep.Refused != 5 {
 		t.Errorf("links not followed: %+v", rep)
 	}
 	sameTree(t, readTree(t, dst), map[string]string{"a/target.txt": "target", "plain.txt": "p"})
 
 	dst = t.TempDir()
 	rep = run(t, src, dst, mirror.Options{FollowSymlinks: true})
-	if rep.Refused != 2 {
+	if rep.Refused != 4 || rep.Failed != 0 {
 		t.Errorf("links followed: %+v", rep)
 	}
 	for _, it := range rep.Items {
-		if it.Action == mirror.ActionRefuse && !strings.Contains(it.Reason, "outside the mirrored tree") {
-			t.Errorf("%s: %s", it.Path, it.Reason)
+		want := "outside the mirrored tree"
+		if it.Path == "a/loop" || it.Path == "folderlink" {
+			want = "a folder (not followed)"
+		}
+		if it.Action == mirror.ActionRefuse && !strings.Contains(it.Reason, want) {
+			t.Errorf("%s: %s, want %q", it.Path, it.Reason, want)
 		}
 	}
 	sameTree(t, readTree(t, dst), map[string]string{"a/target.txt": "target", "a/inside": "target", "plain.txt": "p"})
+
+	// The link takes its neighbour's size and time from the listing: a
+	// second run finds it unchanged instead of fetching it again.
+	rep = run(t, src, dst, mirror.Options{FollowSymlinks: true, OnlyNewer: true})
+	if rep.New+rep.Updated != 0 || rep.Bytes != 0 || rep.Unchanged != 3 {
+		t.Errorf("second run: %+v", rep)
+	}
 }
 
 func TestReportSorted(t *testing.T) {
