@@ -59,7 +59,8 @@ type Options struct {
 	RetryWait time.Duration
 	// FollowSymlinks fetches the target of a remote symbolic link as a
 	// regular file when the target lies inside the mirrored tree; without
-	// it, links are skipped and reported.
+	// it, links are skipped and reported. Links known to lead to a folder
+	// are reported either way, never followed.
 	FollowSymlinks bool
 	// FoldCase treats names that differ only in case as the same file even
 	// where the destination's file system tells them apart (it is probed,
