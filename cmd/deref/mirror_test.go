@@ -50,6 +50,9 @@ func TestMirrorCommand(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "mirror: 3 new, 0 updated, 0 unchanged, 0 deleted, 1 skipped, 0 failed") || !strings.Contains(r.stderr, `skipped pw: symbolic link to "/etc/passwd"`) {
 		t.Errorf("mirror: %d %q", r.code, r.stderr)
 	}
+	if strings.ContainsAny(r.stderr, "\r\x1b") || strings.Contains(r.stderr, "total ") {
+		t.Errorf("progress drawn where standard error is no terminal: %q", r.stderr)
+	}
 
 	os.Remove(filepath.Join(src, "a.txt"))
 	r = runDeref(t, "", "mirror", "--json", "--only-newer", "--delete", u, dst)

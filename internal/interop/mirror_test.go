@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,5 +152,50 @@ func TestMirrorKilled(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestMirrorProgress runs deref mirror in a tmux terminal, slowed down so
+// that random.bin takes seconds: the pane shows a bar for the transfer
+// under way and a total line, and the summary once it is over.
+func TestMirrorProgress(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed")
+	}
+	src := mirrorSources(t)["nginx"]
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	script := bin + " mirror --no-netrc --parallel 2 --limit-rate 768k " + src + " " + filepath.Join(dir, "out") + "; echo MIRROR-OVER; sleep 30"
+	exec.Command("tmux", "-L", "deref-interop", "kill-server").Run()
+	tmux(t, "new-session", "-d", "-s", "deref", "-x", "120", "-y", "20", "sh", "-c", script)
+	defer exec.Command("tmux", "-L", "deref-interop", "kill-server").Run()
+
+	// random.bin (3 MiB) takes four seconds at 768 KiB/s.
+	screen := waitPane(t, "random.bin")
+	var bar, total string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "random.bin") {
+			bar = l
+		}
+		if strings.HasPrefix(l, "total ") {
+			total = l
+		}
+	}
+	if !strings.Contains(bar, "/ 3.0 MiB") {
+		t.Errorf("no bar with a byte count for random.bin: %q", bar)
+	}
+	if !strings.Contains(total, " files") {
+		t.Errorf("no total line: %q\n%s", total, screen)
+	}
+	screen = waitPane(t, "MIRROR-OVER")
+	files := len(treeFiles(t, filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")))
+	if !strings.Contains(screen, fmt.Sprintf("mirror: %d new, 0 updated, 0 unchanged, 0 deleted, 0 skipped, 0 failed", files)) {
+		t.Errorf("no summary:\n%s", screen)
+	}
+	if strings.Contains(screen, "random.bin") {
+		t.Errorf("a finished transfer's bar is still drawn:\n%s", screen)
 	}
 }
