@@ -390,6 +390,48 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	return resp, nil
 }
 
+// ModTimes asks for the modification times of many files of the folder u
+// (a URL ending in "/") in one exchange, where the folder's protocol can
+// (FTP pipelines MDTM on one control connection); the result holds the
+// names the server gave a time for. A protocol, gateway or proxy that
+// cannot gives an error wrapping errors.ErrUnsupported.
+func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[string]time.Time, error) {
+	if err := c.checkPort(u); err != nil {
+		return nil, err
+	}
+	req := &protocols.Request{URL: u, TLS: c.TLSConfig}
+	if c.Trace != nil {
+		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
+	}
+	f, err := c.route(req)
+	if err != nil {
+		return nil, err
+	}
+	mt, ok := f.(protocols.ModTimer)
+	if !ok || req.Proxy != nil {
+		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: errors.ErrUnsupported}
+	}
+	if err := c.credentials(req); err != nil {
+		return nil, err
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if d := c.idle(); d > 0 {
+		t := time.AfterFunc(c.connectTimeout()+d, cancel)
+		defer t.Stop()
+	}
+	out, err := mt.ModTimes(fctx, req, names)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		} else if fctx.Err() != nil {
+			err = fmt.Errorf("%w: no reply within %v", ErrTimeout, c.connectTimeout()+c.idle())
+		}
+		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: err}
+	}
+	return out, nil
+}
+
 // route picks the fetcher for req: a gateway, a proxy, or the scheme's own
 // fetcher. It sets req.Dial and req.Proxy.
 func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {

@@ -24,6 +24,15 @@ type Fetcher interface {
 	Fetch(ctx context.Context, req *Request) (*Response, error)
 }
 
+// ModTimer is implemented by a Fetcher that can tell the modification
+// times of many files of one folder in one exchange (FTP pipelines MDTM on
+// one control connection). Request.URL names the folder; the result maps
+// each name the server gave a time for to that time, exact to the second
+// or better. Names it has no time for are left out.
+type ModTimer interface {
+	ModTimes(ctx context.Context, req *Request, names []string) (map[string]time.Time, error)
+}
+
 // DialFunc opens a connection, as net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/url"
@@ -146,6 +147,50 @@ func TestFTPLoginsListingsErrors(t *testing.T) {
 			}
 			if !names["sibling.txt"] || !names["deeper"] || names["."] {
 				t.Errorf("NLST entries %v", names)
+			}
+		})
+	}
+}
+
+// TestFTPModTimes asks vsftpd and proftpd for the times of the pub
+// folder's files with MDTM pipelined on one connection, and compares them
+// with the files' own times, to the second.
+func TestFTPModTimes(t *testing.T) {
+	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
+	des, err := os.ReadDir(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	want := map[string]time.Time{}
+	for _, de := range des {
+		if de.Type().IsRegular() {
+			info, err := de.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, de.Name())
+			want[de.Name()] = info.ModTime().Truncate(time.Second)
+		}
+	}
+	names = append(names, "no-such-file", "nested") // no time: left out
+	for name, base := range ftpServers(t) {
+		t.Run(name, func(t *testing.T) {
+			u, err := url.Parse(base + "/pub/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := client().ModTimes(context.Background(), u, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d times for %d files: %v", len(got), len(want), got)
+			}
+			for n, w := range want {
+				if g := got[n]; !g.Truncate(time.Second).Equal(w) {
+					t.Errorf("%s: %v, want %v", n, g, w)
+				}
 			}
 		})
 	}
