@@ -470,6 +470,7 @@ type child struct {
 	u       *url.URL
 	size    int64
 	mod     time.Time
+	exact   bool // mod is the server's exact time (from MDTM)
 	link    bool
 	target  string
 	refuse  string // set when the source itself refuses the entry
@@ -528,6 +529,7 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 		return
 	}
 	sort.SliceStable(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
+	var todo []*fileJob       // files to fetch, queued once all are known
 	kept := map[string]bool{} // local names (folded when folding) that the server still has
 	seen := map[string]string{}
 	remote := map[string]*child{}
@@ -639,10 +641,48 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 			}
 		}
 		fj.update = fj.local != nil
+		todo = append(todo, fj)
+	}
+	m.exactTimes(ctx, d, todo)
+	for _, fj := range todo {
 		q.push(job{file: fj})
 	}
 	if m.o.Delete {
 		m.deleteGone(d, locals, kept)
+	}
+}
+
+// exactTimes asks in one exchange for the exact times of the files about
+// to be fetched whose listing gave them only to the minute or the day (an
+// FTP server without MLSD, such as vsftpd): their transfers then need no
+// MDTM each, a round trip per file. Where the server cannot, each
+// transfer asks for its own.
+func (m *run) exactTimes(ctx context.Context, d *dirNode, todo []*fileJob) {
+	if m.o.DryRun || d.u.Scheme != "ftp" && d.u.Scheme != "ftps" {
+		return
+	}
+	var names []string
+	for _, fj := range todo {
+		if fj.c.target == "" && !fj.c.mod.IsZero() && precision(fj.c.mod) != time.Second {
+			names = append(names, fj.c.name)
+		}
+	}
+	if len(names) < 2 {
+		return
+	}
+	release, err := m.hostSlot(ctx, d.u)
+	if err != nil {
+		return
+	}
+	defer release()
+	times, err := m.c.ModTimes(ctx, d.u, names)
+	if err != nil {
+		return
+	}
+	for _, fj := range todo {
+		if t, ok := times[fj.c.name]; ok && fj.c.target == "" {
+			fj.c.mod, fj.c.exact = t, true
+		}
 	}
 }
 

@@ -65,8 +65,8 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
 	}
 	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since, SizeHint: k.size}
-	if !k.mod.IsZero() && precision(k.mod) == time.Second {
-		o.ModTimeHint = k.mod // exact (MLSD): no MDTM needed
+	if !k.mod.IsZero() && (k.exact || precision(k.mod) == time.Second) {
+		o.ModTimeHint = k.mod // exact (MLSD, or MDTM asked for the folder at once): no MDTM needed
 	}
 	if m.o.Events != nil {
 		rel, u := fj.rel, redacted(k.u)

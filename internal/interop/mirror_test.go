@@ -80,6 +80,17 @@ func TestMirror(t *testing.T) {
 				t.Errorf("first run: %+v", rep)
 			}
 			compareTree(t, dst, tree, name == "pygopherd")
+			if name != "pygopherd" {
+				// The servers' exact times: MLSD (proftpd), MDTM asked for
+				// a folder at once (vsftpd), Last-Modified (nginx).
+				for _, rel := range treeFiles(t, tree) {
+					w, _ := os.Stat(filepath.Join(tree, rel))
+					g, err := os.Stat(filepath.Join(dst, rel))
+					if err == nil && !g.ModTime().Equal(w.ModTime().Truncate(time.Second)) {
+						t.Errorf("%s: time %v, want %v", rel, g.ModTime(), w.ModTime().Truncate(time.Second))
+					}
+				}
+			}
 			rep, err = mirror.Run(context.Background(), client(), src, dst, mirror.Options{OnlyNewer: true})
 			if err != nil {
 				t.Fatal(err)
