@@ -31,6 +31,9 @@ type DownloadOptions struct {
 	// KeepModTime leaves the file's modification time as written instead of
 	// setting it to the server's.
 	KeepModTime bool
+	// ModTimeHint is the object's exact time when already known (from
+	// Client.ModTimes); see protocols.Request.
+	ModTimeHint time.Time
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -81,7 +84,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume {
 		offset, part = resumePoint(root, name)
 	}
-	resp, err := c.Fetch(ctx, u, offset)
+	resp, err := c.FetchWith(ctx, u, FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint})
 	if err != nil {
 		return "", err
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type options struct {
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod                 string
 	ftpSSL                                                 bool
+	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 }
 
 func main() {
@@ -191,6 +193,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			code = fetch.ExitCode(err)
 		}
 	}
+	if o.remoteName && len(urls) > 1 {
+		o.modTimes = folderTimes(ctx, c, urls)
+	}
 	next := make(chan string)
 	for range o.parallel {
 		wg.Add(1)
@@ -215,6 +220,64 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return code
+}
+
+// folderTimes asks, folder by folder, for the exact times of the FTP
+// files among urls that share a folder, in one pipelined exchange each:
+// their transfers then need no MDTM round trip of their own. What cannot
+// be asked is left to each transfer.
+func folderTimes(ctx context.Context, c *fetch.Client, urls []string) map[string]time.Time {
+	type folder struct {
+		u    *url.URL
+		raws map[string][]string // name -> the URLs as given
+	}
+	folders := map[string]*folder{}
+	var order []string
+	for _, raw := range urls {
+		u, err := url.Parse(url.Canonicalize(guessScheme(unwrap(raw))))
+		if err != nil || u.Scheme != "ftp" && u.Scheme != "ftps" {
+			continue
+		}
+		fp, err := u.FTP()
+		if err != nil || fp.Name == "" || fp.Type == 'd' {
+			continue
+		}
+		dot, err := url.ParseReference("./")
+		if err != nil {
+			continue
+		}
+		dir := u.ResolveReference(dot)
+		key := dir.String()
+		f := folders[key]
+		if f == nil {
+			f = &folder{u: dir, raws: map[string][]string{}}
+			folders[key] = f
+			order = append(order, key)
+		}
+		f.raws[fp.Name] = append(f.raws[fp.Name], raw)
+	}
+	out := map[string]time.Time{}
+	for _, key := range order {
+		f := folders[key]
+		if len(f.raws) < 2 {
+			continue
+		}
+		names := make([]string, 0, len(f.raws))
+		for n := range f.raws {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		times, err := c.ModTimes(ctx, f.u, names)
+		if err != nil {
+			continue
+		}
+		for n, t := range times {
+			for _, raw := range f.raws[n] {
+				out[raw] = t
+			}
+		}
+	}
+	return out
 }
 
 // parseArgs parses flags that may come before, between and after the
@@ -514,7 +577,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
 			}
 		}
-		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-"})
+		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ModTimeHint: o.modTimes[raw]})
 		if err == nil && o.resume != "" && o.resume != "-" {
 			err = errors.New("-C OFFSET goes with standard output; use -C - to continue a file")
 		}
