@@ -70,13 +70,24 @@ type Fetcher struct {
 	// SkipSize leaves out SIZE unless resuming, saving a round trip per
 	// file: the size then comes from the 150 reply where the server puts it
 	// there (vsftpd and proftpd do), and a short transfer that the server
-	// reports as complete cannot be caught where it does not.
+	// reports as complete cannot be caught where it does not. Without it,
+	// SIZE is asked until a 150 reply of the server has named a size; its
+	// later transfers take the size from their 150 replies.
 	SkipSize bool
 
 	mu       sync.Mutex
 	idle     map[string][]*session
 	noEPSV   map[string]bool // servers whose EPSV failed once
+	sizes150 map[string]bool // servers whose 150 replies name the size
 	anonPass string
+}
+
+// sizeIn150s says whether the server at addr has named a transfer's size
+// in its 150 reply.
+func (f *Fetcher) sizeIn150s(addr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sizes150[addr]
 }
 
 // ReplyError is an FTP reply that ended a retrieval. It unwraps to the
@@ -327,7 +338,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	// SIZE lets a short transfer be caught even when the server then
 	// reports success; without it, the size comes from the 150 reply where
 	// the server puts one there.
-	if req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 {
+	if req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr) {
 		if n, err := s.c.FileSize(name); err == nil {
 			size = n
 		} else if isNetErr(err) {
@@ -372,10 +383,19 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
 	}
-	if size < 0 && typ != 'a' {
-		if n := s.size150.Load(); n >= 0 {
+	if n := s.size150.Load(); n >= 0 {
+		if size < 0 && typ != 'a' {
 			size = n + offset // the 150 reply counts what is sent, after REST
 		}
+		f.mu.Lock()
+		if !f.sizes150[s.addr] {
+			if f.sizes150 == nil {
+				f.sizes150 = make(map[string]bool)
+			}
+			f.sizes150[s.addr] = true
+			req.Tracef(protocols.TraceInfo, "the server's 150 replies name the size: no SIZE before its next transfers")
+		}
+		f.mu.Unlock()
 	}
 	s.mu.Lock()
 	body := &dataBody{s: s, r: r, raw: s.rawData, conn: s.data, ascii: typ == 'a'}

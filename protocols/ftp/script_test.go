@@ -264,3 +264,43 @@ func TestEPSVFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeFrom150 checks that SIZE is asked until a 150 reply of the
+// server has named the size, and that a later transfer shorter than its
+// 150 reply said is still an error although the server reports success.
+func TestSizeFrom150(t *testing.T) {
+	full := strings.Repeat("x", 50)
+	s := scriptServer(t, map[string]string{"a.bin": full, "b.bin": full}, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb != "RETR" || arg != "b.bin" {
+			return false
+		}
+		d, err := c.AcceptData()
+		if err != nil {
+			c.Reply("425 no data connection")
+			return true
+		}
+		c.Reply("150 Opening BINARY mode data connection for b.bin (50 bytes).")
+		d.Write([]byte(full[:20]))
+		d.Close()
+		c.Reply("226 Transfer complete.")
+		return true
+	})
+	c := newTraced()
+	if body, _ := c.get(t, "ftp://"+s.Addr()+"/a.bin"); body != full {
+		t.Fatalf("a.bin: %q", body)
+	}
+	resp, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/b.bin")
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		if cerr := resp.Body.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if !errors.Is(err, fetch.ErrShortBody) {
+		t.Errorf("b.bin: %v, want a short body", err)
+	}
+	cmds := s.Commands()
+	if !contains(cmds, "SIZE a.bin") || contains(cmds, "SIZE b.bin") {
+		t.Errorf("commands %q: want SIZE for the first file only", cmds)
+	}
+}
