@@ -58,7 +58,11 @@ func TestFTPFiles(t *testing.T) {
 					t.Errorf("%s (binary): %d bytes, %v", rel, len(got), err)
 					continue
 				}
-				if resp.Size != int64(len(want)) || !resp.ModTime.Equal(modTime) {
+				// Once the server's 150 replies have named sizes, SIZE is no
+				// longer asked; proftpd names none for an empty file, whose
+				// size is then unknown until read.
+				sizeOK := resp.Size == int64(len(want)) || name == "proftpd" && len(want) == 0 && resp.Size == -1
+				if !sizeOK || !resp.ModTime.Equal(modTime) {
 					t.Errorf("%s: size %d, modified %v", rel, resp.Size, resp.ModTime)
 				}
 				if strings.HasSuffix(rel, ".txt") {

@@ -329,16 +329,17 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, Name: protocols.NameFromURL(req.URL, "index")}
 	size := int64(-1)
 	// SIZE in TYPE I, before any TYPE A: servers refuse SIZE in ASCII mode.
-	if s.ascii {
+	// SIZE lets a short transfer be caught even when the server then
+	// reports success; without it, the size comes from the 150 reply where
+	// the server puts one there.
+	askSize := req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr)
+	if s.ascii && (askSize || typ != 'a') {
 		if err := s.c.Type(jftp.TransferTypeBinary); err != nil {
 			return nil, mapErr("TYPE I", err)
 		}
 		s.ascii = false
 	}
-	// SIZE lets a short transfer be caught even when the server then
-	// reports success; without it, the size comes from the 150 reply where
-	// the server puts one there.
-	if req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr) {
+	if askSize {
 		if n, err := s.c.FileSize(name); err == nil {
 			size = n
 		} else if isNetErr(err) {
@@ -355,10 +356,12 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 	}
 	if typ == 'a' {
-		if err := s.c.Type(jftp.TransferTypeASCII); err != nil {
-			return nil, mapErr("TYPE A", err)
+		if !s.ascii {
+			if err := s.c.Type(jftp.TransferTypeASCII); err != nil {
+				return nil, mapErr("TYPE A", err)
+			}
+			s.ascii = true
 		}
-		s.ascii = true
 		resp.MediaType = "text/plain"
 	}
 	offset := req.Offset

@@ -304,3 +304,25 @@ func TestSizeFrom150(t *testing.T) {
 		t.Errorf("commands %q: want SIZE for the first file only", cmds)
 	}
 }
+
+// TestTypeKept checks that TYPE is sent only when the transfer type
+// changes: two text files in a row switch to A once, a binary file after
+// them back to I.
+func TestTypeKept(t *testing.T) {
+	s := scriptServer(t, map[string]string{"x.txt": "x\r\n", "y.txt": "y\r\n", "z.bin": "z"}, nil)
+	c := newTraced()
+	for _, n := range []string{"x.txt", "y.txt", "z.bin"} {
+		c.get(t, "ftp://"+s.Addr()+"/"+n)
+	}
+	var types []string
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "TYPE") || strings.HasPrefix(cmd, "RETR") || strings.HasPrefix(cmd, "SIZE") {
+			types = append(types, cmd)
+		}
+	}
+	// TYPE I at login; SIZE for x.txt only (the 150 replies name sizes).
+	want := []string{"TYPE I", "SIZE x.txt", "TYPE A", "RETR x.txt", "RETR y.txt", "TYPE I", "RETR z.bin"}
+	if strings.Join(types, "|") != strings.Join(want, "|") {
+		t.Errorf("sent %q, want %q", types, want)
+	}
+}
