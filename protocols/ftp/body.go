@@ -124,12 +124,14 @@ func (b *dataBody) finish() error {
 	return nil
 }
 
-// Abort breaks the data connection so that a blocked Read returns; it is
+// Abort breaks the data connection, and any wait for the final reply on
+// the control connection, so that a blocked Read or Close returns; it is
 // safe while another goroutine reads. Close must still follow.
 func (b *dataBody) Abort() {
 	if b.conn != nil {
 		b.conn.Close()
 	}
+	b.s.abort()
 }
 
 // Close ends the transfer. Closed before the end, the server's 426 (or
@@ -141,7 +143,10 @@ func (b *dataBody) Close() error {
 	}
 	if !b.eof {
 		b.done = true
-		b.r.Close()
+		// The connection is given up, so its final reply is not awaited
+		// (the library's Response.Close would wait for it up to its shut
+		// time-out, 30 s, on a stalled server): both connections close.
+		b.s.abort()
 		b.s.discard()
 		return nil
 	}

@@ -192,6 +192,11 @@ func TestFaults(t *testing.T) {
 			time.Sleep(3 * time.Second)
 			d.Close()
 		}), fetch.ErrTimeout},
+		{"no final reply", retr(func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(big))
+			d.Close()
+			time.Sleep(3 * time.Second)
+		}), fetch.ErrTimeout},
 		{"421 on RETR", func(c *ftpscript.Conn, verb, arg string) bool {
 			if verb == "RETR" {
 				c.Reply("421 Service not available, closing control connection.")
@@ -210,6 +215,7 @@ func TestFaults(t *testing.T) {
 		s := scriptServer(t, files, tt.h)
 		c := newTraced()
 		c.IdleTimeout = 500 * time.Millisecond
+		start := time.Now()
 		resp, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/f.bin")
 		if err == nil {
 			_, err = io.Copy(io.Discard, resp.Body)
@@ -219,6 +225,11 @@ func TestFaults(t *testing.T) {
 		}
 		if !errors.Is(err, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+		// The idle time-out ends a stall, not the library's 30 s wait for
+		// the final reply.
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: ended after %v", tt.name, d)
 		}
 	}
 }
