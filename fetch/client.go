@@ -366,16 +366,15 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	fctx, cancel := context.WithCancel(ctx)
 	var stop func() bool
 	if d := c.idle(); d > 0 {
-		limit := c.connectTimeout() + d
-		t := time.AfterFunc(limit, cancel)
-		stop = t.Stop
+		w := watchIdle(req, c.connectTimeout(), d, cancel)
+		stop = w.stop
 	}
 	resp, err := f.Fetch(fctx, req)
 	timedOut := stop != nil && !stop()
 	if err != nil {
 		cancel()
 		if timedOut && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: no reply within %v", ErrTimeout, c.connectTimeout()+c.idle())
+			return nil, fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -205,7 +205,7 @@ func (s *session) abort() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.control != nil {
-		s.control.SetDeadline(time.Unix(1, 0))
+		s.control.abort()
 	}
 	if s.data != nil {
 		s.data.Close()
@@ -350,6 +350,31 @@ type traceConn struct {
 	greeted   bool // the first reply has been read
 	authSent  bool // AUTH TLS went out
 	encrypted bool // the conversation is inside TLS from here on
+	aborted   atomic.Bool
+}
+
+// abort makes every wait on the connection end now, and keeps it so: the
+// library sets its own deadline before reading a transfer's final reply,
+// which would otherwise undo this one.
+func (t *traceConn) abort() {
+	t.aborted.Store(true)
+	t.Conn.SetDeadline(time.Unix(1, 0))
+}
+
+// SetDeadline sets the connection's deadline unless it was aborted.
+func (t *traceConn) SetDeadline(d time.Time) error {
+	if t.aborted.Load() {
+		return nil
+	}
+	return t.Conn.SetDeadline(d)
+}
+
+// SetReadDeadline sets the read deadline unless the connection was aborted.
+func (t *traceConn) SetReadDeadline(d time.Time) error {
+	if t.aborted.Load() {
+		return nil
+	}
+	return t.Conn.SetReadDeadline(d)
 }
 
 // RemoteAddr returns the server's address (not a proxy's) where known.

@@ -271,6 +271,20 @@ func TestStall(t *testing.T) {
 	}
 }
 
+// TestMenuStall: a menu is read whole before Fetch returns; a server that
+// stops in the middle of one ends the retrieval at the idle time-out.
+func TestMenuStall(t *testing.T) {
+	s := start(t, func(req string, w io.Writer) {
+		io.WriteString(w, "0one\t/one\t127.0.0.1\t70\r\n0tw")
+		time.Sleep(3 * time.Second)
+	})
+	c := client()
+	c.IdleTimeout = 300 * time.Millisecond
+	if _, _, err := get(t, c, "gopher://"+s.addr()+"/1/"); !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("stall in a menu: %v", err)
+	}
+}
+
 // TestDownloadSplice fetches binary items into files, where the socket is
 // spliced into the file: until close, and a Gopher+ length that the
 // server does not keep.

@@ -1,0 +1,108 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/urlderef/deref/protocols"
+)
+
+// idleWatch ends a retrieval's Fetch (the part before its body, where a
+// protocol may read a whole listing or menu) when nothing arrives for the
+// idle time on the connections it dials: the first byte may take the
+// connect time-out besides.
+type idleWatch struct {
+	idle   time.Duration
+	last   atomic.Int64 // UnixNano of the last byte read, or of the first deadline less idle
+	cancel context.CancelFunc
+	active atomic.Bool // a byte has arrived: the watch counts idle time only
+	mu     sync.Mutex
+	timer  *time.Timer
+	fired  bool
+	done   bool
+}
+
+// watchIdle wraps req's dial function so that reads on its connections
+// count as activity, and starts the watch.
+func watchIdle(req *protocols.Request, connect, idle time.Duration, cancel context.CancelFunc) *idleWatch {
+	w := &idleWatch{idle: idle, cancel: cancel}
+	w.last.Store(time.Now().Add(connect).UnixNano())
+	if dial := req.Dial; dial != nil {
+		req.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &activeConn{Conn: conn, w: w}, nil
+		}
+	}
+	w.timer = time.AfterFunc(connect+idle, w.check)
+	return w
+}
+
+func (w *idleWatch) check() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if left := time.Until(time.Unix(0, w.last.Load()).Add(w.idle)); left > 0 {
+		w.timer.Reset(left)
+		return
+	}
+	w.fired, w.done = true, true
+	w.cancel()
+}
+
+// stop ends the watch; it reports whether the watch had not fired.
+func (w *idleWatch) stop() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	w.timer.Stop()
+	return !w.fired
+}
+
+// activeConn marks the watch active whenever bytes arrive. It keeps the
+// connection's own abilities that protocols use: SyscallConn (splice) and
+// CloseWrite.
+type activeConn struct {
+	net.Conn
+	w *idleWatch
+}
+
+func (c *activeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.w.last.Store(time.Now().UnixNano())
+		if !c.w.active.Swap(true) {
+			// The first byte: from now on only the idle time counts.
+			c.w.mu.Lock()
+			if !c.w.done {
+				c.w.timer.Reset(c.w.idle)
+			}
+			c.w.mu.Unlock()
+		}
+	}
+	return n, err
+}
+
+// SyscallConn gives the connection's descriptor, where it has one.
+func (c *activeConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, syscall.EINVAL
+}
+
+// CloseWrite half-closes the connection, where it can be.
+func (c *activeConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return syscall.EINVAL
+}
