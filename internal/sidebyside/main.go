@@ -53,6 +53,7 @@ func main() {
 	mirror := flag.String("mirror", "", "directory URL whose files to fetch all (deref -i -O --parallel against lftp mirror -P 4)")
 	parallel := flag.Int("parallel", 4, "deref's --parallel for -mirror")
 	dest := flag.String("dest", "", "folder to mirror into for -mirror (default: a temporary folder)")
+	rtt := flag.Duration("rtt", 0, "for -mirror: add this round-trip time to the FTP control connection (a delaying relay on loopback; data connections go straight to the server)")
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
@@ -72,6 +73,9 @@ func main() {
 	if *mirror != "" {
 		if *dest == "" {
 			*dest = tmp
+		}
+		if *rtt > 0 {
+			*mirror = delayed(*mirror, *rtt)
 		}
 		mirrorBench(bin, *mirror, *dest, *runs, *parallel)
 		return
@@ -332,4 +336,70 @@ func check(err error) {
 func fatal(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sidebyside: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// delayed starts a relay that passes the control connection of dirURL's
+// server through with rtt/2 of delay each way, and returns dirURL with
+// the relay's address. The relay listens on the same loopback address as
+// the server, so a data connection (made to the control connection's
+// address and the port the server names) reaches the server directly.
+func delayed(dirURL string, rtt time.Duration) string {
+	rest, ok := strings.CutPrefix(dirURL, "ftp://")
+	if !ok {
+		fatal("-rtt needs an ftp:// URL")
+	}
+	hostport, path, _ := strings.Cut(rest, "/")
+	host, _, err := net.SplitHostPort(hostport)
+	check(err)
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	check(err)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				s, err := net.Dial("tcp", hostport)
+				if err != nil {
+					c.Close()
+					return
+				}
+				go relay(s, c, rtt/2)
+				relay(c, s, rtt/2)
+			}()
+		}
+	}()
+	fmt.Printf("control connections relayed with %v round trip\n", rtt)
+	return "ftp://" + ln.Addr().String() + "/" + path
+}
+
+// relay copies from src to dst, each chunk delay after it was read, in
+// order; it closes dst when src ends.
+func relay(dst, src net.Conn, delay time.Duration) {
+	type chunk struct {
+		at time.Time
+		b  []byte
+	}
+	q := make(chan chunk, 1024)
+	go func() {
+		defer close(q)
+		for {
+			b := make([]byte, 4096)
+			n, err := src.Read(b)
+			if n > 0 {
+				q <- chunk{time.Now().Add(delay), b[:n]}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range q {
+		time.Sleep(time.Until(c.at))
+		if _, err := dst.Write(c.b); err != nil {
+			break
+		}
+	}
+	dst.Close()
 }
