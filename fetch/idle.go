@@ -99,10 +99,11 @@ func (c *activeConn) SyscallConn() (syscall.RawConn, error) {
 	return nil, syscall.EINVAL
 }
 
-// CloseWrite half-closes the connection, where it can be.
+// CloseWrite half-closes the connection where it can be, and does
+// nothing where it cannot (a proxy's connection without it).
 func (c *activeConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
-	return syscall.EINVAL
+	return nil
 }
