@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 
 	jftp "github.com/jlaffaye/ftp"
@@ -29,6 +30,9 @@ type dataBody struct {
 	eof   bool
 	err   error
 	done  bool
+
+	mu      sync.Mutex
+	settled bool // the session went back to the pool or was closed: Abort leaves it alone
 }
 
 func (b *dataBody) Read(p []byte) (int, error) {
@@ -112,6 +116,9 @@ func (b *dataBody) finish() error {
 	}
 	b.done = true
 	err := b.r.Close()
+	b.mu.Lock()
+	b.settled = true
+	b.mu.Unlock()
 	if err != nil {
 		b.s.discard()
 		return mapErr("RETR", err)
@@ -120,7 +127,7 @@ func (b *dataBody) finish() error {
 		b.s.discard()
 		return fmt.Errorf("%w: the server ended the transfer with %d bytes to come", protocols.ErrShortBody, b.left)
 	}
-	b.s.release()
+	b.s.release() // closes instead when an Abort came during the final reply
 	return nil
 }
 
@@ -131,7 +138,11 @@ func (b *dataBody) Abort() {
 	if b.conn != nil {
 		b.conn.Close()
 	}
-	b.s.abort()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.settled {
+		b.s.abort()
+	}
 }
 
 // Close ends the transfer. Closed before the end, the server's 426 (or
@@ -143,6 +154,9 @@ func (b *dataBody) Close() error {
 	}
 	if !b.eof {
 		b.done = true
+		b.mu.Lock()
+		b.settled = true
+		b.mu.Unlock()
 		// The connection is given up, so its final reply is not awaited
 		// (the library's Response.Close would wait for it up to its shut
 		// time-out, 30 s, on a stalled server): both connections close.

@@ -337,3 +337,34 @@ func TestTypeKept(t *testing.T) {
 		t.Errorf("sent %q, want %q", types, want)
 	}
 }
+
+// TestCancelAfterEnd: a context cancelled after the body was read to the
+// end, before Close, leaves the control connection healthy in the pool:
+// the next URL uses it without a new login.
+func TestCancelAfterEnd(t *testing.T) {
+	s := scriptServer(t, map[string]string{"a.bin": strings.Repeat("a", 1000), "b.bin": "b"}, nil)
+	c := newTraced()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := c.Get(ctx, "ftp://"+s.Addr()+"/a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(resp.Body); err != nil || len(b) != 1000 {
+		t.Fatalf("a.bin: %d bytes, %v", len(b), err)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond) // the context's clean-up runs
+	resp.Body.Close()
+	if body, _ := c.get(t, "ftp://"+s.Addr()+"/b.bin"); body != "b" {
+		t.Errorf("b.bin: %q", body)
+	}
+	logins := 0
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "USER") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("%d logins, want 1: %q", logins, s.Commands())
+	}
+}

@@ -288,9 +288,17 @@ func (s *session) capture(run func() error) (string, bool, error) {
 	return buf.String(), s.c.IsTimePreciseInList(), err
 }
 
-// release returns a healthy session to the pool.
+// release returns a healthy session to the pool; one whose control
+// connection was aborted is closed instead.
 func (s *session) release() {
 	if s.done {
+		return
+	}
+	s.mu.Lock()
+	aborted := s.control != nil && s.control.aborted.Load()
+	s.mu.Unlock()
+	if aborted {
+		s.discard()
 		return
 	}
 	s.done = true
