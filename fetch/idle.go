@@ -27,10 +27,12 @@ type idleWatch struct {
 }
 
 // watchIdle wraps req's dial function so that reads on its connections
-// count as activity, and starts the watch.
+// count as activity, sets req.Active for the connections a protocol kept
+// from earlier retrievals, and starts the watch.
 func watchIdle(req *protocols.Request, connect, idle time.Duration, cancel context.CancelFunc) *idleWatch {
 	w := &idleWatch{idle: idle, cancel: cancel}
 	w.last.Store(time.Now().Add(connect).UnixNano())
+	req.Active = w.touch
 	if dial := req.Dial; dial != nil {
 		req.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := dial(ctx, network, addr)
@@ -42,6 +44,19 @@ func watchIdle(req *protocols.Request, connect, idle time.Duration, cancel conte
 	}
 	w.timer = time.AfterFunc(connect+idle, w.check)
 	return w
+}
+
+// touch records that the server was heard from. The first time, the
+// watch stops allowing for the connect time-out: only idle time counts.
+func (w *idleWatch) touch() {
+	w.last.Store(time.Now().UnixNano())
+	if !w.active.Swap(true) {
+		w.mu.Lock()
+		if !w.done {
+			w.timer.Reset(w.idle)
+		}
+		w.mu.Unlock()
+	}
 }
 
 func (w *idleWatch) check() {
@@ -78,15 +93,7 @@ type activeConn struct {
 func (c *activeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
-		c.w.last.Store(time.Now().UnixNano())
-		if !c.w.active.Swap(true) {
-			// The first byte: from now on only the idle time counts.
-			c.w.mu.Lock()
-			if !c.w.done {
-				c.w.timer.Reset(c.w.idle)
-			}
-			c.w.mu.Unlock()
-		}
+		c.w.touch()
 	}
 	return n, err
 }

@@ -51,6 +51,13 @@ type Request struct {
 	// Dial opens connections; nil means a plain net.Dialer.
 	Dial DialFunc
 
+	// Active, when set, is told that the server is heard from on a
+	// connection not opened with Dial for this request (one kept from an
+	// earlier retrieval): once when the connection is taken up again, and
+	// whenever bytes arrive on it. The engine's idle time-out counts from
+	// then. Protocols call MarkActive.
+	Active func()
+
 	// TLS is the TLS configuration to use for TLS connections; nil means
 	// the defaults, which verify the server's certificate.
 	TLS *tls.Config
@@ -151,6 +158,13 @@ func (r *Request) Dialer() DialFunc {
 	}
 	var d net.Dialer
 	return d.DialContext
+}
+
+// MarkActive calls Active, if set.
+func (r *Request) MarkActive() {
+	if r != nil && r.Active != nil {
+		r.Active()
+	}
 }
 
 // LineLimit returns MaxLineLength or its default.

@@ -67,6 +67,7 @@ func (f *Fetcher) session(ctx context.Context, req *protocols.Request, l loginIn
 		s := ss[len(ss)-1]
 		f.idle[key] = ss[:len(ss)-1]
 		f.mu.Unlock()
+		req.MarkActive() // connected already: only idle time counts
 		return s, true, nil
 	}
 	noEPSV := f.noEPSV[addr]
@@ -408,6 +409,12 @@ func (t *traceConn) Read(p []byte) (int, error) {
 		}
 	}
 	t.in = t.emit(t.in, p[:n], protocols.TraceRecv)
+	if n > 0 {
+		t.s.mu.Lock()
+		req := t.s.req
+		t.s.mu.Unlock()
+		req.MarkActive() // the control connection may be a pooled one
+	}
 	return n, err
 }
 

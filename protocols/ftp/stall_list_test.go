@@ -60,3 +60,33 @@ func TestListingStalls(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledStall: on a control connection kept from an earlier URL, a
+// server that stops answering ends the retrieval at the idle time-out, not
+// at the connect time-out plus it.
+func TestPooledStall(t *testing.T) {
+	first := true
+	s := scriptServer(t, map[string]string{"a.bin": "a", "b.bin": "b"}, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "CWD" && !first {
+			time.Sleep(3 * time.Second)
+			return true
+		}
+		if verb == "RETR" {
+			first = false
+		}
+		return false
+	})
+	c := newTraced()
+	c.IdleTimeout = 500 * time.Millisecond
+	if body, _ := c.get(t, "ftp://"+s.Addr()+"/a.bin"); body != "a" {
+		t.Fatalf("a.bin: %q", body)
+	}
+	start := time.Now()
+	_, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/d/b.bin")
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("stall on the pooled connection: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("ended after %v", d)
+	}
+}

@@ -90,7 +90,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, host s
 
 func (c *conn) wrap(nc net.Conn) {
 	c.raw = nc
-	c.br = bufio.NewReaderSize(nc, 32<<10)
+	c.br = bufio.NewReaderSize(heard{nc, c}, 32<<10)
 	c.tr = textproto.NewReader(c.br)
 	c.tw = textproto.NewWriter(bufio.NewWriter(nc))
 }
@@ -356,3 +356,18 @@ func (c *conn) close() {
 
 // aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
 var aLongTimeAgo = time.Unix(1, 0)
+
+// heard tells the retrieval using the connection, which may have been
+// kept from an earlier one, that the server was heard from.
+type heard struct {
+	r io.Reader
+	c *conn
+}
+
+func (h heard) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.c.req.MarkActive()
+	}
+	return n, err
+}

@@ -122,6 +122,7 @@ func (f *Fetcher) get(ctx context.Context, req *protocols.Request) (*conn, bool,
 		f.mu.Unlock()
 		c.req = req
 		c.limit = req.LineLimit()
+		req.MarkActive() // connected already: only idle time counts
 		c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(aLongTimeAgo) })
 		req.Tracef(protocols.TraceInfo, "reusing the connection to "+addr)
 		return c, true, nil

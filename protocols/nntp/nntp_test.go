@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/nntp"
@@ -386,5 +387,34 @@ func TestGolden(t *testing.T) {
 		if got != string(want) {
 			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
 		}
+	}
+}
+
+// TestPooledStall: on a connection kept from an earlier URL, a server that
+// stops answering ends the retrieval at the client's idle time-out, not at
+// the connect time-out plus it.
+func TestPooledStall(t *testing.T) {
+	s := newServer(t)
+	s.Fault = nntpd.SlowReply // ARTICLE only
+	start(t, s)
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.IdleTimeout = 500 * time.Millisecond
+	resp, err := c.Get(context.Background(), "nntp://"+s.Addr()+"/local.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	began := time.Now()
+	_, err = c.Get(context.Background(), "nntp://"+s.Addr()+"/local.test/1")
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("stall on the kept connection: %v", err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("ended after %v", d)
+	}
+	if n := s.Conns(); n != 1 {
+		t.Errorf("%d connections, want the kept one", n)
 	}
 }

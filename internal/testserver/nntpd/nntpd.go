@@ -44,6 +44,7 @@ const (
 	NoFault       Fault = iota
 	CloseMidBody        // send half the article, then close
 	EndlessHeader       // a header line that never ends
+	SlowReply           // three seconds before the reply, as a stalled server
 )
 
 // Server is an NNTP server on a loopback port.
@@ -287,9 +288,12 @@ func (ss *session) command(line string) bool {
 		if a == nil {
 			return true
 		}
+		if s.Fault == SlowReply {
+			time.Sleep(3 * time.Second)
+		}
 		ss.reply("220 %d %s", a.Number, a.MessageID)
 		ss.article(a)
-		if s.Fault != NoFault {
+		if s.Fault == CloseMidBody || s.Fault == EndlessHeader {
 			return false
 		}
 	case "OVER", "XOVER":
