@@ -59,6 +59,48 @@ func TestKeepAlive(t *testing.T) {
 	}
 }
 
+// TestKeptConnectionStall: on a kept-alive connection, a server slow to
+// send the response head ends the request at the idle time-out, not at
+// the connect time-out plus it.
+func TestKeptConnectionStall(t *testing.T) {
+	var conns atomic.Int32
+	s := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/slow" {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
+		}
+		io.WriteString(w, "ok")
+	}))
+	s.Config.ConnState = func(c net.Conn, st nethttp.ConnState) {
+		if st == nethttp.StateNew {
+			conns.Add(1)
+		}
+	}
+	s.Start()
+	defer s.Close()
+	c := newClient()
+	c.IdleTimeout = 300 * time.Millisecond
+	resp, err := c.Get(context.Background(), s.URL+"/fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	began := time.Now()
+	_, err = c.Get(context.Background(), s.URL+"/slow")
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("slow head on the kept connection: %v", err)
+	}
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("ended after %v", d)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections, want the kept one", n)
+	}
+}
+
 func TestChunkedBody(t *testing.T) {
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		for i := range 3 {

@@ -74,6 +74,9 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 	for attempt := 0; ; attempt++ {
 		conn := f.pool.get(addr)
 		reused := conn != nil
+		if reused {
+			req.MarkActive() // connected already: the reply is awaited for the idle time only
+		}
 		if conn == nil {
 			var err error
 			req.Tracef(protocols.TraceInfo, "connecting to "+addr)
