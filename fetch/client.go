@@ -416,15 +416,15 @@ func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if d := c.idle(); d > 0 {
-		t := time.AfterFunc(c.connectTimeout()+d, cancel)
-		defer t.Stop()
+		w := watchIdle(req, c.connectTimeout(), d, cancel)
+		defer w.stop()
 	}
 	out, err := mt.ModTimes(fctx, req, names)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		} else if fctx.Err() != nil {
-			err = fmt.Errorf("%w: no reply within %v", ErrTimeout, c.connectTimeout()+c.idle())
+			err = fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
 		}
 		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: err}
 	}
