@@ -349,36 +349,18 @@ func (c *Client) redirectScheme(s string) bool {
 
 // fetchOnce performs one retrieval without following redirects.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
-	if err := c.checkPort(u); err != nil {
-		return nil, err
-	}
-	req := &protocols.Request{URL: u, Offset: o.Offset, TLS: c.TLSConfig, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
-	if c.Trace != nil {
-		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
-	}
-	f, err := c.route(req)
+	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
+	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.credentials(req); err != nil {
 		return nil, err
 	}
-	fctx, cancel := context.WithCancel(ctx)
-	var stop func() bool
-	if d := c.idle(); d > 0 {
-		w := watchIdle(req, c.connectTimeout(), d, cancel)
-		stop = w.stop
-	}
+	fctx, cancel, done := c.watched(ctx, req)
 	resp, err := f.Fetch(fctx, req)
-	timedOut := stop != nil && !stop()
-	if err != nil {
+	if err = done(err); err != nil {
 		cancel()
-		if timedOut && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
 		return nil, err
 	}
 	if resp.Body != nil {
@@ -389,20 +371,54 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	return resp, nil
 }
 
+// prepare checks req.URL's port and completes req for it: TLS settings,
+// trace, dial function and proxy; it returns the fetcher to use.
+func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
+	u := req.URL
+	if err := c.checkPort(u); err != nil {
+		return nil, err
+	}
+	req.TLS = c.TLSConfig
+	if c.Trace != nil {
+		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
+	}
+	return c.route(req)
+}
+
+// watched returns the context for req's exchange with the server, which
+// ends when nothing arrives for the idle time (see watchIdle), its
+// cancel, and done, which ends the watch and gives the exchange's error
+// as the caller sees it: ErrTimeout when the watch ended it, ctx's error
+// when ctx did.
+func (c *Client) watched(ctx context.Context, req *protocols.Request) (context.Context, context.CancelFunc, func(error) error) {
+	fctx, cancel := context.WithCancel(ctx)
+	var w *idleWatch
+	if d := c.idle(); d > 0 {
+		w = watchIdle(req, c.connectTimeout(), d, cancel)
+	}
+	done := func(err error) error {
+		timedOut := w != nil && !w.stop()
+		switch {
+		case err == nil:
+			return nil
+		case timedOut && ctx.Err() == nil:
+			return fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		return err
+	}
+	return fctx, cancel, done
+}
+
 // ModTimes asks for the modification times of many files of the folder u
 // (a URL ending in "/") in one exchange, where the folder's protocol can
 // (FTP pipelines MDTM on one control connection); the result holds the
 // names the server gave a time for. A protocol, gateway or proxy that
 // cannot gives an error wrapping errors.ErrUnsupported.
 func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[string]time.Time, error) {
-	if err := c.checkPort(u); err != nil {
-		return nil, err
-	}
-	req := &protocols.Request{URL: u, TLS: c.TLSConfig}
-	if c.Trace != nil {
-		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
-	}
-	f, err := c.route(req)
+	req := &protocols.Request{URL: u}
+	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
 	}
@@ -413,19 +429,10 @@ func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[
 	if err := c.credentials(req); err != nil {
 		return nil, err
 	}
-	fctx, cancel := context.WithCancel(ctx)
+	fctx, cancel, done := c.watched(ctx, req)
 	defer cancel()
-	if d := c.idle(); d > 0 {
-		w := watchIdle(req, c.connectTimeout(), d, cancel)
-		defer w.stop()
-	}
 	out, err := mt.ModTimes(fctx, req, names)
-	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		} else if fctx.Err() != nil {
-			err = fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
-		}
+	if err = done(err); err != nil {
 		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: err}
 	}
 	return out, nil

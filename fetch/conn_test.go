@@ -17,21 +17,29 @@ import (
 	"github.com/urlderef/deref/fetch"
 )
 
-// TestKeepAlive checks that consecutive plain-http requests share one
-// connection, and that a kept connection the server has closed is
-// replaced without an error.
-func TestKeepAlive(t *testing.T) {
-	var conns atomic.Int32
-	s := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		io.WriteString(w, "ok")
-	}))
+// countingServer starts an HTTP server that counts the connections made
+// to it.
+func countingServer(t *testing.T, h nethttp.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	conns := new(atomic.Int32)
+	s := httptest.NewUnstartedServer(h)
 	s.Config.ConnState = func(c net.Conn, st nethttp.ConnState) {
 		if st == nethttp.StateNew {
 			conns.Add(1)
 		}
 	}
 	s.Start()
-	defer s.Close()
+	t.Cleanup(s.Close)
+	return s, conns
+}
+
+// TestKeepAlive checks that consecutive plain-http requests share one
+// connection, and that a kept connection the server has closed is
+// replaced without an error.
+func TestKeepAlive(t *testing.T) {
+	s, conns := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "ok")
+	})
 	c := newClient()
 	get := func() {
 		t.Helper()
@@ -63,8 +71,7 @@ func TestKeepAlive(t *testing.T) {
 // send the response head ends the request at the idle time-out, not at
 // the connect time-out plus it.
 func TestKeptConnectionStall(t *testing.T) {
-	var conns atomic.Int32
-	s := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+	s, conns := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		if r.URL.Path == "/slow" {
 			select {
 			case <-time.After(3 * time.Second):
@@ -72,14 +79,7 @@ func TestKeptConnectionStall(t *testing.T) {
 			}
 		}
 		io.WriteString(w, "ok")
-	}))
-	s.Config.ConnState = func(c net.Conn, st nethttp.ConnState) {
-		if st == nethttp.StateNew {
-			conns.Add(1)
-		}
-	}
-	s.Start()
-	defer s.Close()
+	})
 	c := newClient()
 	c.IdleTimeout = 300 * time.Millisecond
 	resp, err := c.Get(context.Background(), s.URL+"/fast")

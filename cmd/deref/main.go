@@ -234,7 +234,7 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string) map[string
 	folders := map[string]*folder{}
 	var order []string
 	for _, raw := range urls {
-		u, err := url.Parse(url.Canonicalize(guessScheme(unwrap(raw))))
+		u, err := parseArg(raw)
 		if err != nil || u.Scheme != "ftp" && u.Scheme != "ftps" {
 			continue
 		}
@@ -450,6 +450,12 @@ func promptPassword(ctx context.Context, u *url.URL, user string) (string, error
 	return string(pw), nil
 }
 
+// parseArg parses a URL as given on the command line or in a list: it may
+// be wrapped as in text, lack its scheme, or hold characters to escape.
+func parseArg(raw string) (*url.URL, error) {
+	return url.Parse(url.Canonicalize(guessScheme(unwrap(raw))))
+}
+
 // unwrap accepts a URL as RFC 1738's appendix writes it in text:
 // "<URL:...>", "<...>" or "URL:...".
 func unwrap(raw string) string {
@@ -538,7 +544,7 @@ func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) 
 }
 
 func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {
-	u, err := url.Parse(url.Canonicalize(guessScheme(unwrap(raw))))
+	u, err := parseArg(raw)
 	if err != nil {
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}

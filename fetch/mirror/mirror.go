@@ -652,13 +652,13 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 	}
 }
 
-// exactTimes asks in one exchange for the exact times of the files about
-// to be fetched whose listing gave them only to the minute or the day (an
-// FTP server without MLSD, such as vsftpd): their transfers then need no
-// MDTM each, a round trip per file. Where the server cannot, each
-// transfer asks for its own.
+// exactTimes asks in one exchange (Client.ModTimes) for the exact times
+// of the files about to be fetched whose listing gave them only to the
+// minute or the day (an FTP server without MLSD, such as vsftpd): their
+// transfers then need no MDTM each, a round trip per file. Where the
+// protocol or server cannot, each transfer asks for its own.
 func (m *run) exactTimes(ctx context.Context, d *dirNode, todo []*fileJob) {
-	if m.o.DryRun || d.u.Scheme != "ftp" && d.u.Scheme != "ftps" {
+	if m.o.DryRun {
 		return
 	}
 	var names []string

@@ -90,6 +90,21 @@ func (f *Fetcher) sizeIn150s(addr string) bool {
 	return f.sizes150[addr]
 }
 
+// noteSizeIn150s records that the server at addr named a transfer's size
+// in its 150 reply; it reports whether that is news.
+func (f *Fetcher) noteSizeIn150s(addr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sizes150[addr] {
+		return false
+	}
+	if f.sizes150 == nil {
+		f.sizes150 = make(map[string]bool)
+	}
+	f.sizes150[addr] = true
+	return true
+}
+
 // ReplyError is an FTP reply that ended a retrieval. It unwraps to the
 // sentinel its code maps to and to the *textproto.Error.
 type ReplyError struct {
@@ -390,15 +405,9 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		if size < 0 && typ != 'a' {
 			size = n + offset // the 150 reply counts what is sent, after REST
 		}
-		f.mu.Lock()
-		if !f.sizes150[s.addr] {
-			if f.sizes150 == nil {
-				f.sizes150 = make(map[string]bool)
-			}
-			f.sizes150[s.addr] = true
+		if f.noteSizeIn150s(s.addr) {
 			req.Tracef(protocols.TraceInfo, "the server's 150 replies name the size: no SIZE before its next transfers")
 		}
-		f.mu.Unlock()
 	}
 	s.mu.Lock()
 	body := &dataBody{s: s, r: r, raw: s.rawData, conn: s.data, ascii: typ == 'a'}

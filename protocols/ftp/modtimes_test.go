@@ -83,14 +83,8 @@ func TestModTimesPipelined(t *testing.T) {
 	if body != "x" {
 		t.Errorf("after the pipeline: %q", body)
 	}
-	logins := 0
-	for _, cmd := range s.Commands() {
-		if strings.HasPrefix(cmd, "USER") {
-			logins++
-		}
-	}
-	if logins != 1 {
-		t.Errorf("%d logins, want 1 (the connection reused)", logins)
+	if n := logins(s.Commands()); n != 1 {
+		t.Errorf("%d logins, want 1 (the connection reused)", n)
 	}
 }
 

@@ -154,6 +154,29 @@ func TestEmptySegment(t *testing.T) {
 	}
 }
 
+// transfer answers a data command: it accepts the data connection, sends
+// reply150 and leaves the rest to act.
+func transfer(c *ftpscript.Conn, reply150 string, act func(c *ftpscript.Conn, d net.Conn)) {
+	d, err := c.AcceptData()
+	if err != nil {
+		c.Reply("425 no data connection")
+		return
+	}
+	c.Reply("%s", reply150)
+	act(c, d)
+}
+
+// logins counts the logins among commands.
+func logins(commands []string) int {
+	n := 0
+	for _, cmd := range commands {
+		if strings.HasPrefix(cmd, "USER") {
+			n++
+		}
+	}
+	return n
+}
+
 func TestFaults(t *testing.T) {
 	big := strings.Repeat("0123456789", 1000)
 	files := map[string]string{"f.bin": big}
@@ -162,13 +185,7 @@ func TestFaults(t *testing.T) {
 			if verb != "RETR" {
 				return false
 			}
-			d, err := c.AcceptData()
-			if err != nil {
-				c.Reply("425 no data connection")
-				return true
-			}
-			c.Reply("150 Opening BINARY mode data connection.")
-			act(c, d)
+			transfer(c, "150 Opening BINARY mode data connection.", act)
 			return true
 		}
 	}
@@ -285,15 +302,11 @@ func TestSizeFrom150(t *testing.T) {
 		if verb != "RETR" || arg != "b.bin" {
 			return false
 		}
-		d, err := c.AcceptData()
-		if err != nil {
-			c.Reply("425 no data connection")
-			return true
-		}
-		c.Reply("150 Opening BINARY mode data connection for b.bin (50 bytes).")
-		d.Write([]byte(full[:20]))
-		d.Close()
-		c.Reply("226 Transfer complete.")
+		transfer(c, "150 Opening BINARY mode data connection for b.bin (50 bytes).", func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(full[:20]))
+			d.Close()
+			c.Reply("226 Transfer complete.")
+		})
 		return true
 	})
 	c := newTraced()
@@ -358,13 +371,7 @@ func TestCancelAfterEnd(t *testing.T) {
 	if body, _ := c.get(t, "ftp://"+s.Addr()+"/b.bin"); body != "b" {
 		t.Errorf("b.bin: %q", body)
 	}
-	logins := 0
-	for _, cmd := range s.Commands() {
-		if strings.HasPrefix(cmd, "USER") {
-			logins++
-		}
-	}
-	if logins != 1 {
-		t.Errorf("%d logins, want 1: %q", logins, s.Commands())
+	if n := logins(s.Commands()); n != 1 {
+		t.Errorf("%d logins, want 1: %q", n, s.Commands())
 	}
 }

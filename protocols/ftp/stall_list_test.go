@@ -3,6 +3,7 @@ package ftp_test
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -13,34 +14,25 @@ import (
 // TestListingStalls: a listing whose data arrives but whose final reply
 // never does, and one whose data stalls, end at the time-out.
 func TestListingStalls(t *testing.T) {
+	const line = "-rw-r--r--    1 0        0              1 Jan 02  2020 a.txt\r\n"
 	for _, tt := range []struct {
 		name string
-		act  func(c *ftpscript.Conn)
+		act  func(c *ftpscript.Conn, d net.Conn)
 	}{
-		{"no final reply", func(c *ftpscript.Conn) {
-			d, err := c.AcceptData()
-			if err != nil {
-				return
-			}
-			c.Reply("150 Here comes the directory listing.")
-			d.Write([]byte("-rw-r--r--    1 0        0              1 Jan 02  2020 a.txt\r\n"))
+		{"no final reply", func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(line))
 			d.Close()
 			time.Sleep(3 * time.Second)
 		}},
-		{"data stalls", func(c *ftpscript.Conn) {
-			d, err := c.AcceptData()
-			if err != nil {
-				return
-			}
-			c.Reply("150 Here comes the directory listing.")
-			d.Write([]byte("-rw-r--r--    1 0        0              1 Jan 02  2020 a.txt\r\n"))
+		{"data stalls", func(c *ftpscript.Conn, d net.Conn) {
+			d.Write([]byte(line))
 			time.Sleep(3 * time.Second)
 			d.Close()
 		}},
 	} {
 		s := scriptServer(t, map[string]string{"a.txt": "a"}, func(c *ftpscript.Conn, verb, arg string) bool {
 			if verb == "LIST" || verb == "MLSD" {
-				tt.act(c)
+				transfer(c, "150 Here comes the directory listing.", tt.act)
 				return true
 			}
 			return false

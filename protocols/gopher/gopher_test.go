@@ -259,29 +259,23 @@ func TestAttributes(t *testing.T) {
 	}
 }
 
+// TestStall: a server that stops in the middle of a Gopher+ item, or of
+// a menu (read whole before Fetch returns), ends the retrieval at the idle
+// time-out.
 func TestStall(t *testing.T) {
-	s := start(t, func(req string, w io.Writer) {
-		io.WriteString(w, "+-2\r\nsome")
-		time.Sleep(3 * time.Second)
-	})
-	c := client()
-	c.IdleTimeout = 300 * time.Millisecond
-	if _, _, err := get(t, c, "gopher://"+s.addr()+"/9/x%09%09+"); !errors.Is(err, fetch.ErrTimeout) {
-		t.Errorf("stall: %v", err)
-	}
-}
-
-// TestMenuStall: a menu is read whole before Fetch returns; a server that
-// stops in the middle of one ends the retrieval at the idle time-out.
-func TestMenuStall(t *testing.T) {
-	s := start(t, func(req string, w io.Writer) {
-		io.WriteString(w, "0one\t/one\t127.0.0.1\t70\r\n0tw")
-		time.Sleep(3 * time.Second)
-	})
-	c := client()
-	c.IdleTimeout = 300 * time.Millisecond
-	if _, _, err := get(t, c, "gopher://"+s.addr()+"/1/"); !errors.Is(err, fetch.ErrTimeout) {
-		t.Errorf("stall in a menu: %v", err)
+	for _, tt := range []struct{ sent, path string }{
+		{"+-2\r\nsome", "/9/x%09%09+"},
+		{"0one\t/one\t127.0.0.1\t70\r\n0tw", "/1/"},
+	} {
+		s := start(t, func(req string, w io.Writer) {
+			io.WriteString(w, tt.sent)
+			time.Sleep(3 * time.Second)
+		})
+		c := client()
+		c.IdleTimeout = 300 * time.Millisecond
+		if _, _, err := get(t, c, "gopher://"+s.addr()+tt.path); !errors.Is(err, fetch.ErrTimeout) {
+			t.Errorf("stall in %s: %v", tt.path, err)
+		}
 	}
 }
 
