@@ -74,6 +74,12 @@ type Fetcher struct {
 	// SIZE is asked until a 150 reply of the server has named a size; its
 	// later transfers take the size from their 150 replies.
 	SkipSize bool
+	// NoPipelining sends each command on its own and waits for its reply.
+	// By default, once EPSV has worked on a connection, a transfer's RETR
+	// is sent together with its EPSV, saving a round trip per file (as
+	// lftp's ftp:sync-mode off does); servers read commands in order, and
+	// accept the data connection after RETR as well as before it.
+	NoPipelining bool
 
 	mu       sync.Mutex
 	idle     map[string][]*session
@@ -229,6 +235,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			f.noEPSV[s.addr] = true
 			f.mu.Unlock()
 			req.Tracef(protocols.TraceInfo, "EPSV data connection failed; trying again with PASV")
+			continue
+		}
+		if s.desync && attempt == 0 && ctx.Err() == nil {
+			req.Tracef(protocols.TraceInfo, "the RETR sent with EPSV was not answered in turn; trying again on a new connection")
 			continue
 		}
 		if reused && attempt == 0 && (errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale)) && ctx.Err() == nil {
@@ -397,7 +407,14 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.data, s.rawData = nil, nil
 	s.mu.Unlock()
 	s.size150.Store(-1)
+	if offset == 0 && s.epsvOK && !s.epsvFailed && !f.NoPipelining && !s.control.encrypted {
+		s.pipe = "RETR " + name + "\r\n"
+	}
 	r, err := s.c.RetrFrom(name, uint64(offset))
+	s.pipe = ""
+	if err == nil && s.pipeSent != "" {
+		s.desync = true // the library never wrote the RETR it answered to
+	}
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
 	}

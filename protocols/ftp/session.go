@@ -51,6 +51,12 @@ type session struct {
 	done       bool
 	size150    atomic.Int64 // the size the last 150 reply named; -1 when none
 	greet230   bool         // the server greeted with 230: no login needed
+
+	// Pipelining of RETR with EPSV (see traceConn.Write).
+	epsvOK   bool   // a 229 reply came on this connection: EPSV works here
+	pipe     string // "RETR name\r\n" to send with the next EPSV
+	pipeSent string // that command, sent ahead of the library's own
+	desync   bool   // a command went ahead and its reply may be unread
 }
 
 func poolKey(addr string, l loginInfo) string {
@@ -298,7 +304,7 @@ func (s *session) release() {
 	s.mu.Lock()
 	aborted := s.control != nil && s.control.aborted.Load()
 	s.mu.Unlock()
-	if aborted {
+	if aborted || s.desync || s.pipeSent != "" {
 		s.discard()
 		return
 	}
@@ -418,7 +424,35 @@ func (t *traceConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write sends what the library writes, one command at a time, except for
+// one optimisation: once EPSV has worked on the connection, a transfer's
+// RETR goes in the same write as its EPSV (session.pipe), so that the
+// server finds it waiting once it has answered 229 and the data connection
+// is accepted: one round trip less per file. The library's own RETR,
+// written after it has connected, is then dropped. Anything else written
+// while that RETR is outstanding (PASV after a failed EPSV, QUIT after a
+// failed data connection) means its reply may be read out of turn: the
+// session is marked desynchronised and never reused.
 func (t *traceConn) Write(p []byte) (int, error) {
+	s := t.s
+	if s.pipeSent != "" {
+		if string(p) == s.pipeSent {
+			s.pipeSent = ""
+			return len(p), nil
+		}
+		s.pipeSent = ""
+		s.desync = true
+	}
+	if s.pipe != "" && string(p) == "EPSV\r\n" {
+		both := make([]byte, 0, len(p)+len(s.pipe))
+		both = append(append(both, p...), s.pipe...)
+		s.pipeSent, s.pipe = s.pipe, ""
+		t.out = t.emit(t.out, both, protocols.TraceSend)
+		if _, err := t.Conn.Write(both); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	t.out = t.emit(t.out, p, protocols.TraceSend)
 	return t.Conn.Write(p)
 }
@@ -441,6 +475,9 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		acc = acc[i+1:]
 		if dir == protocols.TraceRecv && strings.HasPrefix(line, "150") {
 			t.s.size150.Store(sizeIn150(line))
+		}
+		if dir == protocols.TraceRecv && strings.HasPrefix(line, "229 ") {
+			t.s.epsvOK = true
 		}
 		if !tracing {
 			continue

@@ -34,6 +34,7 @@ type Server struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	commands []string
+	early    []string
 }
 
 // Start listens on a free port of 127.0.0.1.
@@ -54,6 +55,15 @@ func (s *Server) Commands() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.commands...)
+}
+
+// Early returns the commands that arrived before the reply to the
+// command ahead of them on the same connection was sent: commands a client
+// pipelined.
+func (s *Server) Early() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.early...)
 }
 
 // Conn is one control connection.
@@ -118,6 +128,7 @@ func (s *Server) serve(conn net.Conn) {
 	}
 	c.Reply("%s", g)
 	r := bufio.NewReader(conn)
+	early := false // the line came before the previous one was answered
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -126,7 +137,11 @@ func (s *Server) serve(conn net.Conn) {
 		line = strings.TrimRight(line, "\r\n")
 		s.mu.Lock()
 		s.commands = append(s.commands, line)
+		if early {
+			s.early = append(s.early, line)
+		}
 		s.mu.Unlock()
+		early = r.Buffered() > 0
 		verb, arg, _ := strings.Cut(line, " ")
 		verb = strings.ToUpper(verb)
 		if s.Handle != nil && s.Handle(c, verb, arg) {
