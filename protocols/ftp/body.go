@@ -171,15 +171,25 @@ func (b *dataBody) Close() error {
 // asks; a lone CR stays.
 type crlfReader struct {
 	r       io.Reader
+	bp      *[]byte // from crlfBuffers, until the end is reached
 	buf     []byte
 	data    []byte // converted, not yet returned
 	pending bool   // a CR ended the last chunk: it may be half of a CRLF
 	err     error
 }
 
+// crlfBuffers keeps the conversion buffers of finished transfers for the
+// next ones: a mirror of many small text files would otherwise allocate
+// and clear one per file.
+var crlfBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 func (c *crlfReader) Read(p []byte) (int, error) {
 	for len(c.data) == 0 {
 		if c.err != nil {
+			if c.bp != nil {
+				crlfBuffers.Put(c.bp)
+				c.bp, c.buf = nil, nil
+			}
 			return 0, c.err
 		}
 		c.fill()
@@ -191,7 +201,8 @@ func (c *crlfReader) Read(p []byte) (int, error) {
 
 func (c *crlfReader) fill() {
 	if c.buf == nil {
-		c.buf = make([]byte, 64<<10)
+		c.bp = crlfBuffers.Get().(*[]byte)
+		c.buf = *c.bp
 	}
 	start := 0
 	if c.pending {
