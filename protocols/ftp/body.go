@@ -27,6 +27,7 @@ type dataBody struct {
 	ascii bool
 	conv  *crlfReader
 	left  int64 // bytes still expected; -1 when unknown
+	wire  int64 // the size on the wire where known (TYPE A too), else -1
 	eof   bool
 	err   error
 	done  bool
@@ -106,7 +107,11 @@ func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, mapErr("RETR", err)
 		}
 	}
-	return splice.ReadWrite(w, b, step, total)
+	left := b.left
+	if left < 0 && b.wire >= 0 {
+		left = b.wire // a bound: converted text is no longer than sent
+	}
+	return splice.ReadWrite(w, b, step, total, left)
 }
 
 // finish closes the data connection and reads the final reply once.

@@ -418,7 +418,12 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
 	}
+	wire := size - offset
+	if size < 0 {
+		wire = -1
+	}
 	if n := s.size150.Load(); n >= 0 {
+		wire = n
 		if size < 0 && typ != 'a' {
 			size = n + offset // the 150 reply counts what is sent, after REST
 		}
@@ -427,7 +432,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 	}
 	s.mu.Lock()
-	body := &dataBody{s: s, r: r, raw: s.rawData, conn: s.data, ascii: typ == 'a'}
+	body := &dataBody{s: s, r: r, raw: s.rawData, conn: s.data, ascii: typ == 'a', wire: wire}
 	s.mu.Unlock()
 	if typ != 'a' && size >= 0 {
 		resp.Size = size - offset

@@ -97,7 +97,7 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, protocols.NetError(err)
 		}
 	}
-	return splice.ReadWrite(w, b, step, total)
+	return splice.ReadWrite(w, b, step, total, b.left)
 }
 
 // Close closes the connection.

@@ -256,7 +256,7 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, b.mapErr(err, left)
 		}
 	}
-	return splice.ReadWrite(w, b, step, total)
+	return splice.ReadWrite(w, b, step, total, b.left.Load())
 }
 
 func isPathError(err error) bool {
