@@ -466,50 +466,55 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 	t.s.mu.Unlock()
 	tracing := req != nil && req.Trace != nil
 	acc = append(acc, p...)
+	start := 0
 	for {
-		i := bytes.IndexByte(acc, '\n')
+		i := bytes.IndexByte(acc[start:], '\n')
 		if i < 0 {
 			break
 		}
-		line := strings.TrimRight(string(acc[:i]), "\r")
-		acc = acc[i+1:]
-		if dir == protocols.TraceRecv && strings.HasPrefix(line, "150") {
-			t.s.size150.Store(sizeIn150(line))
+		line := bytes.TrimRight(acc[start:start+i], "\r")
+		start += i + 1
+		if dir == protocols.TraceRecv {
+			if bytes.HasPrefix(line, []byte("150")) {
+				t.s.size150.Store(sizeIn150(line))
+			}
+			if bytes.HasPrefix(line, []byte("229 ")) {
+				t.s.epsvOK = true
+			}
 		}
-		if dir == protocols.TraceRecv && strings.HasPrefix(line, "229 ") {
-			t.s.epsvOK = true
+		if tracing {
+			req.Tracef(dir, string(line))
 		}
-		if !tracing {
-			continue
-		}
-		req.Tracef(dir, line)
-		if dir == protocols.TraceSend && strings.EqualFold(line, "AUTH TLS") {
+		if dir == protocols.TraceSend && bytes.EqualFold(line, []byte("AUTH TLS")) {
 			t.authSent = true
 		}
-		if dir == protocols.TraceRecv && t.authSent && strings.HasPrefix(line, "234") {
+		if dir == protocols.TraceRecv && t.authSent && bytes.HasPrefix(line, []byte("234")) {
 			t.encrypted = true
-			req.Tracef(protocols.TraceInfo, "TLS from here on; the rest of the control conversation is not shown")
+			if tracing {
+				req.Tracef(protocols.TraceInfo, "TLS from here on; the rest of the control conversation is not shown")
+			}
 			return nil
 		}
 	}
-	if len(acc) > 4096 {
-		acc = acc[:0]
+	rest := acc[start:]
+	if len(rest) > 4096 {
+		return acc[:0]
 	}
-	return append([]byte(nil), acc...)
+	return acc[:copy(acc, rest)]
 }
 
 // sizeIn150 reads the size many servers put in their 150 reply to RETR,
 // "150 Opening BINARY mode data connection for x (383 bytes).", or -1.
-func sizeIn150(line string) int64 {
-	end := strings.LastIndex(line, " bytes)")
+func sizeIn150(line []byte) int64 {
+	end := bytes.LastIndex(line, []byte(" bytes)"))
 	if end < 0 {
 		return -1
 	}
-	start := strings.LastIndexByte(line[:end], '(')
+	start := bytes.LastIndexByte(line[:end], '(')
 	if start < 0 {
 		return -1
 	}
-	n, err := strconv.ParseInt(line[start+1:end], 10, 64)
+	n, err := strconv.ParseInt(string(line[start+1:end]), 10, 64)
 	if err != nil || n < 0 {
 		return -1
 	}
