@@ -14,7 +14,11 @@
 //     ends closes the connections;
 //   - one transfer per control connection: connections are pooled, and a
 //     pooled one returns to the entry directory (from PWD at login) before
-//     its CWDs.
+//     its CWDs;
+//   - the library sends a command only after the previous one's reply: on
+//     a kept connection where EPSV has worked, the control connection's
+//     writer sends RETR in the same write as its EPSV, and drops the
+//     library's own RETR (Fetcher.NoPipelining turns this off).
 //
 // Data connections are dialled by this package, so a binary transfer can
 // be spliced from the socket into a file.
