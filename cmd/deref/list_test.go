@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +54,66 @@ func TestListSharesFolderTimes(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, name))
 		if string(b) != content || !st.ModTime().Equal(want) {
 			t.Errorf("%s: %q at %v", name, b, st.ModTime())
+		}
+	}
+}
+
+// TestListFolderTimesAtOnce: with --parallel 2, the times of two folders
+// are asked at once, on two connections: the server holds back its MDTM
+// replies until both connections have asked (for at most 2 s), and
+// records whether they did.
+func TestListFolderTimesAtOnce(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		seen     = map[*ftpscript.Conn]bool{}
+		both     = make(chan struct{})
+		deadline time.Time
+	)
+	s := &ftpscript.Server{
+		Files: map[string]string{"pub/a.bin": "a", "pub/b.bin": "b", "doc/c.bin": "c", "doc/d.bin": "d"},
+		Handle: func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb != "MDTM" {
+				return false
+			}
+			mu.Lock()
+			if deadline.IsZero() {
+				deadline = time.Now().Add(2 * time.Second)
+			}
+			if !seen[c] {
+				seen[c] = true
+				if len(seen) == 2 {
+					close(both)
+				}
+			}
+			wait := time.Until(deadline)
+			mu.Unlock()
+			select {
+			case <-both:
+			case <-time.After(wait):
+			}
+			return false
+		},
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := "ftp://" + s.Addr()
+	list := strings.Join([]string{base + "/pub/a.bin", base + "/pub/b.bin", base + "/doc/c.bin", base + "/doc/d.bin"}, "\n") + "\n"
+	dir := t.TempDir()
+	r := runDeref(t, list, "-s", "--no-netrc", "-O", "--output-dir", dir, "--parallel", "2", "-i", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	mu.Lock()
+	n := len(seen)
+	mu.Unlock()
+	if n < 2 {
+		t.Errorf("the folders' times were asked on %d connection, want 2 at once: %q", n, s.Commands())
+	}
+	for _, name := range []string{"a.bin", "b.bin", "c.bin", "d.bin"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != name[:1] {
+			t.Errorf("%s: %q, %v", name, b, err)
 		}
 	}
 }

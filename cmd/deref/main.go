@@ -194,7 +194,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.remoteName && len(urls) > 1 {
-		o.modTimes = folderTimes(ctx, c, urls)
+		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
 	}
 	next := make(chan string)
 	for range o.parallel {
@@ -222,11 +222,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// folderTimes asks, folder by folder, for the exact times of the FTP
-// files among urls that share a folder, in one pipelined exchange each:
-// their transfers then need no MDTM round trip of their own. What cannot
-// be asked is left to each transfer.
-func folderTimes(ctx context.Context, c *fetch.Client, urls []string) map[string]time.Time {
+// folderTimes asks for the exact times of the FTP files among urls that
+// share a folder, in one pipelined exchange per folder, up to parallel
+// folders at once: their transfers then need no MDTM round trip of their
+// own. What cannot be asked is left to each transfer.
+func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel int) map[string]time.Time {
 	type folder struct {
 		u    *url.URL
 		raws map[string][]string // name -> the URLs as given
@@ -257,6 +257,9 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string) map[string
 		f.raws[fp.Name] = append(f.raws[fp.Name], raw)
 	}
 	out := map[string]time.Time{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(parallel, 1))
 	for _, key := range order {
 		f := folders[key]
 		if len(f.raws) < 2 {
@@ -267,16 +270,24 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string) map[string
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		times, err := c.ModTimes(ctx, f.u, names)
-		if err != nil {
-			continue
-		}
-		for n, t := range times {
-			for _, raw := range f.raws[n] {
-				out[raw] = t
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			times, err := c.ModTimes(ctx, f.u, names)
+			if err != nil {
+				return
 			}
-		}
+			mu.Lock()
+			defer mu.Unlock()
+			for n, t := range times {
+				for _, raw := range f.raws[n] {
+					out[raw] = t
+				}
+			}
+		}()
 	}
+	wg.Wait()
 	return out
 }
 
