@@ -117,3 +117,29 @@ func TestListFolderTimesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFTPSync: by default the second file of a list goes out as RETR with
+// its EPSV on the kept connection; --ftp-sync sends every command after
+// the last reply.
+func TestFTPSync(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		s := &ftpscript.Server{Files: map[string]string{"a.bin": "a", "b.bin": "b"}}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		base := "ftp://" + s.Addr()
+		args := []string{"-s", "--no-netrc", base + "/a.bin", base + "/b.bin"}
+		if sync {
+			args = append([]string{"--ftp-sync"}, args...)
+		}
+		r := runDeref(t, "", args...)
+		if r.code != 0 || r.stdout != "ab" {
+			t.Fatalf("--ftp-sync %v: exit %d, %q: %s", sync, r.code, r.stdout, r.stderr)
+		}
+		early := s.Early()
+		if sync != (len(early) == 0) || !sync && !slices.Equal(early, []string{"RETR b.bin"}) {
+			t.Errorf("--ftp-sync %v: commands sent ahead of a reply: %q", sync, early)
+		}
+	}
+}

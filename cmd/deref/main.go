@@ -74,7 +74,7 @@ type options struct {
 	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod                 string
-	ftpSSL                                                 bool
+	ftpSSL, ftpSync                                        bool
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 }
 
@@ -328,6 +328,7 @@ func clientFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
 	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
 	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
+	fs.BoolVar(&o.ftpSync, "ftp-sync", false, "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)")
 	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
 	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
 	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
@@ -401,6 +402,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		return nil, fmt.Errorf("--ftp-method: %q is not rfc, single, none or auto", o.ftpMethod)
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
+	c.FTP.NoPipelining = o.ftpSync
 	c.FTP.MaxIdle = max(4, o.parallel) // every worker keeps its control connection
 	switch o.proxy {
 	case "":
