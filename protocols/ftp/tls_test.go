@@ -37,9 +37,16 @@ func TestImplicitTLS(t *testing.T) {
 	c := newTraced()
 	c.TLSConfig = &tls.Config{RootCAs: testPool}
 	c.AllowPorts = nil
-	body, _ := c.get(t, "ftps://"+addr+"/hello.txt")
-	if body != "hello\nworld\n" {
-		t.Errorf("ftps body %q", body)
+	for range 2 {
+		body, _ := c.get(t, "ftps://"+addr+"/hello.txt")
+		if body != "hello\nworld\n" {
+			t.Errorf("ftps body %q", body)
+		}
+	}
+	// The second transfer, on the kept connection, went out as RETR with
+	// its EPSV, inside TLS; its data connection too was TLS.
+	if trace := c.all.String(); !strings.Contains(trace, "EPSV\nRETR hello.txt\n229 ") {
+		t.Errorf("no pipelined RETR over implicit TLS:\n%s", trace)
 	}
 }
 
