@@ -82,7 +82,9 @@ type Fetcher struct {
 	// By default, once EPSV has worked on a connection, a transfer's RETR
 	// is sent together with its EPSV, saving a round trip per file (as
 	// lftp's ftp:sync-mode off does); servers read commands in order, and
-	// accept the data connection after RETR as well as before it.
+	// accept the data connection after RETR as well as before it. Servers
+	// whose greeting names one known to lose such commands (Microsoft FTP
+	// Service, MadGoat: lftp's auto-sync-mode list) never get them.
 	NoPipelining bool
 
 	mu       sync.Mutex
@@ -411,7 +413,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.data, s.rawData = nil, nil
 	s.mu.Unlock()
 	s.size150.Store(-1)
-	if offset == 0 && s.epsvOK && !s.epsvFailed && !f.NoPipelining && !s.control.encrypted {
+	if offset == 0 && s.epsvOK && !s.epsvFailed && !f.NoPipelining && !s.syncOnly && !s.control.encrypted {
 		s.pipe = "RETR " + name + "\r\n"
 	}
 	r, err := s.c.RetrFrom(name, uint64(offset))

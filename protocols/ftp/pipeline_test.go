@@ -133,3 +133,26 @@ func TestPipelineFaults(t *testing.T) {
 		t.Errorf("want RETR gone.bin pipelined and one login: %q, early %q", cmds, s.Early())
 	}
 }
+
+// TestPipelineKnownServers: servers whose greeting names one that loses
+// commands sent ahead of a reply (lftp's auto-sync list) get every
+// command after the last reply, also when the name is on a later line of
+// the greeting.
+func TestPipelineKnownServers(t *testing.T) {
+	for _, greeting := range []string{"220 Microsoft FTP Service", "220-Welcome.\r\n220 MadGoat FTP server ready"} {
+		s := &ftpscript.Server{Files: map[string]string{"a.bin": "a", "b.bin": "b"}, Greeting: greeting}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		c := newTraced()
+		for _, n := range []string{"a.bin", "b.bin"} {
+			if body, _ := c.get(t, "ftp://"+s.Addr()+"/"+n); body != n[:1] {
+				t.Errorf("%q: %s: %q", greeting, n, body)
+			}
+		}
+		if early := s.Early(); len(early) > 0 {
+			t.Errorf("%q: commands sent ahead of a reply: %q", greeting, early)
+		}
+	}
+}

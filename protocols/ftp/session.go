@@ -57,7 +57,13 @@ type session struct {
 	pipe     string // "RETR name\r\n" to send with the next EPSV
 	pipeSent string // that command, sent ahead of the library's own
 	desync   bool   // a command went ahead and its reply may be unread
+	greeted  bool   // the greeting's last line has been read
+	syncOnly bool   // the greeting names a server known to mishandle pipelining
 }
+
+// syncGreetings name, in a greeting, servers that lose commands sent ahead
+// of a reply: lftp's auto-sync-mode list.
+var syncGreetings = [][]byte{[]byte("icrosoft FTP Service"), []byte("MadGoat")}
 
 func poolKey(addr string, l loginInfo) string {
 	h := sha256.Sum256([]byte(l.password))
@@ -474,6 +480,14 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		}
 		line := bytes.TrimRight(acc[start:start+i], "\r")
 		start += i + 1
+		if dir == protocols.TraceRecv && !t.s.greeted {
+			for _, g := range syncGreetings {
+				if bytes.Contains(line, g) {
+					t.s.syncOnly = true
+				}
+			}
+			t.s.greeted = len(line) < 4 || line[3] != '-'
+		}
 		if dir == protocols.TraceRecv {
 			if bytes.HasPrefix(line, []byte("150")) {
 				t.s.size150.Store(sizeIn150(line))
