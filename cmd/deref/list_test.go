@@ -12,22 +12,32 @@ import (
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
+// fetchList starts s and has deref -i -O --parallel 2 fetch its paths
+// into a new folder, which it returns; any exit but 0 fails the test.
+func fetchList(t *testing.T, s *ftpscript.Server, paths ...string) string {
+	t.Helper()
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var list strings.Builder
+	for _, p := range paths {
+		list.WriteString("ftp://" + s.Addr() + p + "\n")
+	}
+	dir := t.TempDir()
+	r := runDeref(t, list.String(), "-s", "--no-netrc", "-O", "--output-dir", dir, "--parallel", "2", "-i", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	return dir
+}
+
 // TestListSharesFolderTimes: URLs of -i that share an FTP folder get their
 // times from one pipelined MDTM exchange before any transfer, and no
 // transfer asks again; the files carry the server's time.
 func TestListSharesFolderTimes(t *testing.T) {
 	s := &ftpscript.Server{Files: map[string]string{"pub/a.bin": "aa", "pub/b.bin": "bbb", "pub/c.bin": "c", "top.bin": "t"}}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	base := "ftp://" + s.Addr()
-	list := strings.Join([]string{base + "/pub/a.bin", base + "/pub/b.bin;type=i", base + "/pub/c.bin", base + "/top.bin"}, "\n") + "\n"
-	dir := t.TempDir()
-	r := runDeref(t, list, "-s", "--no-netrc", "-O", "--output-dir", dir, "--parallel", "2", "-i", "-")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	dir := fetchList(t, s, "/pub/a.bin", "/pub/b.bin;type=i", "/pub/c.bin", "/top.bin")
 	cmds := s.Commands()
 	first := slices.IndexFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "RETR ") })
 	var mdtm []string
@@ -94,17 +104,7 @@ func TestListFolderTimesAtOnce(t *testing.T) {
 			return false
 		},
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	base := "ftp://" + s.Addr()
-	list := strings.Join([]string{base + "/pub/a.bin", base + "/pub/b.bin", base + "/doc/c.bin", base + "/doc/d.bin"}, "\n") + "\n"
-	dir := t.TempDir()
-	r := runDeref(t, list, "-s", "--no-netrc", "-O", "--output-dir", dir, "--parallel", "2", "-i", "-")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	dir := fetchList(t, s, "/pub/a.bin", "/pub/b.bin", "/doc/c.bin", "/doc/d.bin")
 	mu.Lock()
 	n := len(seen)
 	mu.Unlock()

@@ -79,13 +79,9 @@ func (s *listSource) fileURL(rel string) (*url.URL, error) {
 }
 
 func (s *listSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := c.Fetch(ctx, d.u, 0)
+	resp, err := fetchListing(ctx, c, d.u, fetch.KindDirectory, "a folder")
 	if err != nil {
 		return nil, err
-	}
-	resp.Body.Close()
-	if resp.Kind != fetch.KindDirectory {
-		return nil, fmt.Errorf("%w: %s is not a folder", fetch.ErrNotRetrievable, d.u.Redacted())
 	}
 	out := make([]child, 0, len(resp.Entries))
 	for _, e := range resp.Entries {
@@ -228,13 +224,9 @@ func (s *gopherSource) fileURL(rel string) (*url.URL, error) {
 }
 
 func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := c.Fetch(ctx, d.u, 0)
+	resp, err := fetchListing(ctx, c, d.u, fetch.KindDirectory, "a menu")
 	if err != nil {
 		return nil, err
-	}
-	resp.Body.Close()
-	if resp.Kind != fetch.KindDirectory {
-		return nil, fmt.Errorf("%w: %s is not a menu", fetch.ErrNotRetrievable, d.u.Redacted())
 	}
 	prefix := strings.TrimSuffix(d.sel, "/") + "/"
 	var out []child
@@ -310,13 +302,9 @@ func (s *newsSource) fileURL(rel string) (*url.URL, error) {
 }
 
 func (s *newsSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := c.Fetch(ctx, d.u, 0)
+	resp, err := fetchListing(ctx, c, d.u, fetch.KindArticleList, "a newsgroup")
 	if err != nil {
 		return nil, err
-	}
-	resp.Body.Close()
-	if resp.Kind != fetch.KindArticleList {
-		return nil, fmt.Errorf("%w: %s is not a newsgroup", fetch.ErrNotRetrievable, d.u.Redacted())
 	}
 	var out []child
 	for _, e := range resp.Entries {
@@ -330,4 +318,18 @@ func (s *newsSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]c
 		out = append(out, child{name: strconv.FormatInt(e.Number, 10), u: u, size: -1, mod: e.ModTime, article: true})
 	}
 	return out, nil
+}
+
+// fetchListing fetches u, which must be a listing of kind (what names it
+// in the error otherwise), and returns its entries in the response.
+func fetchListing(ctx context.Context, c *fetch.Client, u *url.URL, kind fetch.Kind, what string) (*fetch.Response, error) {
+	resp, err := c.Fetch(ctx, u, 0)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	if resp.Kind != kind {
+		return nil, fmt.Errorf("%w: %s is not %s", fetch.ErrNotRetrievable, u.Redacted(), what)
+	}
+	return resp, nil
 }

@@ -57,7 +57,6 @@ type session struct {
 	pipe     string // "RETR name\r\n" to send with the next EPSV
 	pipeSent string // that command, sent ahead of the library's own
 	desync   bool   // a command went ahead and its reply may be unread
-	greeted  bool   // the greeting's last line has been read
 	syncOnly bool   // the greeting names a server known to mishandle pipelining
 }
 
@@ -368,7 +367,8 @@ type traceConn struct {
 	s         *session
 	remote    net.Addr // the server's address, when known
 	in, out   []byte
-	greeted   bool // the first reply has been read
+	greeted   bool // the first reply has begun to arrive
+	greetEnd  bool // the greeting's last line has been scanned
 	authSent  bool // AUTH TLS went out
 	encrypted bool // the conversation is inside TLS from here on
 	aborted   atomic.Bool
@@ -480,13 +480,13 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		}
 		line := bytes.TrimRight(acc[start:start+i], "\r")
 		start += i + 1
-		if dir == protocols.TraceRecv && !t.s.greeted {
+		if dir == protocols.TraceRecv && !t.greetEnd {
 			for _, g := range syncGreetings {
 				if bytes.Contains(line, g) {
 					t.s.syncOnly = true
 				}
 			}
-			t.s.greeted = len(line) < 4 || line[3] != '-'
+			t.greetEnd = len(line) < 4 || line[3] != '-'
 		}
 		if dir == protocols.TraceRecv {
 			if bytes.HasPrefix(line, []byte("150")) {
