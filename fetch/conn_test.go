@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,6 +65,63 @@ func TestKeepAlive(t *testing.T) {
 	get()
 	if n := conns.Load(); n != 2 {
 		t.Errorf("after the server closed the idle connection: %d connections, want 2", n)
+	}
+}
+
+// TestKeepAliveAfterLargeBody checks that a connection that carried a
+// large body (read with a raised receive low-water mark) serves the next
+// request, and that a trickling large body is read as it comes rather
+// than held back until the idle time-out.
+func TestKeepAliveAfterLargeBody(t *testing.T) {
+	large := strings.Repeat("0123456789abcdef", 5<<20/16)
+	s, conns := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/large":
+			w.Header().Set("Content-Length", strconv.Itoa(len(large)))
+			io.WriteString(w, large)
+		case "/trickle":
+			w.Header().Set("Content-Length", strconv.Itoa(len(large)+2048))
+			io.WriteString(w, large[:4<<20])
+			w.(nethttp.Flusher).Flush()
+			for i := range 8 { // 2 KiB over 0.8 s
+				time.Sleep(100 * time.Millisecond)
+				io.WriteString(w, large[i*256:(i+1)*256])
+				w.(nethttp.Flusher).Flush()
+			}
+			io.WriteString(w, large[4<<20:])
+		default:
+			io.WriteString(w, "small")
+		}
+	})
+	c := newClient()
+	c.IdleTimeout = 500 * time.Millisecond
+	get := func(path string) string {
+		t.Helper()
+		resp, err := c.Get(context.Background(), s.URL+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		_, err = io.Copy(struct{ io.Writer }{&b}, resp.Body) // Read, not splice
+		if cerr := resp.Body.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return b.String()
+	}
+	if got := get("/large"); got != large {
+		t.Fatalf("/large: %d bytes, want %d", len(got), len(large))
+	}
+	if got := get("/small"); got != "small" {
+		t.Fatalf("/small after /large: %q", got)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("2 requests used %d connections, want 1", n)
+	}
+	if got := get("/trickle"); len(got) != len(large)+2048 || got[:4<<20] != large[:4<<20] || got[4<<20+2048:] != large[4<<20:] {
+		t.Fatalf("/trickle: %d bytes, want %d", len(got), len(large)+2048)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	jftp "github.com/jlaffaye/ftp"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/rcvlowat"
 	"github.com/urlderef/deref/protocols/internal/splice"
 )
 
@@ -31,6 +32,10 @@ type dataBody struct {
 	eof   bool
 	err   error
 	done  bool
+	// batch raises the socket's low-water mark for a large binary transfer
+	// read with Read (spliced transfers gain nothing from it).
+	batch    *rcvlowat.Batch
+	batching bool // batch is started at the first Read
 
 	mu      sync.Mutex
 	settled bool // the session went back to the pool or was closed: Abort leaves it alone
@@ -43,6 +48,10 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	if b.eof {
 		return 0, io.EOF
 	}
+	if b.batching {
+		b.batching = false
+		b.batch = rcvlowat.Start(b.raw, b.left)
+	}
 	var n int
 	var err error
 	if b.conv != nil {
@@ -52,6 +61,9 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	}
 	if b.left >= 0 {
 		b.left -= int64(n)
+		if n > 0 {
+			b.batch.Progress(b.left)
+		}
 	}
 	if err == io.EOF {
 		b.eof = true
@@ -120,6 +132,7 @@ func (b *dataBody) finish() error {
 		return nil
 	}
 	b.done = true
+	b.batch.Stop()
 	err := b.r.Close()
 	b.mu.Lock()
 	b.settled = true
@@ -159,6 +172,7 @@ func (b *dataBody) Close() error {
 	}
 	if !b.eof {
 		b.done = true
+		b.batch.Stop()
 		b.mu.Lock()
 		b.settled = true
 		b.mu.Unlock()

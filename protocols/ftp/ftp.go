@@ -443,6 +443,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	if typ != 'a' && size >= 0 {
 		resp.Size = size - offset
 		body.left = resp.Size
+		body.batching = body.raw != nil
 	} else {
 		body.left = -1
 	}

@@ -375,3 +375,52 @@ func TestCancelAfterEnd(t *testing.T) {
 		t.Errorf("%d logins, want 1: %q", n, s.Commands())
 	}
 }
+
+// TestTrickleAfterFastStart checks that a large transfer whose server
+// slows to a trickle is read as the bytes come: the raised receive
+// low-water mark of a large transfer must not hold them back until the
+// idle time-out ends the transfer.
+func TestTrickleAfterFastStart(t *testing.T) {
+	const size = 6 << 20
+	content := strings.Repeat("deref ", size/6)
+	s := scriptServer(t, map[string]string{"big.bin": content}, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb != "RETR" {
+			return false
+		}
+		transfer(c, "150 Opening BINARY mode data connection for big.bin (6291456 bytes).", func(c *ftpscript.Conn, d net.Conn) {
+			defer d.Close()
+			sent := 5 << 20
+			if _, err := d.Write([]byte(content[:sent])); err != nil {
+				return
+			}
+			for range 10 { // 10 KiB over a second: far below any mark
+				time.Sleep(100 * time.Millisecond)
+				if _, err := d.Write([]byte(content[sent : sent+1024])); err != nil {
+					return
+				}
+				sent += 1024
+			}
+			d.Write([]byte(content[sent:]))
+			d.Close()
+			c.Reply("226 Transfer complete.")
+		})
+		return true
+	})
+	c := newTraced()
+	c.IdleTimeout = 500 * time.Millisecond
+	resp, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	_, err = io.Copy(struct{ io.Writer }{&got}, resp.Body) // Read, not splice
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("transfer: %v", err)
+	}
+	if got.Len() != size || got.String() != content {
+		t.Fatalf("got %d bytes, want the %d sent", got.Len(), size)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/rcvlowat"
 	"github.com/urlderef/deref/protocols/internal/splice"
 )
 
@@ -126,7 +127,7 @@ func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Req
 		return nil, ctx.Err()
 	}
 	if resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0 {
-		rb := &rawBody{conn: conn, br: br, pool: &f.pool, addr: addr, keep: !resp.Close}
+		rb := &rawBody{conn: conn, br: br, pool: &f.pool, addr: addr, keep: !resp.Close, batching: true}
 		rb.left.Store(resp.ContentLength)
 		resp.Body = rb
 	} else {
@@ -185,6 +186,11 @@ type rawBody struct {
 	addr   string
 	keep   bool
 	closed atomic.Bool
+	// batch raises the socket's low-water mark while a large body is read
+	// with Read; it is started at the first read from the socket and
+	// stopped at the body's end, before the connection can be reused.
+	batch    *rcvlowat.Batch
+	batching bool
 }
 
 func (b *rawBody) Read(p []byte) (int, error) {
@@ -200,9 +206,21 @@ func (b *rawBody) Read(p []byte) (int, error) {
 	if b.br.Buffered() > 0 {
 		n, err = b.br.Read(p)
 	} else {
+		if b.batching {
+			b.batching = false
+			b.batch = rcvlowat.Start(b.conn, left)
+		}
 		n, err = b.conn.Read(p)
 	}
 	left = b.left.Add(-int64(n))
+	if b.batch != nil {
+		if left <= 0 || err != nil {
+			b.batch.Stop()
+			b.batch = nil
+		} else if n > 0 {
+			b.batch.Progress(left)
+		}
+	}
 	return n, b.mapErr(err, left)
 }
 
