@@ -281,6 +281,79 @@ func TestGopherMirror(t *testing.T) {
 	}
 }
 
+// TestGophernicusNames mirrors menus written the way gophernicus writes
+// them (replies as it sent them for the interoperability tree): selectors
+// with '#' and three octal digits for some bytes, the display string
+// padded and followed by date and size, and the items of an escaped
+// folder below its unescaped path. Local names are the unescaped ones
+// where the display string shows them, the selector's own otherwise, and
+// an unescaped name that is not one safe element is refused.
+func TestGophernicusNames(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	item := func(typ byte, display, sel string) string {
+		return fmt.Sprintf("%c%-35s   2020-Jan-02 03:04     0.0 KB\t%s\t%s\t%s\r\n", typ, display, sel, host, port)
+	}
+	replies := map[string]string{
+		"/pub/": "i[/pub/]\tTITLE\tnull.host\t1\r\n" +
+			item('1', "nested", "/pub/nested/") +
+			item('0', "with space.txt", "/pub/with#040space.txt") +
+			item('0', "percent%sign.txt", "/pub/percent#045sign.txt") +
+			item('0', "Literal name", "/pub/lit#040eral.txt") +
+			item('0', "a/b.txt", "/pub/a#057b.txt") + ".\r\n",
+		"/pub/nested/":                  item('1', "with space", "/pub/nested/with#040space/") + ".\r\n",
+		"/pub/nested/with#040space/":    item('0', "x y", "/pub/nested/with space/x#040y") + ".\r\n",
+		"/pub/with#040space.txt":        "one\r\n.\r\n",
+		"/pub/percent#045sign.txt":      "two\r\n.\r\n",
+		"/pub/lit#040eral.txt":          "three\r\n.\r\n",
+		"/pub/a#057b.txt":               "four\r\n.\r\n",
+		"/pub/nested/with space/x#040y": "five\r\n.\r\n",
+	}
+	var asked sync.Map
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 1024)
+				n, _ := c.Read(buf)
+				sel := strings.TrimRight(string(buf[:n]), "\r\n")
+				asked.Store(sel, true)
+				r, ok := replies[sel]
+				if !ok {
+					r = "3 not found\t\terror.host\t1\r\n.\r\n"
+				}
+				c.Write([]byte(r))
+			}()
+		}
+	}()
+	dst := t.TempDir()
+	rep := run(t, "gopher://"+ln.Addr().String()+"/1/pub/", dst, mirror.Options{})
+	got := readTree(t, dst)
+	want := map[string]string{"with space.txt": "one\n", "percent%sign.txt": "two\n", "lit#040eral.txt": "three\n", "nested/with space/x y": "five\n"}
+	if len(got) != len(want) {
+		t.Errorf("tree %q, want %q", got, want)
+	}
+	for name, body := range want {
+		if got[name] != body {
+			t.Errorf("%s: %q, want %q (tree %q)", name, got[name], body, got)
+		}
+	}
+	if rep.Refused != 1 || rep.Failed != 0 {
+		t.Errorf("report %+v: want a/b.txt refused and nothing failed", rep)
+	}
+	if _, ok := asked.Load("/pub/a#057b.txt"); ok {
+		t.Error("the refused item was fetched")
+	}
+}
+
 func TestNewsgroupMirror(t *testing.T) {
 	s := nntpd.New()
 	s.AddGroup("local.test", "tests")

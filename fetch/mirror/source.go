@@ -229,6 +229,7 @@ func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([
 		return nil, err
 	}
 	prefix := strings.TrimSuffix(d.sel, "/") + "/"
+	unhashed := unhash(prefix)
 	var out []child
 	plus := false
 	for _, e := range resp.Entries {
@@ -240,9 +241,16 @@ func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([
 		if e.URL == "" || !strings.EqualFold(e.Host, s.top.Hostname()) || e.Port != s.top.PortNumber() {
 			continue // another server
 		}
-		name, ok := strings.CutPrefix(strings.TrimSuffix(e.Selector, "/"), prefix)
+		sel := strings.TrimSuffix(e.Selector, "/")
+		name, ok := strings.CutPrefix(sel, prefix)
+		if !ok && unhashed != prefix {
+			name, ok = strings.CutPrefix(sel, unhashed)
+		}
 		if !ok || strings.HasPrefix(e.Type, "h") && strings.HasPrefix(e.Selector, "URL:") {
 			continue // not below this menu
+		}
+		if u := unhash(name); u != name && shownAs(e.Name, u) {
+			name = u
 		}
 		k := child{name: name, size: -1, sel: e.Selector, dir: e.Kind == fetch.KindDirectory}
 		if k.u, err = url.Parse(e.URL); err != nil {
@@ -255,6 +263,38 @@ func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([
 		s.modDates(ctx, c, d, out)
 	}
 	return out, nil
+}
+
+// unhash undoes the escapes gophernicus writes into selectors: '#' and
+// three octal digits for a byte ("with#040space.txt" for "with space.txt",
+// "percent#045sign.txt" for "percent%sign.txt"). The items of a folder so
+// escaped have selectors below its unescaped path, and a file's local name
+// is the unescaped one where the menu shows that name (shownAs): another
+// server's "#040" is kept as it is.
+func unhash(s string) string {
+	if !strings.Contains(s, "#") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) && s[i+1] <= '3' {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }
+
+// shownAs says whether a menu's display string shows name: the whole
+// string, or as its first column (before a run of spaces and the date and
+// size some servers add), cut short where a long name did not fit.
+func shownAs(display, name string) bool {
+	col, _, _ := strings.Cut(display, "  ")
+	return col == name || len(col) >= 16 && strings.HasPrefix(name, col)
 }
 
 // modDates asks a Gopher+ server for the attributes of every item of a

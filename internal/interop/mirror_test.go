@@ -107,6 +107,23 @@ func TestMirror(t *testing.T) {
 	}
 }
 
+// TestMirrorGophernicus mirrors the pub folder from gophernicus, whose
+// selectors escape spaces and other bytes as #NNN (and whose items of such
+// a folder sit below its unescaped path), and compares it with the tree:
+// the local names are the files' own.
+func TestMirrorGophernicus(t *testing.T) {
+	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
+	dst := t.TempDir()
+	rep, err := mirror.Run(context.Background(), client(), gopherServers(t)["gophernicus"]+"/1/pub/", dst, mirror.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 0 || rep.Refused != 0 {
+		t.Errorf("report: %+v", rep)
+	}
+	compareTree(t, dst, tree, true)
+}
+
 // TestMirrorKilled kills deref mirror halfway (SIGKILL: no clean-up at
 // all), runs it again, and expects the tree complete with no .part file
 // left.
