@@ -97,19 +97,11 @@ func TestKeepAliveAfterLargeBody(t *testing.T) {
 	c.IdleTimeout = 500 * time.Millisecond
 	get := func(path string) string {
 		t.Helper()
-		resp, err := c.Get(context.Background(), s.URL+path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		_, err = io.Copy(struct{ io.Writer }{&b}, resp.Body) // Read, not splice
-		if cerr := resp.Body.Close(); err == nil {
-			err = cerr
-		}
+		b, err := body(t, c, s.URL+path) // Read: the raised mark's path
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		return b.String()
+		return b
 	}
 	if got := get("/large"); got != large {
 		t.Fatalf("/large: %d bytes, want %d", len(got), len(large))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
@@ -314,26 +315,18 @@ func TestGophernicusNames(t *testing.T) {
 		"/pub/nested/with space/x#040y": "five\r\n.\r\n",
 	}
 	var asked sync.Map
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 1024)
-				n, _ := c.Read(buf)
-				sel := strings.TrimRight(string(buf[:n]), "\r\n")
-				asked.Store(sel, true)
-				r, ok := replies[sel]
-				if !ok {
-					r = "3 not found\t\terror.host\t1\r\n.\r\n"
-				}
-				c.Write([]byte(r))
-			}()
+	go testserver.Serve(ln, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 1024)
+		n, _ := c.Read(buf)
+		sel := strings.TrimRight(string(buf[:n]), "\r\n")
+		asked.Store(sel, true)
+		r, ok := replies[sel]
+		if !ok {
+			r = "3 not found\t\terror.host\t1\r\n.\r\n"
 		}
-	}()
+		c.Write([]byte(r))
+	})
 	dst := t.TempDir()
 	rep := run(t, "gopher://"+ln.Addr().String()+"/1/pub/", dst, mirror.Options{})
 	got := readTree(t, dst)

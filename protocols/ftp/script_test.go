@@ -408,19 +408,8 @@ func TestTrickleAfterFastStart(t *testing.T) {
 	})
 	c := newTraced()
 	c.IdleTimeout = 500 * time.Millisecond
-	resp, err := c.Get(context.Background(), "ftp://"+s.Addr()+"/big.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	_, err = io.Copy(struct{ io.Writer }{&got}, resp.Body) // Read, not splice
-	if cerr := resp.Body.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatalf("transfer: %v", err)
-	}
-	if got.Len() != size || got.String() != content {
-		t.Fatalf("got %d bytes, want the %d sent", got.Len(), size)
+	got, _ := c.get(t, "ftp://"+s.Addr()+"/big.bin") // read with Read, where the mark is raised
+	if len(got) != size || got != content {
+		t.Fatalf("got %d bytes, want the %d sent", len(got), size)
 	}
 }
