@@ -337,7 +337,11 @@ func clientFlags(fs *flag.FlagSet, o *options) {
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
-func oneLine(s string) string { return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s) }
+func oneLine(s string) string { return lineBreaks.Replace(s) }
+
+// lineBreaks shows CR and LF as escapes. Built once: a Replacer builds
+// its tables on first use, which costs more than the replacing.
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 
 func readList(name string, stdin io.Reader) ([]string, error) {
 	r := stdin
