@@ -283,9 +283,6 @@ type FetchOptions struct {
 	// see protocols.Request.
 	SizeHint    int64
 	ModTimeHint time.Time
-	// SkipModTime says the caller learns the time elsewhere (a
-	// ModTimesPass still running); see protocols.Request.
-	SkipModTime bool
 	// Progress, when set, is called as this transfer's body bytes arrive,
 	// besides Client.Progress. It may block to slow the transfer down.
 	Progress func(Progress)
@@ -352,7 +349,7 @@ func (c *Client) redirectScheme(s string) bool {
 
 // fetchOnce performs one retrieval without following redirects.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, SkipModTime: o.SkipModTime}
+	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err

@@ -34,12 +34,6 @@ type DownloadOptions struct {
 	// ModTimeHint is the object's exact time when already known (from
 	// Client.ModTimes); see protocols.Request.
 	ModTimeHint time.Time
-	// ModTimeLater, when set, gives the object's exact time from an
-	// exchange still under way (ModTimesPass.Wait): the retrieval asks
-	// for no time of its own, and ModTimeLater is called once the body
-	// is written, before the file takes its final name; ok false leaves
-	// the time unset.
-	ModTimeLater func(ctx context.Context) (t time.Time, ok bool, err error)
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -90,7 +84,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume {
 		offset, part = resumePoint(root, name)
 	}
-	resp, err := c.FetchWith(ctx, u, FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, SkipModTime: o.ModTimeLater != nil})
+	resp, err := c.FetchWith(ctx, u, FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint})
 	if err != nil {
 		return "", err
 	}
@@ -132,18 +126,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if cerr != nil {
 		return "", cerr
 	}
-	mod := resp.ModTime
-	if o.ModTimeLater != nil && !o.KeepModTime {
-		t, ok, err := o.ModTimeLater(ctx)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			mod = t
-		}
-	}
-	if !o.KeepModTime && !mod.IsZero() {
-		_ = root.Chtimes(part, time.Now(), mod)
+	if !o.KeepModTime && !resp.ModTime.IsZero() {
+		_ = root.Chtimes(part, time.Now(), resp.ModTime)
 	}
 	if part != name {
 		if err := root.Rename(part, name); err != nil {

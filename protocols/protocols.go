@@ -88,10 +88,6 @@ type Request struct {
 	// to cut the body short.
 	SizeHint    int64
 	ModTimeHint time.Time
-	// SkipModTime says the caller learns the time elsewhere (a
-	// ModTimer exchange still under way): a protocol need not ask the
-	// server for it (FTP MDTM).
-	SkipModTime bool
 }
 
 // Credentials says who to log in as. User and Password come from the URL or

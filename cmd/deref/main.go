@@ -75,7 +75,7 @@ type options struct {
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod                 string
 	ftpSSL, ftpSync                                        bool
-	modTimes                                               map[string]timeFrom // URL as given -> its folder's exchange of exact times
+	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 }
 
 func main() {
@@ -193,37 +193,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			code = fetch.ExitCode(err)
 		}
 	}
-	var passes []*fetch.ModTimesPass
 	if o.remoteName && len(urls) > 1 {
-		o.modTimes, passes = folderTimes(c, urls)
+		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
 	}
-	// The folders' exchanges of times go first, each taking a worker
-	// (a connection) while it runs, beside the transfers after them.
-	next := make(chan func())
+	next := make(chan string)
 	for range o.parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for job := range next {
-				job()
+			for raw := range next {
+				if err := deref(ctx, c, &o, raw, stdout, stderr); err != nil {
+					report(err)
+				}
 			}
 		}()
-	}
-	for _, p := range passes {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- func() { p.Run(ctx) }
 	}
 	for _, raw := range urls {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- func() {
-			if err := deref(ctx, c, &o, raw, stdout, stderr); err != nil {
-				report(err)
-			}
-		}
+		next <- raw
 	}
 	close(next)
 	wg.Wait()
@@ -233,11 +222,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// folderTimes plans, for the FTP files among urls that share a folder,
-// one pipelined exchange of their exact times per folder, to run beside
-// the transfers: those then need no MDTM round trip of their own. What
-// cannot be asked is left to each transfer.
-func folderTimes(c *fetch.Client, urls []string) (map[string]timeFrom, []*fetch.ModTimesPass) {
+// folderTimes asks for the exact times of the FTP files among urls that
+// share a folder, in one pipelined exchange per folder, up to parallel
+// folders at once: their transfers then need no MDTM round trip of their
+// own. What cannot be asked is left to each transfer.
+func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel int) map[string]time.Time {
 	type folder struct {
 		u    *url.URL
 		raws map[string][]string // name -> the URLs as given
@@ -267,8 +256,10 @@ func folderTimes(c *fetch.Client, urls []string) (map[string]timeFrom, []*fetch.
 		}
 		f.raws[fp.Name] = append(f.raws[fp.Name], raw)
 	}
-	out := map[string]timeFrom{}
-	var passes []*fetch.ModTimesPass
+	out := map[string]time.Time{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(parallel, 1))
 	for _, key := range order {
 		f := folders[key]
 		if len(f.raws) < 2 {
@@ -279,36 +270,25 @@ func folderTimes(c *fetch.Client, urls []string) (map[string]timeFrom, []*fetch.
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		p := c.NewModTimesPass(f.u, names)
-		passes = append(passes, p)
-		for n, raws := range f.raws {
-			for _, raw := range raws {
-				out[raw] = timeFrom{p, n}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			times, err := c.ModTimes(ctx, f.u, names)
+			if err != nil {
+				return
 			}
-		}
+			mu.Lock()
+			defer mu.Unlock()
+			for n, t := range times {
+				for _, raw := range f.raws[n] {
+					out[raw] = t
+				}
+			}
+		}()
 	}
-	return out, passes
-}
-
-// timeFrom is where a URL's exact time comes from: a name in a folder's
-// exchange.
-type timeFrom struct {
-	pass *fetch.ModTimesPass
-	name string
-}
-
-// download options for a file whose time may come from an exchange.
-func (t timeFrom) options(o fetch.DownloadOptions) fetch.DownloadOptions {
-	if t.pass == nil {
-		return o
-	}
-	switch tm, ok, ended := t.pass.Known(t.name); {
-	case ok:
-		o.ModTimeHint = tm
-	case !ended:
-		o.ModTimeLater = func(ctx context.Context) (time.Time, bool, error) { return t.pass.Wait(ctx, t.name) }
-	}
-	return o
+	wg.Wait()
+	return out
 }
 
 // parseArgs parses flags that may come before, between and after the
@@ -620,7 +600,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
 			}
 		}
-		_, err := c.DownloadWith(ctx, u.String(), dir, o.modTimes[raw].options(fetch.DownloadOptions{Name: name, Resume: o.resume == "-"}))
+		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ModTimeHint: o.modTimes[raw]})
 		if err == nil && o.resume != "" && o.resume != "-" {
 			err = errors.New("-C OFFSET goes with standard output; use -C - to continue a file")
 		}

@@ -119,104 +119,22 @@ func TestHostileFTPListing(t *testing.T) {
 		}
 	}
 	// The listing gave the size (no SIZE needed) but only the day: MDTM
-	// asked for the exact times of both files in one exchange, beside the
-	// transfers, and never again; the files carry the exact time.
+	// asked for the exact times of both files at once, before the first
+	// transfer, and never again.
 	if slices.Contains(cmds, "SIZE good.txt") {
 		t.Errorf("commands %q", cmds)
 	}
-	mdtm := 0
-	for _, c := range cmds {
+	mdtm, first := 0, slices.IndexFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "RETR ") })
+	for i, c := range cmds {
 		if strings.HasPrefix(c, "MDTM ") {
 			mdtm++
-		}
-	}
-	want := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, n := range []string{"good.txt", "A.txt"} {
-		if fi, err := os.Stat(filepath.Join(dst, n)); err != nil {
-			t.Error(err)
-		} else if !fi.ModTime().Equal(want) {
-			t.Errorf("%s: time %v, want the server's %v", n, fi.ModTime(), want)
+			if i > first {
+				t.Errorf("%q after the first RETR: %q", c, cmds)
+			}
 		}
 	}
 	if mdtm != 2 || !slices.Contains(cmds, "MDTM good.txt") || !slices.Contains(cmds, "MDTM A.txt") {
 		t.Errorf("MDTM: %q", cmds)
-	}
-}
-
-// TestTimesBesideTransfers: the exchange of a folder's exact times runs
-// beside its transfers, which wait for it only to set the time. The
-// server answers MDTM only once a file has been sent on another
-// connection (a client that waited for the times first would stall until
-// the server gave up waiting), and the first exchange ends in 421, after
-// which each file's time is asked for on its own.
-func TestTimesBesideTransfers(t *testing.T) {
-	files := map[string]string{}
-	var lines []string
-	for i := range 6 {
-		n := fmt.Sprintf("f%d.txt", i)
-		files[n] = strings.Repeat("x", i+1)
-		lines = append(lines, ls(n, i+1))
-	}
-	for _, failFirst := range []bool{false, true} {
-		sent := make(chan struct{})
-		var once, failed sync.Once
-		var stalled atomic.Bool
-		list := listing(lines...)
-		s := &ftpscript.Server{Files: files, Handle: func(c *ftpscript.Conn, verb, arg string) bool {
-			switch verb {
-			case "RETR":
-				defer once.Do(func() { close(sent) })
-				return false
-			case "MDTM":
-				select {
-				case <-sent:
-				case <-time.After(3 * time.Second):
-					stalled.Store(true)
-				}
-				hit := false
-				if failFirst {
-					failed.Do(func() { hit = true })
-				}
-				if hit {
-					c.Reply("421 Service not available, closing control connection.")
-					return true
-				}
-				return false
-			}
-			return list(c, verb, arg)
-		}}
-		if err := s.Start(); err != nil {
-			t.Fatal(err)
-		}
-		dst := t.TempDir()
-		rep := run(t, "ftp://"+s.Addr()+"/", dst, mirror.Options{Parallel: 3})
-		s.Close()
-		if rep.New != 6 || rep.Failed != 0 {
-			t.Errorf("failFirst %v: report %+v", failFirst, rep)
-		}
-		if stalled.Load() {
-			t.Errorf("failFirst %v: MDTM came before any file was sent, and nothing was sent while it waited", failFirst)
-		}
-		want := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
-		for n, body := range files {
-			fi, err := os.Stat(filepath.Join(dst, n))
-			if err != nil {
-				t.Error(err)
-				continue
-			}
-			if !fi.ModTime().Equal(want) || fi.Size() != int64(len(body)) {
-				t.Errorf("failFirst %v: %s: %v, %d bytes; want the server's time %v, %d bytes", failFirst, n, fi.ModTime(), fi.Size(), want, len(body))
-			}
-		}
-		mdtm := 0
-		for _, c := range s.Commands() {
-			if strings.HasPrefix(c, "MDTM ") {
-				mdtm++
-			}
-		}
-		if !failFirst && mdtm != 6 {
-			t.Errorf("MDTM sent %d times, want once per file", mdtm)
-		}
 	}
 }
 

@@ -231,7 +231,6 @@ type run struct {
 
 	hostMu sync.Mutex
 	hosts  map[string]chan struct{}
-	passes sync.WaitGroup // exchanges of exact times still running
 
 	mu     sync.Mutex
 	report *Report
@@ -395,7 +394,6 @@ func (m *run) runJobs(ctx context.Context, top *dirNode, listing []child) {
 	}
 	q.done() // the top folder's own share of the count
 	wg.Wait()
-	m.passes.Wait()
 }
 
 // queue is an unbounded work list that ends when nothing is pending.
@@ -487,7 +485,6 @@ type fileJob struct {
 	local  *localFile // nil when there is no local file of that name
 	part   int64      // size of NAME.part, -1 when there is none
 	update bool
-	times  *fetch.ModTimesPass // the folder's exchange of exact times, if one was started
 }
 
 type localFile struct {
@@ -658,40 +655,34 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 // exactTimes asks in one exchange (Client.ModTimes) for the exact times
 // of the files about to be fetched whose listing gave them only to the
 // minute or the day (an FTP server without MLSD, such as vsftpd): their
-// transfers then need no MDTM each, a round trip per file. The exchange
-// runs on its own connection beside the folder's first transfers, which
-// wait for its answer only before they set a file's time. Where the
-// protocol or server cannot, each file's time is asked for on its own.
+// transfers then need no MDTM each, a round trip per file. Where the
+// protocol or server cannot, each transfer asks for its own.
 func (m *run) exactTimes(ctx context.Context, d *dirNode, todo []*fileJob) {
 	if m.o.DryRun {
 		return
 	}
 	var names []string
-	var asked []*fileJob
 	for _, fj := range todo {
 		if fj.c.target == "" && !fj.c.mod.IsZero() && precision(fj.c.mod) != time.Second {
 			names = append(names, fj.c.name)
-			asked = append(asked, fj)
 		}
 	}
 	if len(names) < 2 {
 		return
 	}
-	// The slot is taken here, not in the exchange's goroutine: transfers
-	// that wait for the exchange hold slots, so it must already have one.
 	release, err := m.hostSlot(ctx, d.u)
 	if err != nil {
 		return
 	}
-	p := m.c.NewModTimesPass(d.u, names)
-	m.passes.Add(1)
-	go func() {
-		defer m.passes.Done()
-		defer release()
-		p.Run(ctx)
-	}()
-	for _, fj := range asked {
-		fj.times = p
+	defer release()
+	times, err := m.c.ModTimes(ctx, d.u, names)
+	if err != nil {
+		return
+	}
+	for _, fj := range todo {
+		if t, ok := times[fj.c.name]; ok && fj.c.target == "" {
+			fj.c.mod, fj.c.exact = t, true
+		}
 	}
 }
 

@@ -65,18 +65,8 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
 	}
 	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since, SizeHint: k.size}
-	pending := false // the folder's exact times are still on their way
-	if fj.times != nil && !k.exact {
-		t, ok, ended := fj.times.Known(k.name)
-		switch {
-		case ok:
-			k.mod, k.exact = t, true
-		case !ended:
-			pending = true
-		}
-	}
-	if !k.mod.IsZero() && (k.exact || pending || precision(k.mod) == time.Second) {
-		o.ModTimeHint = k.mod // exact (MLSD, or MDTM asked for the folder at once), or coming: no MDTM needed
+	if !k.mod.IsZero() && (k.exact || precision(k.mod) == time.Second) {
+		o.ModTimeHint = k.mod // exact (MLSD, or MDTM asked for the folder at once): no MDTM needed
 	}
 	if m.o.Events != nil {
 		rel, u := fj.rel, redacted(k.u)
@@ -133,15 +123,6 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	mod := resp.ModTime
 	if mod.IsZero() {
 		mod = k.mod
-	}
-	if pending {
-		t, ok, err := fj.times.Wait(ctx, k.name)
-		if err != nil {
-			return n, err
-		}
-		if ok {
-			mod = t
-		}
 	}
 	if !mod.IsZero() {
 		if err := m.root.Chtimes(part, time.Now(), mod); err != nil {

@@ -379,7 +379,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	}
 	if !req.ModTimeHint.IsZero() {
 		resp.ModTime = req.ModTimeHint
-	} else if !req.SkipModTime && s.c.IsGetTimeSupported() {
+	} else if s.c.IsGetTimeSupported() {
 		if mt, err := s.c.GetTime(name); err == nil {
 			resp.ModTime = mt
 		} else if isNetErr(err) {
