@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlderef/deref/internal/blockconn"
 	"github.com/urlderef/deref/internal/netrc"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
@@ -446,7 +447,7 @@ func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Dial = dial
+	req.Dial, req.DataDial = dial, c.dataDialer(dial)
 	if g, ok := c.Gateways[u.Scheme]; ok && g != "" {
 		return c.viaGateway(req, g)
 	}
@@ -475,7 +476,7 @@ func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 			if err != nil {
 				return nil, err
 			}
-			req.Dial = d
+			req.Dial, req.DataDial = d, nil
 			c.trace(u, protocols.TraceInfo, "via SOCKS proxy "+proxy.Redacted())
 		case "http", "https":
 			req.Proxy = proxy
@@ -626,6 +627,22 @@ func (c *Client) dialer() (protocols.DialFunc, error) {
 	}
 	d := &net.Dialer{Timeout: c.connectTimeout(), KeepAlive: -1} // transfers end long before a keep-alive probe would help; four system calls fewer per connection
 	return d.DialContext, nil
+}
+
+// dataDialer dials data connections (protocols.Request.DataDial) with
+// blocking system calls where it can: only for the plain dialer, and for
+// IP addresses, as FTP's data connections are given; else with dial.
+func (c *Client) dataDialer(dial protocols.DialFunc) protocols.DialFunc {
+	if c.Dial != nil || !blockconn.Supported {
+		return nil
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := blockconn.Dial(ctx, addr, c.connectTimeout())
+		if errors.Is(err, blockconn.ErrUnsupported) {
+			return dial(ctx, network, addr)
+		}
+		return conn, err
+	}
 }
 
 func (c *Client) trace(u *url.URL, dir protocols.TraceDir, text string) {

@@ -33,17 +33,23 @@ func watchIdle(req *protocols.Request, connect, idle time.Duration, cancel conte
 	w := &idleWatch{idle: idle, cancel: cancel}
 	w.last.Store(time.Now().Add(connect).UnixNano())
 	req.Active = w.touch
-	if dial := req.Dial; dial != nil {
-		req.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &activeConn{Conn: conn, w: w}, nil
-		}
-	}
+	req.Dial, req.DataDial = w.wrap(req.Dial), w.wrap(req.DataDial)
 	w.timer = time.AfterFunc(connect+idle, w.check)
 	return w
+}
+
+// wrap makes the connections dial opens count as activity when read.
+func (w *idleWatch) wrap(dial protocols.DialFunc) protocols.DialFunc {
+	if dial == nil {
+		return nil
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &activeConn{Conn: conn, w: w}, nil
+	}
 }
 
 // touch records that the server was heard from. The first time, the

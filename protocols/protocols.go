@@ -51,6 +51,12 @@ type Request struct {
 	// Dial opens connections; nil means a plain net.Dialer.
 	Dial DialFunc
 
+	// DataDial, when set, opens connections that carry one object and are
+	// read to their end (FTP data connections): for such a connection it
+	// may use blocking system calls, which cost less than the runtime's
+	// network poller. Nil means Dial.
+	DataDial DialFunc
+
 	// Active, when set, is told that the server is heard from on a
 	// connection not opened with Dial for this request (one kept from an
 	// earlier retrieval): once when the connection is taken up again, and
@@ -158,6 +164,15 @@ func (r *Request) Dialer() DialFunc {
 	}
 	var d net.Dialer
 	return d.DialContext
+}
+
+// DataDialer returns the request's dial function for data connections;
+// see DataDial.
+func (r *Request) DataDialer() DialFunc {
+	if r.DataDial != nil {
+		return r.DataDial
+	}
+	return r.Dialer()
 }
 
 // MarkActive calls Active, if set.

@@ -156,7 +156,11 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 	ctx, req := s.ctx, s.req
 	first := s.control == nil
 	s.mu.Unlock()
-	conn, err := req.Dialer()(ctx, network, addr)
+	dial := req.DataDialer()
+	if first {
+		dial = req.Dialer()
+	}
+	conn, err := dial(ctx, network, addr)
 	if err != nil {
 		if !first && s.useEPSV {
 			s.epsvFailed = true

@@ -44,7 +44,19 @@ func Start(c net.Conn, left int64) *Batch {
 		return nil
 	}
 	b.timer = time.AfterFunc(Stall, b.stall)
+	b.timeout(Stall)
 	return b
+}
+
+// timeout sets the socket's receive time-out. A reader blocked in read(2)
+// (internal/blockconn) waits for the mark as computed when its read began:
+// the time-out makes it come back with what has arrived after d, as the
+// stall watch wants. A non-blocking socket is not affected.
+func (b *Batch) timeout(d time.Duration) {
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	b.rc.Control(func(fd uintptr) {
+		unix.SetsockoptTimeval(int(fd), unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	})
 }
 
 // Progress records that data arrived and left bytes are still expected.
@@ -73,6 +85,7 @@ func (b *Batch) Stop() {
 		return
 	}
 	b.timer.Stop()
+	b.timeout(0)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.off {

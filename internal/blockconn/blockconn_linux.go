@@ -1,0 +1,350 @@
+//go:build linux
+
+package blockconn
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported reports whether Dial opens blocking connections here.
+const Supported = true
+
+// Dial connects to addr, an IP address and port ("127.0.0.1:21",
+// "[::1]:21"), with a blocking connect bounded by timeout (0: the
+// kernel's own) and by ctx. Any other form of address is an error
+// wrapping ErrUnsupported: the caller then dials as usual.
+func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, ErrUnsupported
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ip := ap.Addr().Unmap()
+	var sa unix.Sockaddr
+	family := unix.AF_INET
+	if ip.Is4() {
+		sa = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
+	} else {
+		family = unix.AF_INET6
+		sa = &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16()}
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", err)}
+	}
+	if dl, ok := ctx.Deadline(); ok && (timeout <= 0 || time.Until(dl) < timeout) {
+		timeout = time.Until(dl)
+	}
+	if timeout > 0 {
+		// A blocking connect gives up after the send time-out.
+		tv := unix.NsecToTimeval(max(timeout, time.Millisecond).Nanoseconds())
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	}
+	c := &Conn{fd: fd, raddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, ap.Port()))}
+	stop := context.AfterFunc(ctx, func() { unix.Shutdown(fd, unix.SHUT_RDWR) })
+	var until time.Time
+	if timeout > 0 {
+		until = time.Now().Add(timeout)
+	}
+	err = unix.Connect(fd, sa)
+	for err == unix.EINTR || err == unix.EALREADY {
+		// An interrupted connect goes on in the background; wait for it.
+		err = waitConnected(fd, until)
+	}
+	if !stop() || ctx.Err() != nil {
+		unix.Close(fd)
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		unix.Close(fd)
+		if err == unix.EINPROGRESS || err == unix.EAGAIN {
+			err = unix.ETIMEDOUT
+		}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: c.raddr, Err: os.NewSyscallError("connect", err)}
+	}
+	// The send time-out stays: a Write that meets it goes on (EAGAIN), and
+	// a call less per connection counts for thousands of small files.
+	return c, nil
+}
+
+func waitConnected(fd int, until time.Time) error {
+	ms := -1
+	if !until.IsZero() {
+		left := time.Until(until)
+		if left <= 0 {
+			return unix.ETIMEDOUT
+		}
+		ms = int(max(left.Milliseconds(), 1))
+	}
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	if _, err := unix.Poll(pfd, ms); err != nil && err != unix.EINTR {
+		return err
+	}
+	if pfd[0].Revents == 0 {
+		return unix.EINTR // not yet: wait again
+	}
+	e, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return err
+	}
+	if e != 0 {
+		return unix.Errno(e)
+	}
+	return nil
+}
+
+// Conn is a TCP connection read and written with blocking system calls.
+// Close may be called while a Read waits: it shuts the socket down,
+// which wakes the Read, and frees the descriptor once no call uses it.
+type Conn struct {
+	fd    int
+	raddr net.Addr
+
+	mu     sync.Mutex
+	users  int // Read, Write and RawConn calls in progress
+	closed bool
+	laddr  net.Addr
+	rdl    time.Time
+	wdl    time.Time
+}
+
+func (c *Conn) acquire() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.users++
+	return true
+}
+
+func (c *Conn) release() {
+	c.mu.Lock()
+	c.users--
+	last := c.closed && c.users == 0
+	c.mu.Unlock()
+	if last {
+		unix.Close(c.fd)
+	}
+}
+
+func (c *Conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// deadline returns d and whether it has passed; it sets the socket's
+// time-out opt (SO_RCVTIMEO or SO_SNDTIMEO) to what is left of it.
+func (c *Conn) deadline(d time.Time, opt int) (passed bool) {
+	if d.IsZero() {
+		return false
+	}
+	left := time.Until(d)
+	if left <= 0 {
+		return true
+	}
+	tv := unix.NsecToTimeval(max(left, time.Millisecond).Nanoseconds())
+	unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv)
+	return false
+}
+
+func (c *Conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.raddr, Err: err}
+}
+
+// Read reads as read(2) does; 0 bytes read is io.EOF, unless Close came
+// first.
+func (c *Conn) Read(p []byte) (int, error) {
+	if !c.acquire() {
+		return 0, c.opError("read", net.ErrClosed)
+	}
+	defer c.release()
+	for {
+		c.mu.Lock()
+		rdl := c.rdl
+		c.mu.Unlock()
+		if c.deadline(rdl, unix.SO_RCVTIMEO) {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		n, err := unix.Read(c.fd, p)
+		switch {
+		case err == unix.EINTR, err == unix.EAGAIN && !c.isClosed():
+			continue // a signal, or a receive time-out set for a deadline or by a low-water mark
+		case c.isClosed():
+			return 0, c.opError("read", net.ErrClosed)
+		case err != nil:
+			return 0, c.opError("read", os.NewSyscallError("read", err))
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write writes all of p, as write(2) does in a loop.
+func (c *Conn) Write(p []byte) (int, error) {
+	if !c.acquire() {
+		return 0, c.opError("write", net.ErrClosed)
+	}
+	defer c.release()
+	done := 0
+	for done < len(p) {
+		c.mu.Lock()
+		wdl := c.wdl
+		c.mu.Unlock()
+		if c.deadline(wdl, unix.SO_SNDTIMEO) {
+			return done, c.opError("write", os.ErrDeadlineExceeded)
+		}
+		n, err := unix.Write(c.fd, p[done:])
+		switch {
+		case err == unix.EINTR, err == unix.EAGAIN && !c.isClosed():
+			continue
+		case c.isClosed():
+			return done, c.opError("write", net.ErrClosed)
+		case err != nil:
+			return done, c.opError("write", os.NewSyscallError("write", err))
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// Close shuts the connection down and releases it.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return c.opError("close", net.ErrClosed)
+	}
+	c.closed = true
+	idle := c.users == 0
+	c.mu.Unlock()
+	if idle {
+		return unix.Close(c.fd)
+	}
+	// Wake the calls in progress; the last of them closes the descriptor.
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	return nil
+}
+
+// CloseWrite shuts down the writing side.
+func (c *Conn) CloseWrite() error {
+	if !c.acquire() {
+		return c.opError("close", net.ErrClosed)
+	}
+	defer c.release()
+	return unix.Shutdown(c.fd, unix.SHUT_WR)
+}
+
+// LocalAddr is the connection's own address, asked of the kernel on first
+// use.
+func (c *Conn) LocalAddr() net.Addr {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.laddr == nil && !c.closed {
+		if sa, err := unix.Getsockname(c.fd); err == nil {
+			switch sa := sa.(type) {
+			case *unix.SockaddrInet4:
+				c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+			case *unix.SockaddrInet6:
+				c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+			}
+		}
+	}
+	if c.laddr == nil {
+		return &net.TCPAddr{}
+	}
+	return c.laddr
+}
+
+// RemoteAddr is the address dialled.
+func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+
+// SetDeadline sets both deadlines.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
+}
+
+// SetReadDeadline bounds Reads that start from now on; the zero time
+// removes the bound.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	return c.setDeadline(&c.rdl, t, unix.SO_RCVTIMEO)
+}
+
+// SetWriteDeadline bounds Writes that start from now on.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	return c.setDeadline(&c.wdl, t, unix.SO_SNDTIMEO)
+}
+
+func (c *Conn) setDeadline(d *time.Time, t time.Time, opt int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return c.opError("set deadline", net.ErrClosed)
+	}
+	was := *d
+	*d = t
+	if t.IsZero() && !was.IsZero() {
+		var zero unix.Timeval
+		unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &zero)
+	}
+	return nil
+}
+
+// SyscallConn gives the descriptor to the socket options and splices of
+// the callers (protocols/internal/rcvlowat, protocols/internal/splice).
+func (c *Conn) SyscallConn() (syscall.RawConn, error) { return rawConn{c}, nil }
+
+type rawConn struct{ c *Conn }
+
+func (r rawConn) Control(f func(fd uintptr)) error {
+	if !r.c.acquire() {
+		return net.ErrClosed
+	}
+	defer r.c.release()
+	f(uintptr(r.c.fd))
+	return nil
+}
+
+// Read calls f until it returns true, waiting between calls until the
+// socket has something to read (f may use non-blocking calls).
+func (r rawConn) Read(f func(fd uintptr) bool) error {
+	return r.wait(f, unix.POLLIN)
+}
+
+// Write calls f until it returns true, waiting between calls until the
+// socket can take more.
+func (r rawConn) Write(f func(fd uintptr) bool) error {
+	return r.wait(f, unix.POLLOUT)
+}
+
+func (r rawConn) wait(f func(fd uintptr) bool, events int16) error {
+	c := r.c
+	if !c.acquire() {
+		return net.ErrClosed
+	}
+	defer c.release()
+	for !f(uintptr(c.fd)) {
+		if c.isClosed() {
+			return net.ErrClosed
+		}
+		pfd := []unix.PollFd{{Fd: int32(c.fd), Events: events}}
+		if _, err := unix.Poll(pfd, -1); err != nil && err != unix.EINTR {
+			return os.NewSyscallError("poll", err)
+		}
+	}
+	return nil
+}

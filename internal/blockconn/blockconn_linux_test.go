@@ -1,0 +1,239 @@
+//go:build linux
+
+package blockconn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// serve accepts one connection on a new listener and hands it to f.
+func serve(t *testing.T, f func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		f(c)
+	}()
+	return ln.Addr().String()
+}
+
+func openFDs(t *testing.T) int {
+	des, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	return len(des)
+}
+
+func TestReadWriteEOF(t *testing.T) {
+	addr := serve(t, func(c net.Conn) {
+		buf := make([]byte, 5)
+		io.ReadFull(c, buf)
+		c.Write([]byte("got " + string(buf)))
+	})
+	before := openFDs(t)
+	c, err := Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != "got hello" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if ra := c.RemoteAddr().String(); ra != addr {
+		t.Errorf("remote %s, want %s", ra, addr)
+	}
+	if la := c.LocalAddr().(*net.TCPAddr); !la.IP.IsLoopback() || la.Port == 0 {
+		t.Errorf("local %v", la)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("read after close: %v", err)
+	}
+	if n := openFDs(t); n != before {
+		t.Errorf("%d descriptors open after close, %d before", n, before)
+	}
+}
+
+// TestCloseWakesRead: a Read waiting for data returns net.ErrClosed (not
+// io.EOF, which would pass for a complete transfer) when the connection
+// is closed, and the descriptor is released after it.
+func TestCloseWakesRead(t *testing.T) {
+	hold, accepted := make(chan struct{}), make(chan struct{})
+	defer close(hold)
+	addr := serve(t, func(c net.Conn) { close(accepted); <-hold })
+	c, err := Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-accepted
+	before := openFDs(t) - 1 // the server's end stays open
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 10))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("read ended with %v, want net.ErrClosed", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close did not wake the Read")
+	}
+	if n := openFDs(t); n != before {
+		t.Errorf("%d descriptors open after close, %d before", n, before)
+	}
+}
+
+func TestReadDeadline(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	addr := serve(t, func(c net.Conn) { <-hold })
+	c, err := Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	start := time.Now()
+	_, err = c.Read(make([]byte, 10))
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v, want a deadline error", err)
+	}
+	if d := time.Since(start); d < 90*time.Millisecond || d > time.Second {
+		t.Errorf("deadline came after %v, want 100ms", d)
+	}
+	c.SetReadDeadline(time.Time{})
+	c.SetReadDeadline(time.Now().Add(-time.Second))
+	if _, err := c.Read(make([]byte, 10)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("read past the deadline: %v", err)
+	}
+}
+
+// full returns the address of a listener whose queue is full: a connect
+// to it waits for an answer that does not come.
+func full(t *testing.T) string {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, _ := unix.Getsockname(fd)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*unix.SockaddrInet4).Port))
+	for i := 0; i < 8; i++ {
+		c, err := Dial(context.Background(), addr, 50*time.Millisecond)
+		if err != nil {
+			return addr
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	t.Skip("the listener's queue never filled")
+	return ""
+}
+
+func TestConnectTimeoutAndCancel(t *testing.T) {
+	addr := full(t)
+	start := time.Now()
+	_, err := Dial(context.Background(), addr, 200*time.Millisecond)
+	if err == nil || !errors.Is(err, syscall.ETIMEDOUT) {
+		t.Errorf("dial: %v, want a time-out", err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond || d > 2*time.Second {
+		t.Errorf("time-out after %v, want 200ms", d)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = Dial(ctx, addr, 10*time.Second)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("dial: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+}
+
+func TestRefusedAndUnsupported(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	if _, err := Dial(context.Background(), addr, time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dial to a closed port: %v", err)
+	}
+	if _, err := Dial(context.Background(), "localhost:21", time.Second); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("dial to a name: %v, want ErrUnsupported", err)
+	}
+}
+
+// TestRawConnWaits: a RawConn Read whose function reads without blocking
+// is called again once data arrives, as splicing needs.
+func TestRawConnWaits(t *testing.T) {
+	addr := serve(t, func(c net.Conn) {
+		time.Sleep(100 * time.Millisecond)
+		c.Write([]byte("late"))
+	})
+	c, err := Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	calls := 0
+	err = rc.Read(func(fd uintptr) bool {
+		calls++
+		buf := make([]byte, 10)
+		n, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT)
+		if err == unix.EAGAIN {
+			return false
+		}
+		got = buf[:max(n, 0)]
+		return true
+	})
+	if err != nil || string(got) != "late" {
+		t.Errorf("raw read %q, %v", got, err)
+	}
+	if calls < 2 || calls > 5 {
+		t.Errorf("the function was called %d times: it should wait for data, not spin", calls)
+	}
+}

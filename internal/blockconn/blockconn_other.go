@@ -1,0 +1,17 @@
+//go:build !linux
+
+package blockconn
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+// Supported reports whether Dial opens blocking connections here.
+const Supported = false
+
+// Dial returns ErrUnsupported on this system.
+func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
+	return nil, ErrUnsupported
+}
