@@ -145,32 +145,47 @@ func orNull(out string) string {
 }
 
 func ratios(res map[string]measure, what string) {
-	d, ok := res["deref"]
-	if !ok {
-		return
-	}
-	for _, other := range []string{"curl", "wget", "lftp"} {
-		if o, ok := res[other]; ok {
-			fmt.Printf("  deref/%s to %s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, what,
-				d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
+	for _, name := range []string{"deref", "deref-i", "deref-ls-i"} {
+		d, ok := res[name]
+		if !ok {
+			continue
+		}
+		for _, other := range []string{"curl", "wget", "lftp"} {
+			if o, ok := res[other]; ok {
+				fmt.Printf("  %s/%s to %s: wall %.2f, cpu %.2f, peak memory %.2f\n", name, other, what,
+					d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
+			}
 		}
 	}
 }
 
 // mirrorBench fetches every file of dirURL with deref mirror, with deref
-// -i (listing, then -i with -O and --parallel), with lftp's mirror -P 4
-// and with wget -m; then it runs each mirror again on its own result,
-// where nothing has changed.
+// -i (the list of URLs made beforehand, then -i with -O and --parallel:
+// deref-i; the listing, then -i, timed together: deref-ls-i), with lftp's
+// mirror -P 4 and with wget -m; then it runs each mirror again on its own
+// result, where nothing has changed.
 func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	if !strings.HasSuffix(dirURL, "/") {
 		dirURL += "/"
 	}
-	script := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1/list"; %s -s --no-netrc --parallel %d -O --output-dir "$1/out" -i "$1/list"`, bin, dirURL, bin, parallel)
+	base, err := os.MkdirTemp(dest, "mirrors")
+	check(err)
+	defer os.RemoveAll(base)
+	list := filepath.Join(base, "list")
+	script := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"; %s -s --no-netrc --parallel %d -O --output-dir "$2" -i "$1"`, bin, dirURL, bin, parallel)
+	cmd := exec.Command("sh", "-c", fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"`, bin, dirURL), "sh", list)
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
 	first := map[string]func(dir string) []string{
 		"deref": func(dir string) []string {
 			return []string{bin, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
 		},
-		"deref-i": func(dir string) []string { return []string{"sh", "-c", script, "sh", dir} },
+		"deref-i": func(dir string) []string {
+			return []string{bin, "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), "-O", "--output-dir", filepath.Join(dir, "out"), "-i", list}
+		},
+		"deref-ls-i": func(dir string) []string {
+			return []string{"sh", "-c", script, "sh", filepath.Join(dir, "list"), filepath.Join(dir, "out")}
+		},
 		"lftp": func(dir string) []string {
 			return []string{"lftp", "-c", "mirror -P 4 " + dirURL + " " + filepath.Join(dir, "out")}
 		},
@@ -187,10 +202,10 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 		},
 		"wget": first["wget"], // -m includes -N
 	}
-	names := []string{"deref", "deref-i", "lftp", "wget"}
+	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget"}
 	names = slices.DeleteFunc(names, func(name string) bool {
-		_, err := exec.LookPath(strings.TrimSuffix(name, "-i"))
-		return name != "deref" && name != "deref-i" && err != nil
+		_, err := exec.LookPath(name)
+		return !strings.HasPrefix(name, "deref") && err != nil
 	})
 	// The tools take turns, each round in a different order, and no copy is
 	// removed before the end: a file system that has just freed thousands
@@ -198,9 +213,6 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	// recently deleted inodes), which would tax whoever runs next.
 	ms, ms2 := map[string][]measure{}, map[string][]measure{}
 	files := map[string]int{}
-	base, err := os.MkdirTemp(dest, "mirrors")
-	check(err)
-	defer os.RemoveAll(base)
 	fmt.Printf("fetching every file of %s into %s (median of %d rounds)\n", dirURL, dest, runs)
 	for round := range runs {
 		for i := range names {
@@ -228,11 +240,11 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	for _, name := range names {
 		m := median(ms[name])
 		res[name] = m
-		fmt.Printf("%-8s %5d files %9s wall %9s cpu %9s machine %8d KiB\n", name, files[name], m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.busy.Round(time.Millisecond), m.rss)
+		fmt.Printf("%-10s %5d files %9s wall %9s cpu %9s machine %8d KiB\n", name, files[name], m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.busy.Round(time.Millisecond), m.rss)
 		if len(ms2[name]) > 0 {
 			m2 := median(ms2[name])
 			res2[name] = m2
-			fmt.Printf("%-8s   no change %9s wall %9s cpu %9s machine %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.busy.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
+			fmt.Printf("%-10s   no change %9s wall %9s cpu %9s machine %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.busy.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
 		}
 	}
 	ratios(res, "a folder of files")
