@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
@@ -43,8 +44,9 @@ func (c *Client) Download(ctx context.Context, raw, dir string) (string, error) 
 }
 
 // DownloadWith fetches raw into the folder dir. The object is written
-// through an os.Root opened on dir, so no name can lead outside it, to a
-// temporary name (NAME.part) that is renamed to NAME once the whole object
+// under a single file name opened relative to dir without following a
+// symbolic link (internal/safedir; an os.Root where the system lacks the
+// calls), so no name can lead outside it, to a temporary name (NAME.part) that is renamed to NAME once the whole object
 // has arrived: an interrupted download never sits under the final name.
 // The partial file is kept so that a later Resume can continue it. The
 // file's modification time is set to the server's when known.
@@ -69,11 +71,11 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Name != "" && (o.Name != filepath.Base(o.Name) || o.Name == "." || o.Name == ".." || strings.ContainsAny(o.Name, `/\`)) {
 		return "", WriteError(fmt.Errorf("name %q is not a single file name", o.Name))
 	}
-	root, err := os.OpenRoot(dir)
+	d, err := safedir.Open(dir)
 	if err != nil {
 		return "", WriteError(err)
 	}
-	defer root.Close()
+	defer d.Close()
 
 	name := o.Name
 	if name == "" {
@@ -82,7 +84,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	var offset int64
 	part := ""
 	if o.Resume {
-		offset, part = resumePoint(root, name)
+		offset, part = resumePoint(d, name)
 	}
 	resp, err := c.FetchWith(ctx, u, FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint})
 	if err != nil {
@@ -95,11 +97,11 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if offset > 0 && resp.Offset == 0 {
 		offset = 0 // the server sent the whole object again
 	}
-	flags := os.O_WRONLY | os.O_CREATE // not O_APPEND: it rules out splice and copy_file_range
+	flags := os.O_CREATE // not O_APPEND: it rules out splice and copy_file_range
 	if offset == 0 {
 		flags |= os.O_TRUNC
 	}
-	f, err := root.OpenFile(part, flags, 0o644)
+	f, err := d.OpenFile(part, flags, 0o644)
 	if err != nil {
 		return "", WriteError(err)
 	}
@@ -120,17 +122,17 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if cerr == nil {
 		cerr = resp.Body.Close()
 	}
+	if cerr == nil && !o.KeepModTime && !resp.ModTime.IsZero() {
+		_ = d.SetTimes(f, part, time.Now(), resp.ModTime)
+	}
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = WriteError(err)
 	}
 	if cerr != nil {
 		return "", cerr
 	}
-	if !o.KeepModTime && !resp.ModTime.IsZero() {
-		_ = root.Chtimes(part, time.Now(), resp.ModTime)
-	}
 	if part != name {
-		if err := root.Rename(part, name); err != nil {
+		if err := d.Rename(part, name); err != nil {
 			return "", WriteError(err)
 		}
 	}
@@ -153,11 +155,11 @@ func SuggestedName(u *url.URL) string {
 
 // resumePoint finds what an earlier download of name left: NAME.part, else
 // NAME. It returns the size to resume from and the file to append to.
-func resumePoint(root *os.Root, name string) (int64, string) {
+func resumePoint(d *safedir.Dir, name string) (int64, string) {
 	for _, n := range []string{name + PartSuffix, name} {
-		st, err := root.Stat(n)
-		if err == nil && st.Mode().IsRegular() {
-			return st.Size(), n
+		size, regular, err := d.Stat(n)
+		if err == nil && regular {
+			return size, n
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			break

@@ -13,9 +13,11 @@
 //
 // Remote names are not trusted. A name becomes a local path only when it
 // is one local path element (no "/", "\", "..", NUL, not absolute); every
-// write goes through an os.Root opened on the destination, so nothing can
-// be written outside it, whatever the server lists or the destination
-// holds. Remote symbolic links are never created locally. Names that
+// write goes through an os.Root opened on the destination (a folder is
+// opened through it, and its files are created, timed and renamed by
+// their single names relative to the folder, never following a symbolic
+// link at the name), so nothing can be written outside it, whatever the
+// server lists or the destination holds. Remote symbolic links are never created locally. Names that
 // differ only in case are reported, not overwritten, where the local file
 // system folds case. What is refused is reported in the Report, not
 // silently dropped.

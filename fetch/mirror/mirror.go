@@ -19,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/url"
 )
 
@@ -202,6 +203,7 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 	}
 	if m.root != nil {
 		defer m.root.Close()
+		defer m.closeDirs()
 	}
 	if o.LimitRate > 0 {
 		burst := int(min(max(o.LimitRate/8, 1), 64<<10))
@@ -231,6 +233,9 @@ type run struct {
 
 	hostMu sync.Mutex
 	hosts  map[string]chan struct{}
+
+	dirMu sync.Mutex
+	dirs  map[string]*safedir.Dir // folders written into, by path in DST ("" or "a/b/")
 
 	mu     sync.Mutex
 	report *Report
@@ -684,6 +689,36 @@ func (m *run) exactTimes(ctx context.Context, d *dirNode, todo []*fileJob) {
 			fj.c.mod, fj.c.exact = t, true
 		}
 	}
+}
+
+// dir opens the folder rel of the destination (a path ending in "/", or
+// "") through the root, once: files are then created, timed and renamed
+// in it by single names (internal/safedir), which costs less per file
+// than the root's own calls and cannot leave the folder either.
+func (m *run) dir(rel string) (*safedir.Dir, error) {
+	m.dirMu.Lock()
+	defer m.dirMu.Unlock()
+	if d := m.dirs[rel]; d != nil {
+		return d, nil
+	}
+	d, err := safedir.OpenIn(m.root, strings.TrimSuffix(rel, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if m.dirs == nil {
+		m.dirs = map[string]*safedir.Dir{}
+	}
+	m.dirs[rel] = d
+	return d, nil
+}
+
+func (m *run) closeDirs() {
+	m.dirMu.Lock()
+	defer m.dirMu.Unlock()
+	for _, d := range m.dirs {
+		d.Close()
+	}
+	m.dirs = nil
 }
 
 // key is the name as the local file system compares it.

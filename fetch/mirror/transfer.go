@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -90,11 +91,16 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 		total += offset
 	}
 	m.emit(Event{Type: EventStart, Path: fj.rel, URL: redacted(k.u), Size: total, Offset: offset})
-	flags := os.O_WRONLY | os.O_CREATE
+	flags := os.O_CREATE
 	if offset == 0 {
 		flags |= os.O_TRUNC
 	}
-	f, err := m.root.OpenFile(part, flags, 0o644)
+	folder, name := path.Split(fj.rel)
+	d, err := m.dir(folder)
+	if err != nil {
+		return 0, fetch.WriteError(err)
+	}
+	f, err := d.OpenFile(name+partSuffix, flags, 0o644)
 	if err != nil {
 		return 0, fetch.WriteError(err)
 	}
@@ -112,6 +118,15 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if err == nil {
 		err = resp.Body.Close()
 	}
+	mod := resp.ModTime
+	if mod.IsZero() {
+		mod = k.mod
+	}
+	if err == nil && !mod.IsZero() {
+		if terr := d.SetTimes(f, part, time.Now(), mod); terr != nil {
+			err = fetch.WriteError(terr)
+		}
+	}
 	if cerr := f.Close(); cerr != nil && err == nil {
 		err = fetch.WriteError(cerr)
 	}
@@ -120,16 +135,7 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if err != nil {
 		return n, err
 	}
-	mod := resp.ModTime
-	if mod.IsZero() {
-		mod = k.mod
-	}
-	if !mod.IsZero() {
-		if err := m.root.Chtimes(part, time.Now(), mod); err != nil {
-			return n, fetch.WriteError(err)
-		}
-	}
-	if err := m.root.Rename(part, fj.rel); err != nil {
+	if err := d.Rename(name+partSuffix, name); err != nil {
 		return n, fetch.WriteError(err)
 	}
 	fj.part = -1

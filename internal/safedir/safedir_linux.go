@@ -1,0 +1,120 @@
+//go:build linux
+
+package safedir
+
+import (
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is an open folder.
+type Dir struct {
+	fd int
+}
+
+// Open opens the folder path.
+func Open(path string) (*Dir, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return &Dir{fd: fd}, nil
+}
+
+// OpenIn opens the folder rel ("" or "." for the root itself) through
+// root, which keeps it inside the root.
+func OpenIn(root *os.Root, rel string) (*Dir, error) {
+	if rel == "" {
+		rel = "."
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// A descriptor of its own, so that the folder outlives f.
+	var fd int
+	var derr error
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, &os.PathError{Op: "dup", Path: rel, Err: derr}
+	}
+	return &Dir{fd: fd}, nil
+}
+
+// Close closes the folder.
+func (d *Dir) Close() error { return unix.Close(d.fd) }
+
+// OpenFile opens or creates the file name in the folder for writing with
+// flag (os.O_CREATE, os.O_TRUNC, os.O_EXCL as wanted; os.O_WRONLY is
+// implied) and mode perm. A symbolic link at name is an error.
+func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if err := check("open", name); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	for err == unix.EINTR {
+		fd, err = unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// Stat describes the entry name of the folder, not following a link.
+func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
+	if err := check("stat", name); err != nil {
+		return 0, false, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return 0, false, &os.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+// SetTimes sets the access and modification times of f, a file opened
+// with OpenFile (name is its name, for errors).
+func (d *Dir) SetTimes(f *os.File, name string, atime, mtime time.Time) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		// futimens: utimensat on the descriptor itself (a nil path).
+		_, _, errno = unix.Syscall6(unix.SYS_UTIMENSAT, fd, 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+	}); err != nil {
+		return err
+	}
+	if errno != 0 {
+		return &os.PathError{Op: "chtimes", Path: name, Err: errno}
+	}
+	return nil
+}
+
+// Rename renames old to new within the folder, replacing new.
+func (d *Dir) Rename(old, new string) error {
+	if err := check("rename", old); err != nil {
+		return err
+	}
+	if err := check("rename", new); err != nil {
+		return err
+	}
+	if err := unix.Renameat(d.fd, old, d.fd, new); err != nil {
+		return &os.LinkError{Op: "rename", Old: old, New: new, Err: err}
+	}
+	return nil
+}

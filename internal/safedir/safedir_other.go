@@ -1,0 +1,77 @@
+//go:build !linux
+
+package safedir
+
+import (
+	"os"
+	"time"
+)
+
+// Dir is an open folder.
+type Dir struct {
+	root *os.Root
+}
+
+// Open opens the folder path.
+func Open(path string) (*Dir, error) {
+	r, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{root: r}, nil
+}
+
+// OpenIn opens the folder rel ("" or "." for the root itself) through
+// root, which keeps it inside the root.
+func OpenIn(root *os.Root, rel string) (*Dir, error) {
+	if rel == "" {
+		rel = "."
+	}
+	r, err := root.OpenRoot(rel)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{root: r}, nil
+}
+
+// Close closes the folder.
+func (d *Dir) Close() error { return d.root.Close() }
+
+// OpenFile opens or creates the file name in the folder for writing with
+// flag (os.O_CREATE, os.O_TRUNC, os.O_EXCL as wanted; os.O_WRONLY is
+// implied) and mode perm.
+func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if err := check("open", name); err != nil {
+		return nil, err
+	}
+	return d.root.OpenFile(name, flag|os.O_WRONLY, perm)
+}
+
+// Stat describes the entry name of the folder, not following a link.
+func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
+	if err := check("stat", name); err != nil {
+		return 0, false, err
+	}
+	st, err := d.root.Lstat(name)
+	if err != nil {
+		return 0, false, err
+	}
+	return st.Size(), st.Mode().IsRegular(), nil
+}
+
+// SetTimes sets the access and modification times of f, a file opened
+// with OpenFile under name.
+func (d *Dir) SetTimes(f *os.File, name string, atime, mtime time.Time) error {
+	return d.root.Chtimes(name, atime, mtime)
+}
+
+// Rename renames old to new within the folder, replacing new.
+func (d *Dir) Rename(old, new string) error {
+	if err := check("rename", old); err != nil {
+		return err
+	}
+	if err := check("rename", new); err != nil {
+		return err
+	}
+	return d.root.Rename(old, new)
+}
