@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -75,6 +76,8 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, er
 	}
 	// The send time-out stays: a Write that meets it goes on (EAGAIN), and
 	// a call less per connection counts for thousands of small files.
+	// A connection dropped without Close still frees its descriptor.
+	c.cleanup = runtime.AddCleanup(c, func(fd int) { unix.Close(fd) }, fd)
 	return c, nil
 }
 
@@ -110,6 +113,8 @@ func waitConnected(fd int, until time.Time) error {
 type Conn struct {
 	fd    int
 	raddr net.Addr
+
+	cleanup runtime.Cleanup
 
 	mu     sync.Mutex
 	users  int // Read, Write and RawConn calls in progress
@@ -231,6 +236,7 @@ func (c *Conn) Close() error {
 	c.closed = true
 	idle := c.users == 0
 	c.mu.Unlock()
+	c.cleanup.Stop()
 	if idle {
 		return unix.Close(c.fd)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -236,4 +237,25 @@ func TestRawConnWaits(t *testing.T) {
 	if calls < 2 || calls > 5 {
 		t.Errorf("the function was called %d times: it should wait for data, not spin", calls)
 	}
+}
+
+// TestDroppedConnFreed: a connection dropped without Close gives its
+// descriptor back once collected.
+func TestDroppedConnFreed(t *testing.T) {
+	addr := serve(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	before := openFDs(t)
+	c, err := Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("x"))
+	c = nil
+	for range 50 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		if openFDs(t) <= before {
+			return
+		}
+	}
+	t.Errorf("%d descriptors open, %d before the dropped connection", openFDs(t), before)
 }
