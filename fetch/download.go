@@ -46,8 +46,9 @@ func (c *Client) Download(ctx context.Context, raw, dir string) (string, error) 
 // DownloadWith fetches raw into the folder dir. The object is written
 // under a single file name opened relative to dir without following a
 // symbolic link (internal/safedir; an os.Root where the system lacks the
-// calls), so no name can lead outside it, to a temporary name (NAME.part) that is renamed to NAME once the whole object
-// has arrived: an interrupted download never sits under the final name.
+// calls), so no name can lead outside it, to a temporary name (NAME.part)
+// that is renamed to NAME once the whole object has arrived: an
+// interrupted download never sits under the final name.
 // The partial file is kept so that a later Resume can continue it. The
 // file's modification time is set to the server's when known.
 func (c *Client) DownloadWith(ctx context.Context, raw, dir string, o DownloadOptions) (string, error) {

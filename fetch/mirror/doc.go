@@ -17,9 +17,9 @@
 // opened through it, and its files are created, timed and renamed by
 // their single names relative to the folder, never following a symbolic
 // link at the name), so nothing can be written outside it, whatever the
-// server lists or the destination holds. Remote symbolic links are never created locally. Names that
-// differ only in case are reported, not overwritten, where the local file
-// system folds case. What is refused is reported in the Report, not
+// server lists or the destination holds. Remote symbolic links are never
+// created locally. Names that differ only in case are reported, not
+// overwritten, where the local file system folds case. What is refused is reported in the Report, not
 // silently dropped.
 //
 // Which files are new or changed:

@@ -172,8 +172,9 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	check(err)
 	defer os.RemoveAll(base)
 	list := filepath.Join(base, "list")
-	script := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"; %s -s --no-netrc --parallel %d -O --output-dir "$2" -i "$1"`, bin, dirURL, bin, parallel)
-	cmd := exec.Command("sh", "-c", fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"`, bin, dirURL), "sh", list)
+	listing := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"`, bin, dirURL)
+	script := listing + fmt.Sprintf(`; %s -s --no-netrc --parallel %d -O --output-dir "$2" -i "$1"`, bin, parallel)
+	cmd := exec.Command("sh", "-c", listing, "sh", list)
 	cmd.Stderr = os.Stderr
 	check(cmd.Run())
 	first := map[string]func(dir string) []string{
