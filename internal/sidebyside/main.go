@@ -6,6 +6,15 @@
 //	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin
 //	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/
 //
+// With -serve, the runner first writes what it fetches into the folder a
+// local server serves the URL from, and removes it at the end: for -url a
+// file of -size random bytes under the URL's name, for -mirror -files
+// small files (about 280 bytes each) in a new folder. With the interop
+// daemons (.ci/interop/start STATE), for instance:
+//
+//	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
+//	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/ -serve STATE/tree/many -parallel 8
+//
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
 // mirror again where nothing changed (--only-newer). The tools take turns
@@ -57,7 +66,25 @@ func main() {
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
+	serve := flag.String("serve", "", "for -url and -mirror: the local path the server serves the URL from; the runner writes the object there first and removes it at the end (it must not exist yet)")
+	files := flag.Int("files", 2000, "for -mirror with -serve: how many small files to write")
 	flag.Parse()
+	if *serve != "" {
+		if _, err := os.Lstat(*serve); err == nil {
+			fatal("-serve %s: exists already; give a path that does not", *serve)
+		}
+		switch {
+		case *mirror != "":
+			check(writeMany(*serve, *files))
+		case *target != "":
+			check(writeFile(*serve, *size))
+		default:
+			fatal("-serve goes with -url or -mirror")
+		}
+		cleanup = func() { os.RemoveAll(*serve) }
+		defer cleanup()
+		syscall.Sync() // the new files' dirty pages would slow the first runs' writes
+	}
 
 	tmp, err := os.MkdirTemp("", "sidebyside")
 	check(err)
@@ -312,6 +339,21 @@ func busyTime() time.Duration {
 }
 
 // writeFile writes size bytes of pseudo-random data.
+// writeMany creates the folder dir with n files of about 280 bytes,
+// f1.txt to fN.txt.
+func writeMany(dir string, n int) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for i := 1; i <= n; i++ {
+		body := fmt.Sprintf("file %d %0270d\n", i, 0)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func writeFile(name string, size int64) error {
 	f, err := os.Create(name)
 	if err != nil {
@@ -346,8 +388,12 @@ func check(err error) {
 	}
 }
 
+// cleanup removes what -serve wrote; fatal calls it too.
+var cleanup = func() {}
+
 func fatal(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sidebyside: "+format+"\n", args...)
+	cleanup()
 	os.Exit(1)
 }
 
