@@ -53,7 +53,11 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, er
 		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	}
 	c := &Conn{fd: fd, raddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, ap.Port()))}
-	stop := context.AfterFunc(ctx, func() { unix.Shutdown(fd, unix.SHUT_RDWR) })
+	aborted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		unix.Shutdown(fd, unix.SHUT_RDWR)
+		close(aborted)
+	})
 	var until time.Time
 	if timeout > 0 {
 		until = time.Now().Add(timeout)
@@ -63,9 +67,16 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, er
 		// An interrupted connect goes on in the background; wait for it.
 		err = waitConnected(fd, until)
 	}
-	if !stop() || ctx.Err() != nil {
+	if !stop() {
+		// The shutdown is under way: the descriptor is closed only after
+		// it, so that it can never hit another file given the same number.
+		<-aborted
 		unix.Close(fd)
 		return nil, ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		unix.Close(fd)
+		return nil, err
 	}
 	if err != nil {
 		unix.Close(fd)
@@ -150,8 +161,8 @@ func (c *Conn) isClosed() bool {
 	return c.closed
 }
 
-// deadline returns d and whether it has passed; it sets the socket's
-// time-out opt (SO_RCVTIMEO or SO_SNDTIMEO) to what is left of it.
+// deadline reports whether d has passed; if not, and d is set, it sets
+// the socket's time-out opt (SO_RCVTIMEO or SO_SNDTIMEO) to what is left.
 func (c *Conn) deadline(d time.Time, opt int) (passed bool) {
 	if d.IsZero() {
 		return false
