@@ -60,7 +60,6 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 // It returns the bytes written in this attempt.
 func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int64, error) {
 	k := fj.c
-	part := fj.rel + partSuffix
 	offset := max(fj.part, 0)
 	if k.size >= 0 && offset >= k.size {
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
@@ -96,11 +95,12 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 		flags |= os.O_TRUNC
 	}
 	folder, name := path.Split(fj.rel)
+	part := name + partSuffix
 	d, err := m.dir(folder)
 	if err != nil {
 		return 0, fetch.WriteError(err)
 	}
-	f, err := d.OpenFile(name+partSuffix, flags, 0o644)
+	f, err := d.OpenFile(part, flags, 0o644)
 	if err != nil {
 		return 0, fetch.WriteError(err)
 	}
@@ -135,7 +135,7 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if err != nil {
 		return n, err
 	}
-	if err := d.Rename(name+partSuffix, name); err != nil {
+	if err := d.Rename(part, name); err != nil {
 		return n, fetch.WriteError(err)
 	}
 	fj.part = -1

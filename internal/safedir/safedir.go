@@ -14,6 +14,36 @@ import (
 	"strings"
 )
 
+// OpenFile opens or creates the file name in the folder for writing with
+// flag (os.O_CREATE, os.O_TRUNC, os.O_EXCL as wanted; os.O_WRONLY is
+// implied) and mode perm. A symbolic link at name is an error where the
+// system can tell (Linux).
+func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if err := check("open", name); err != nil {
+		return nil, err
+	}
+	return d.openFile(name, flag, perm)
+}
+
+// Stat describes the entry name of the folder, not following a link.
+func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
+	if err := check("stat", name); err != nil {
+		return 0, false, err
+	}
+	return d.stat(name)
+}
+
+// Rename renames old to new within the folder, replacing new.
+func (d *Dir) Rename(old, new string) error {
+	if err := check("rename", old); err != nil {
+		return err
+	}
+	if err := check("rename", new); err != nil {
+		return err
+	}
+	return d.rename(old, new)
+}
+
 // ErrName is returned for a name that is not a single path element.
 var ErrName = errors.New("not a single file name")
 

@@ -55,28 +55,20 @@ func OpenIn(root *os.Root, rel string) (*Dir, error) {
 // Close closes the folder.
 func (d *Dir) Close() error { return unix.Close(d.fd) }
 
-// OpenFile opens or creates the file name in the folder for writing with
-// flag (os.O_CREATE, os.O_TRUNC, os.O_EXCL as wanted; os.O_WRONLY is
-// implied) and mode perm. A symbolic link at name is an error.
-func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	if err := check("open", name); err != nil {
-		return nil, err
+func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	for {
+		fd, err := unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
 	}
-	fd, err := unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
-	for err == unix.EINTR {
-		fd, err = unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: err}
-	}
-	return os.NewFile(uintptr(fd), name), nil
 }
 
-// Stat describes the entry name of the folder, not following a link.
-func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
-	if err := check("stat", name); err != nil {
-		return 0, false, err
-	}
+func (d *Dir) stat(name string) (size int64, regular bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return 0, false, &os.PathError{Op: "stat", Path: name, Err: err}
@@ -105,14 +97,7 @@ func (d *Dir) SetTimes(f *os.File, name string, atime, mtime time.Time) error {
 	return nil
 }
 
-// Rename renames old to new within the folder, replacing new.
-func (d *Dir) Rename(old, new string) error {
-	if err := check("rename", old); err != nil {
-		return err
-	}
-	if err := check("rename", new); err != nil {
-		return err
-	}
+func (d *Dir) rename(old, new string) error {
 	if err := unix.Renameat(d.fd, old, d.fd, new); err != nil {
 		return &os.LinkError{Op: "rename", Old: old, New: new, Err: err}
 	}
