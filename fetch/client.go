@@ -52,6 +52,7 @@ const (
 	KindSession     = protocols.KindSession
 	KindRedirect    = protocols.KindRedirect
 	KindInfo        = protocols.KindInfo
+	KindLink        = protocols.KindLink
 )
 
 // Sentinel errors, re-exported from package protocols.

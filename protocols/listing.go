@@ -12,11 +12,13 @@ import (
 // FormatEntry renders one listing entry in the format every scheme shares,
 // one line per entry, fields separated by TAB:
 //
-//	kind  size  modification-time  name  URL
+//	kind  size  modification-time  name  URL  [target]
 //
-// kind is "file", "directory", "search", "articles" or "session"; size is
-// "-" when unknown; the time is RFC 3339 in UTC or "-"; TABs and line breaks
-// inside the name become spaces.
+// kind is Kind's String: "file", "directory", "link", "search",
+// "articles", "session" or "info"; size is "-" when unknown; the time is
+// RFC 3339 in UTC or "-"; the URL is empty where the entry cannot be
+// dereferenced. A link whose target is known has it as a sixth field.
+// TABs and line breaks inside the name and the target become spaces.
 func FormatEntry(e Entry) string {
 	size := "-"
 	if e.Size >= 0 {
@@ -26,13 +28,21 @@ func FormatEntry(e Entry) string {
 	if !e.ModTime.IsZero() {
 		mod = e.ModTime.UTC().Format(time.RFC3339)
 	}
-	name := strings.Map(func(r rune) rune {
+	line := e.Kind.String() + "\t" + size + "\t" + mod + "\t" + oneField(e.Name) + "\t" + e.URL
+	if e.Kind == KindLink && e.Target != "" {
+		line += "\t" + oneField(e.Target)
+	}
+	return line
+}
+
+// oneField turns the TABs and line breaks of s into spaces.
+func oneField(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
 		}
 		return r
-	}, e.Name)
-	return e.Kind.String() + "\t" + size + "\t" + mod + "\t" + name + "\t" + e.URL
+	}, s)
 }
 
 // WriteListing writes entries with FormatEntry, one per line.

@@ -202,9 +202,10 @@ const (
 	KindSession                 // an interactive session: Session is set, Body is nil
 	KindRedirect                // the server points elsewhere: Location is set
 	KindInfo                    // a line of text in a listing (a Gopher "i" item), nothing to fetch
+	KindLink                    // a listing's symbolic link: Entry.Target says where it points, when known
 )
 
-var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect", "info"}
+var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect", "info", "link"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -272,14 +273,21 @@ type Attribute struct {
 }
 
 // Entry is one item of a listing: a directory entry, a menu item, an
-// article, a search hit.
+// article, a search hit. FormatEntry and the README's "Listings" section
+// give the text and JSON forms of every field.
 type Entry struct {
-	Kind    Kind      // KindFile, KindDirectory, KindSearchIndex, KindSession, ...
-	Name    string    // the display name
-	Size    int64     // -1 when unknown
-	ModTime time.Time // zero when unknown
-	URL     string    // where the entry can be dereferenced; empty when it cannot
-	Type    string    // the protocol's own type (a Gopher type with its Gopher+ "+" or "?" flag, a MIME type), if any
+	Kind Kind   // KindFile, KindDirectory, KindLink, KindSearchIndex, KindSession, KindInfo, KindArticleList
+	Name string // the display name
+	// Size is in bytes; -1 when unknown (folders, links, sizes a listing
+	// gives beyond what an int64 holds).
+	Size int64
+	// ModTime is zero when unknown, and never a time the listing cannot
+	// mean (a three-digit year, month 13). FTP LIST times, which name no
+	// zone, are in UTC once the server's zone is known (ftp.Fetcher's
+	// TimeZone).
+	ModTime time.Time
+	URL     string // where the entry can be dereferenced; empty when it cannot
+	Type    string // the protocol's own type (a Gopher type with its Gopher+ "+" or "?" flag, a MIME type), if any
 
 	// Selector, Host and Port address the item where the protocol does so
 	// (Gopher menus); URL says the same as a locator.
@@ -300,10 +308,9 @@ type Entry struct {
 	MessageID   string
 	Description string
 
-	// Symlink marks a symbolic link (FTP listings, file: directories);
-	// Target is where it points, as the server wrote it, when known.
-	Symlink bool
-	Target  string
+	// Target is where a KindLink entry points, as the server wrote it;
+	// empty when the listing does not say.
+	Target string
 }
 
 // Sentinel errors. Protocols wrap them (fmt.Errorf("...: %w", ErrNotFound))

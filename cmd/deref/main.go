@@ -22,11 +22,13 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	_ "time/tzdata" // --ftp-timezone's IANA names where the system has no zone database
 
 	"golang.org/x/term"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
@@ -73,7 +75,7 @@ type options struct {
 	maxBytes                                               int64
 	parallel                                               int
 	maxRedirs                                              int
-	allowPorts, redirectSchemes, ftpMethod                 string
+	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
 	ftpSSL, ftpSync                                        bool
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 }
@@ -328,6 +330,7 @@ func clientFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
 	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
 	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
+	fs.StringVar(&o.ftpTimeZone, "ftp-timezone", "", "the `ZONE` of FTP servers' ls -l times (IANA name or offset such as +05:00; default: found by comparing one file's LIST and MDTM times)")
 	fs.BoolVar(&o.ftpSync, "ftp-sync", false, "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)")
 	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
 	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
@@ -407,6 +410,13 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
 	c.FTP.NoPipelining = o.ftpSync
+	if o.ftpTimeZone != "" {
+		loc, err := ftp.ParseZone(o.ftpTimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("--ftp-timezone: %w", err)
+		}
+		c.FTP.TimeZone = loc
+	}
 	c.FTP.MaxIdle = max(4, o.parallel) // every worker keeps its control connection
 	switch o.proxy {
 	case "":
@@ -728,6 +738,7 @@ type jsonEntry struct {
 	Author   string `json:"author,omitempty"`
 	ID       string `json:"message_id,omitempty"`
 	Desc     string `json:"description,omitempty"`
+	Target   string `json:"target,omitempty"`
 }
 
 func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
@@ -741,7 +752,7 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 	enc := json.NewEncoder(bw)
 	for _, e := range entries {
 		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port, Score: e.Score, Lines: e.Lines,
-			Number: e.Number, Author: e.Author, ID: e.MessageID, Desc: e.Description}
+			Number: e.Number, Author: e.Author, ID: e.MessageID, Desc: e.Description, Target: e.Target}
 		if e.Size >= 0 {
 			j.Size = &e.Size
 		}

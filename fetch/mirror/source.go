@@ -85,13 +85,13 @@ func (s *listSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]c
 	}
 	out := make([]child, 0, len(resp.Entries))
 	for _, e := range resp.Entries {
-		k := child{name: e.Name, size: e.Size, mod: e.ModTime, link: e.Symlink, target: e.Target}
+		k := child{name: e.Name, size: e.Size, mod: e.ModTime, link: e.Kind == fetch.KindLink, target: e.Target}
 		switch {
 		case e.URL == "" || e.Type == "unparsed":
 			k.refuse = "listing line not understood"
 		case e.Kind == fetch.KindDirectory:
 			k.dir = true
-		case e.Kind != fetch.KindFile:
+		case e.Kind != fetch.KindFile && e.Kind != fetch.KindLink:
 			continue
 		}
 		if e.URL != "" {

@@ -120,7 +120,7 @@ func listDir(ctx context.Context, req *protocols.Request, f *os.File, st fs.File
 				e.Size = info.Size()
 			}
 			if info.Mode()&fs.ModeSymlink != 0 {
-				e.Symlink = true
+				e.Kind = protocols.KindLink
 				e.Target, _ = os.Readlink(filepath.Join(f.Name(), de.Name()))
 			}
 		}

@@ -86,11 +86,21 @@ type Fetcher struct {
 	// whose greeting names one known to lose such commands (Microsoft FTP
 	// Service, MadGoat: lftp's auto-sync-mode list) never get them.
 	NoPipelining bool
+	// TimeZone is the zone of the servers' clocks, in which ls -l and
+	// MS-DOS listings give their times (they name none). Nil: each
+	// server's zone is found on its first such listing by comparing one
+	// file's LIST time with its MDTM time, which RFC 3659 gives in UTC
+	// (the trace says what was found); a server without MDTM is taken to
+	// list in UTC. When set, a server whose MDTM times turn out to be
+	// local too (vsftpd's use_localtime) has them read in this zone.
+	// Year-less dates are placed relative to the server's clock.
+	TimeZone *time.Location
 
 	mu       sync.Mutex
 	idle     map[string][]*session
 	noEPSV   map[string]bool // servers whose EPSV failed once
 	sizes150 map[string]bool // servers whose 150 replies name the size
+	zones    map[string]zoneState
 	anonPass string
 }
 
@@ -381,7 +391,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		resp.ModTime = req.ModTimeHint
 	} else if s.c.IsGetTimeSupported() {
 		if mt, err := s.c.GetTime(name); err == nil {
-			resp.ModTime = mt
+			resp.ModTime = f.mdtmTime(s.addr, mt)
 		} else if isNetErr(err) {
 			return nil, mapErr("MDTM "+name, err)
 		}
@@ -468,8 +478,18 @@ func (f *Fetcher) list(s *session, req *protocols.Request) (*protocols.Response,
 	if err != nil {
 		return nil, mapErr("LIST", err)
 	}
+	now := time.Now()
+	loc, probe := f.listZone(s.addr)
+	lines := ParseListing(raw, mlsd, now.In(loc))
+	if probe && !mlsd {
+		if z, ok := f.probeZone(s, req, lines, loc); ok {
+			f.setServerZone(s.addr, z)
+			if z.list != loc {
+				lines = ParseListing(raw, mlsd, now.In(z.list))
+			}
+		}
+	}
 	s.release()
-	lines := ParseListing(raw, mlsd, time.Now())
 	return listingResponse(req, raw, lines), nil
 }
 
@@ -513,11 +533,14 @@ func listingResponse(req *protocols.Request, raw string, lines []Line) *protocol
 	prefix := base.String()
 	entries := make([]protocols.Entry, 0, len(lines))
 	for _, l := range lines {
-		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime, Symlink: l.Link, Target: l.Target}
+		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime, Target: l.Target}
 		seg := url.EscapeSegment(l.Name)
-		if l.Dir {
+		switch {
+		case l.Dir:
 			e.Kind = protocols.KindDirectory
 			seg += "/"
+		case l.Link:
+			e.Kind = protocols.KindLink
 		}
 		if l.Parsed || l.Name != l.Raw || !strings.ContainsAny(l.Name, " \t") {
 			e.URL = prefix + seg

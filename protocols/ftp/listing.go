@@ -10,20 +10,35 @@ import (
 // allows. A line no parser understands keeps Raw and Name (the whole line)
 // and has Parsed false: listings never drop what they cannot read.
 type Line struct {
-	Raw     string
-	Name    string
-	Dir     bool
-	Link    bool
-	Target  string // a link's target, when the listing gives it
-	Size    int64  // -1 when unknown
+	Raw    string
+	Name   string
+	Dir    bool
+	Link   bool
+	Target string // a link's target, when the listing gives it
+	// Size is the file's size in bytes; -1 when unknown: for folders,
+	// for links (a listing gives the link's own size, not its target's),
+	// and for sizes beyond what an int64 holds (2^64-1 is seen from real
+	// servers).
+	Size int64
+	// ModTime is zero when the listing gives no time, or an impossible one
+	// (a three-digit year, month 13, February 30): never a wrong time.
 	ModTime time.Time
-	Parsed  bool
-	Format  string // "mlsd", "unix", "dos", "eplf" or "" when not parsed
+	// Precision is how finely ModTime is known: time.Second (MLSD, EPLF),
+	// time.Minute (a recent ls -l line, MS-DOS lines) or 24 hours (an
+	// ls -l line with a year); 0 without a time.
+	Precision time.Duration
+	Parsed    bool
+	Format    string // "mlsd", "unix", "dos", "eplf" or "" when not parsed
 }
 
-// ParseListing parses the lines of an MLSD or LIST reply. now anchors Unix
-// dates that give a time instead of a year. The entries "." and ".." and
-// MLSD's cdir and pdir are left out.
+// ParseListing parses the lines of an MLSD or LIST reply. The entries "."
+// and ".." and MLSD's cdir and pdir are left out.
+//
+// now is the server's clock: its Location is the zone in which ls -l and
+// MS-DOS lines give their times (they name none; MLSD and EPLF times are
+// UTC whatever it is), and a date without a year is placed in the year
+// that puts it no later than a day after now, as ls shows the time of day
+// only for files of the last six months.
 func ParseListing(data string, mlsd bool, now time.Time) []Line {
 	var out []Line
 	for _, raw := range strings.Split(data, "\n") {
@@ -41,7 +56,7 @@ func ParseListing(data string, mlsd bool, now time.Time) []Line {
 				l, ok = parseUnix(raw, now)
 			}
 			if !ok {
-				l, ok = parseDOS(raw)
+				l, ok = parseDOS(raw, now.Location())
 			}
 		}
 		if !ok {
@@ -87,16 +102,52 @@ func parseMLSD(raw string) (Line, bool) {
 				}
 			}
 		case "size", "sizd":
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-				l.Size = n
-			}
+			l.Size = parseSize(v)
 		case "modify":
 			if t, err := time.Parse("20060102150405", v[:min(len(v), 14)]); err == nil {
-				l.ModTime = t
+				l.ModTime, l.Precision = t, time.Second
 			}
 		}
 	}
+	if l.Link {
+		l.Size = -1
+	}
 	return l, true
+}
+
+// parseSize reads a size field: -1 when it is not a number, or a number
+// too large for an int64.
+func parseSize(s string) int64 {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		return n
+	}
+	return -1
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// date builds a time from a listing's fields, or reports that they name
+// no real moment (month 13, February 30, hour 24, a year before 1900).
+func date(y int, mon time.Month, d, h, m int, loc *time.Location) (time.Time, bool) {
+	if y < 1900 || y > 9999 || mon < 1 || mon > 12 || d < 1 || h < 0 || h > 23 || m < 0 || m > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, mon, d, h, m, 0, 0, loc)
+	if t.Day() != d {
+		return time.Time{}, false // a day the month does not have
+	}
+	return t, true
 }
 
 // parseEPLF reads the Easily Parsed LIST Format: "+facts,\tname".
@@ -117,12 +168,10 @@ func parseEPLF(raw string) (Line, bool) {
 		case '/':
 			l.Dir = true
 		case 's':
-			if n, err := strconv.ParseInt(f[1:], 10, 64); err == nil {
-				l.Size = n
-			}
+			l.Size = parseSize(f[1:])
 		case 'm':
 			if n, err := strconv.ParseInt(f[1:], 10, 64); err == nil {
-				l.ModTime = time.Unix(n, 0).UTC()
+				l.ModTime, l.Precision = time.Unix(n, 0).UTC(), time.Second
 			}
 		}
 	}
@@ -141,7 +190,9 @@ var months = map[string]time.Month{
 //	lrwxrwxrwx   1 0        0               7 Jan 02  2020 link -> target
 //
 // The name is whatever follows the time field's single separating space,
-// so names with spaces survive.
+// so names with spaces survive. The line is found by its shape (a number,
+// a month name, a day, then a year or a time of day); a size too large to
+// hold or a date that cannot be leaves that field unknown, not the line.
 func parseUnix(raw string, now time.Time) (Line, bool) {
 	if len(raw) < 10 || strings.IndexByte("-dlbcps", raw[0]) < 0 {
 		return Line{}, false
@@ -151,47 +202,52 @@ func parseUnix(raw string, now time.Time) (Line, bool) {
 	fields := fieldsWithPos(raw)
 	for i := 2; i+3 < len(fields); i++ {
 		mon, ok := months[strings.ToLower(fields[i].s)]
-		if !ok {
-			continue
-		}
-		size, err := strconv.ParseInt(fields[i-1].s, 10, 64)
-		if err != nil {
+		if !ok || !isDigits(fields[i-1].s) {
 			continue
 		}
 		day, err := strconv.Atoi(fields[i+1].s)
-		if err != nil || day < 1 || day > 31 {
+		if err != nil || len(fields[i+1].s) > 2 {
 			continue
 		}
 		tf := fields[i+2].s
 		var t time.Time
+		var prec time.Duration
 		if hh, mm, ok := strings.Cut(tf, ":"); ok {
-			h, err1 := strconv.Atoi(hh)
-			m, err2 := strconv.Atoi(mm)
-			if err1 != nil || err2 != nil {
+			if !isDigits(hh) || !isDigits(mm) || len(hh) > 2 || len(mm) != 2 {
 				continue
 			}
+			h, _ := strconv.Atoi(hh)
+			m, _ := strconv.Atoi(mm)
 			y := now.Year()
-			t = time.Date(y, mon, day, h, m, 0, 0, time.UTC)
-			if t.After(now.Add(24 * time.Hour)) {
-				t = t.AddDate(-1, 0, 0)
+			if t, ok = date(y, mon, day, h, m, now.Location()); ok {
+				if t.After(now.Add(24 * time.Hour)) {
+					t, ok = date(y-1, mon, day, h, m, now.Location())
+				}
+			}
+			if ok {
+				prec = time.Minute
 			}
 		} else {
-			y, err := strconv.Atoi(tf)
-			if err != nil {
+			if !isDigits(tf) {
 				continue
 			}
-			t = time.Date(y, mon, day, 0, 0, 0, 0, time.UTC)
+			y, _ := strconv.Atoi(tf)
+			if len(tf) == 4 {
+				if t, ok = date(y, mon, day, 0, 0, now.Location()); ok {
+					prec = 24 * time.Hour
+				}
+			}
 		}
 		name := raw[fields[i+2].end:]
 		if len(name) > 0 && name[0] == ' ' {
 			name = name[1:]
 		}
-		l := Line{Raw: raw, Name: name, Size: size, ModTime: t, Parsed: true, Format: "unix"}
+		l := Line{Raw: raw, Name: name, Size: parseSize(fields[i-1].s), ModTime: t, Precision: prec, Parsed: true, Format: "unix"}
 		switch raw[0] {
 		case 'd':
 			l.Dir, l.Size = true, -1
 		case 'l':
-			l.Link = true
+			l.Link, l.Size = true, -1
 			if n, t, ok := strings.Cut(name, " -> "); ok {
 				l.Name, l.Target = n, t
 			}
@@ -208,27 +264,52 @@ func parseUnix(raw string, now time.Time) (Line, bool) {
 //
 //	01-02-20  03:04AM       <DIR>          pub
 //	01-02-2020  03:04PM                383 README.txt
-func parseDOS(raw string) (Line, bool) {
+//
+// A line of that shape whose date cannot be (month 13) keeps its name,
+// kind and size, with no time.
+func parseDOS(raw string, loc *time.Location) (Line, bool) {
 	fields := fieldsWithPos(raw)
-	if len(fields) < 4 {
+	if len(fields) < 4 || !dosShape(fields[0].s, "NN-NN-NN", "NN-NN-NNNN") || !dosShape(fields[1].s, "NN:NNAM", "NN:NNPM", "N:NNAM", "N:NNPM") {
 		return Line{}, false
 	}
-	t, err := time.Parse("01-02-06 03:04PM", fields[0].s+" "+fields[1].s)
-	if err != nil {
-		if t, err = time.Parse("01-02-2006 03:04PM", fields[0].s+" "+fields[1].s); err != nil {
-			return Line{}, false
+	l := Line{Raw: raw, Size: -1, Parsed: true, Format: "dos"}
+	for _, layout := range []string{"01-02-06 3:04PM", "01-02-2006 3:04PM"} {
+		if t, err := time.ParseInLocation(layout, fields[0].s+" "+fields[1].s, loc); err == nil {
+			l.ModTime, l.Precision = t, time.Minute
+			break
 		}
 	}
-	l := Line{Raw: raw, ModTime: t, Size: -1, Parsed: true, Format: "dos"}
 	if strings.EqualFold(fields[2].s, "<DIR>") {
 		l.Dir = true
-	} else if n, err := strconv.ParseInt(fields[2].s, 10, 64); err == nil {
-		l.Size = n
+	} else if isDigits(fields[2].s) {
+		l.Size = parseSize(fields[2].s)
 	} else {
 		return Line{}, false
 	}
 	l.Name = raw[fields[3].start:]
 	return l, true
+}
+
+// dosShape reports whether s has one of the shapes, where N stands for a
+// digit and other bytes for themselves, case aside.
+func dosShape(s string, shapes ...string) bool {
+	for _, sh := range shapes {
+		if len(sh) != len(s) {
+			continue
+		}
+		ok := true
+		for i := 0; i < len(s) && ok; i++ {
+			if sh[i] == 'N' {
+				ok = s[i] >= '0' && s[i] <= '9'
+			} else {
+				ok = s[i] == sh[i] || s[i]|0x20 == sh[i]|0x20
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 type field struct {

@@ -26,10 +26,10 @@ func TestParseListing(t *testing.T) {
 			{Name: "xmas", Size: 5, ModTime: time.Date(2025, 12, 25, 10, 0, 0, 0, time.UTC), Format: "unix"},
 		}},
 		{"symlink", "lrwxrwxrwx    1 0        0               7 Jan 02  2020 link -> target\n", false, []Line{
-			{Name: "link", Link: true, Target: "target", Size: 7, ModTime: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC), Format: "unix"},
+			{Name: "link", Link: true, Target: "target", Size: -1, ModTime: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC), Format: "unix"},
 		}},
 		{"MLSD symlinks (proftpd with target, plain)", "type=OS.unix=slink:/etc/passwd;size=11;modify=20200102030405; pw\r\ntype=OS.unix=symlink;modify=20200102030405; other\r\n", true, []Line{
-			{Name: "pw", Link: true, Target: "/etc/passwd", Size: 11, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Format: "mlsd"},
+			{Name: "pw", Link: true, Target: "/etc/passwd", Size: -1, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Format: "mlsd"},
 			{Name: "other", Link: true, Size: -1, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Format: "mlsd"},
 		}},
 		{"total line and dot entries skipped", "total 8\ndrwxr-xr-x 2 0 0 4096 Jan 02 2020 .\ndrwxr-xr-x 2 0 0 4096 Jan 02 2020 ..\n", false, nil},

@@ -106,7 +106,7 @@ func (s *session) modTimes(ctx context.Context, req *protocols.Request, dirs, na
 			return nil, true, mapErr("MDTM "+names[done], err)
 		case code == 213:
 			if t, ok := parseMDTM(msg); ok {
-				out[names[done]] = t
+				out[names[done]] = s.f.mdtmTime(s.addr, t)
 			}
 		case code == 421:
 			return nil, true, mapErr("MDTM "+names[done], &textproto.Error{Code: code, Msg: msg})

@@ -229,3 +229,76 @@ func (c *Conn) defaults(verb, arg string) bool {
 	}
 	return true
 }
+
+// Clock gives Server.Files times and serves LIST (as ls -l writes it)
+// and MDTM for them, each in a zone of its own: a server whose ls -l
+// runs in local time with MDTM in UTC, as RFC 3659 says, or one whose
+// MDTM is local too (vsftpd's use_localtime). Its Handle is a Handler.
+type Clock struct {
+	Times map[string]time.Time // by the path Files uses; files without one are not listed
+	List  *time.Location       // the zone of LIST times
+	MDTM  *time.Location       // the zone of MDTM times (nil: UTC)
+	Now   time.Time            // the server's clock, for ls -l's choice of year or time of day
+	mu    sync.Mutex
+}
+
+// SetFile gives path new content and a new time.
+func (k *Clock) SetFile(s *Server, path, content string, t time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s.mu.Lock()
+	s.Files[path] = content
+	s.mu.Unlock()
+	k.Times[path] = t
+}
+
+// Handle answers LIST and MDTM; everything else gets the defaults.
+func (k *Clock) Handle(c *Conn, verb, arg string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch verb {
+	case "MDTM":
+		t, ok := k.Times[c.Path(arg)]
+		if !ok {
+			return false
+		}
+		z := k.MDTM
+		if z == nil {
+			z = time.UTC
+		}
+		c.Reply("213 %s", t.In(z).Format("20060102150405"))
+		return true
+	case "LIST":
+		d, err := c.AcceptData()
+		if err != nil {
+			c.Reply("425 Failed to establish connection.")
+			return true
+		}
+		c.Reply("150 Here comes the directory listing.")
+		prefix := ""
+		if c.cwd != "" {
+			prefix = c.cwd + "/"
+		}
+		var b strings.Builder
+		c.s.mu.Lock()
+		for p, content := range c.s.Files {
+			t, ok := k.Times[p]
+			name, found := strings.CutPrefix(p, prefix)
+			if !ok || !found || strings.Contains(name, "/") {
+				continue
+			}
+			lt := t.In(k.List)
+			stamp := lt.Format("Jan _2  2006")
+			if age := k.Now.Sub(t); age < 180*24*time.Hour && age > -time.Hour {
+				stamp = lt.Format("Jan _2 15:04")
+			}
+			fmt.Fprintf(&b, "-rw-r--r--    1 0        0        %8d %s %s\r\n", len(content), stamp, name)
+		}
+		c.s.mu.Unlock()
+		d.Write([]byte(b.String()))
+		d.Close()
+		c.Reply("226 Directory send OK.")
+		return true
+	}
+	return false
+}
