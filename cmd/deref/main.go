@@ -453,8 +453,8 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if f, ok := stderr.(*os.File); ok && !o.silent && term.IsTerminal(int(f.Fd())) {
 		c.Progress = newProgressLine(f).update
 	}
-	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-		tty.Close()
+	if _, _, closeTTY, err := openTTY(); err == nil {
+		closeTTY()
 		c.Prompt = promptPassword // no terminal: the netrc file answers instead
 		c.Gopher.Ask = askOnTerminal
 	}
@@ -463,14 +463,14 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 
 // promptPassword asks on the terminal, without echo.
 func promptPassword(ctx context.Context, u *url.URL, user string) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	in, out, closeTTY, err := openTTY()
 	if err != nil {
 		return "", fmt.Errorf("%w: a password is needed for %s and there is no terminal to ask on", fetch.ErrAuth, user)
 	}
-	defer tty.Close()
-	fmt.Fprintf(tty, "Password for %s@%s: ", user, u.Host)
-	pw, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
+	defer closeTTY()
+	fmt.Fprintf(out, "Password for %s@%s: ", user, u.Host)
+	pw, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(out)
 	if err != nil {
 		return "", fmt.Errorf("%w: reading the password: %w", fetch.ErrAuth, err)
 	}
@@ -530,12 +530,12 @@ func guessScheme(raw string) string {
 
 // askOnTerminal asks the questions of a Gopher+ form on the terminal.
 func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	ttyIn, tty, closeTTY, err := openTTY()
 	if err != nil {
 		return nil, fmt.Errorf("%w: a form needs answers and there is no terminal to ask on", fetch.ErrNotRetrievable)
 	}
-	defer tty.Close()
-	in := bufio.NewReader(tty)
+	defer closeTTY()
+	in := bufio.NewReader(ttyIn)
 	var answers []string
 	for _, q := range qs {
 		if !q.NeedsAnswer() {
@@ -549,7 +549,7 @@ func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) 
 		fmt.Fprint(tty, prompt+" ")
 		var a string
 		if q.Kind == "AskP" {
-			b, err := term.ReadPassword(int(tty.Fd()))
+			b, err := term.ReadPassword(int(ttyIn.Fd()))
 			fmt.Fprintln(tty)
 			if err != nil {
 				return nil, err

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -129,11 +128,16 @@ func interactTerminal(ctx context.Context, sess protocols.Session, in *os.File, 
 	echo := func() bool { return ts != nil && ts.RemoteEcho() }
 	setMode(echo())
 
-	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	defer signal.Stop(winch)
-	if w, h, err := term.GetSize(fd); err == nil {
-		sess.SetWindowSize(w, h)
+	sizeFd := fd // Windows knows a console's size from its output handle only
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		defer enableVT(f)()
+		sizeFd = int(f.Fd())
+	}
+	winch, stopResizes := resizes()
+	defer stopResizes()
+	lastW, lastH, err := term.GetSize(sizeFd)
+	if err == nil {
+		sess.SetWindowSize(lastW, lastH)
 	}
 	var echoCh <-chan struct{}
 	if ts != nil {
@@ -145,7 +149,8 @@ func interactTerminal(ctx context.Context, sess protocols.Session, in *os.File, 
 		for {
 			select {
 			case <-winch:
-				if w, h, err := term.GetSize(fd); err == nil {
+				if w, h, err := term.GetSize(sizeFd); err == nil && (w != lastW || h != lastH) {
+					lastW, lastH = w, h
 					sess.SetWindowSize(w, h)
 				}
 			case <-echoCh:

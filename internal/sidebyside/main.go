@@ -39,7 +39,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -83,7 +82,7 @@ func main() {
 		}
 		cleanup = func() { os.RemoveAll(*serve) }
 		defer cleanup()
-		syscall.Sync() // the new files' dirty pages would slow the first runs' writes
+		syncDisks() // the new files' dirty pages would slow the first runs' writes
 	}
 
 	tmp, err := os.MkdirTemp("", "sidebyside")
@@ -148,7 +147,7 @@ func main() {
 					if out != "" {
 						os.Remove(out) // never /dev/null: out is a file of the temporary folder
 					}
-					syscall.Sync()
+					syncDisks()
 					m, err := runOnce(t.argv(u, out))
 					if err != nil {
 						fatal("%s %s: %v", t.name, u, err)
@@ -247,7 +246,7 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 			name := names[(i+round)%len(names)]
 			dir := filepath.Join(base, fmt.Sprintf("%s-%d", name, round))
 			check(os.MkdirAll(filepath.Join(dir, "out"), 0o755))
-			syscall.Sync()
+			syncDisks()
 			m, err := runOnce(first[name](dir))
 			if err != nil {
 				fatal("%s: %v", name, err)
@@ -255,7 +254,7 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 			ms[name] = append(ms[name], m)
 			files[name] = countFiles(filepath.Join(dir, "out"))
 			if again[name] != nil {
-				syscall.Sync()
+				syncDisks()
 				m, err := runOnce(again[name](dir))
 				if err != nil {
 					fatal("%s (again): %v", name, err)
@@ -312,8 +311,7 @@ func runOnce(argv []string) (measure, error) {
 		return measure{}, err
 	}
 	wall := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), busy: busyTime() - before, rss: ru.Maxrss}, nil
+	return measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), busy: busyTime() - before, rss: maxRSS(cmd.ProcessState)}, nil
 }
 
 // busyTime is the CPU time all processors have spent on anything but
