@@ -92,11 +92,18 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		return "", err
 	}
 	defer resp.Body.Close()
+	switch {
+	case resp.Offset == offset:
+	case resp.Offset == 0:
+		// The server sent the whole object again: start over, under
+		// NAME.part even when resuming NAME itself, which stays as it
+		// was until the new copy is whole.
+		offset, part = 0, ""
+	default:
+		return "", fmt.Errorf("%w: asked to resume at byte %d, the server sent from byte %d", ErrProtocol, offset, resp.Offset)
+	}
 	if part == "" {
 		part = name + PartSuffix
-	}
-	if offset > 0 && resp.Offset == 0 {
-		offset = 0 // the server sent the whole object again
 	}
 	flags := os.O_CREATE // not O_APPEND: it rules out splice and copy_file_range
 	if offset == 0 {

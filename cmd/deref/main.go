@@ -78,6 +78,7 @@ type options struct {
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
 	ftpSSL, ftpSync                                        bool
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
+	offset                                                 int64                // -C OFFSET, checked
 }
 
 func main() {
@@ -149,18 +150,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		urls = append(urls, more...)
 	}
 	if len(urls) == 0 {
-		fmt.Fprintln(stderr, "deref: no URL given (deref -h for help)")
-		return 1
+		return usageError(stderr, "no URL given")
 	}
-	if o.output != "" && len(urls) > 1 {
-		fmt.Fprintln(stderr, "deref: -o names one file; use -O (and --output-dir) for several URLs")
-		return 1
+	if msg := checkOptions(&o, len(urls)); msg != "" {
+		return usageError(stderr, msg)
+	}
+	if o.outputDir != "" && (o.remoteName || o.output != "" && o.output != "-") {
+		// Made once for every URL, as wget -P does, rather than failing
+		// once per URL.
+		if err := os.MkdirAll(o.outputDir, 0o755); err != nil {
+			fmt.Fprintln(stderr, "deref: --output-dir:", oneLine(err.Error()))
+			return fetch.ExitCode(fetch.WriteError(err))
+		}
 	}
 
 	c, err := newClient(&o, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "deref:", err)
-		return 1
+		return usageError(stderr, err.Error())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -171,13 +177,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
 		defer cancel()
-	}
-	if o.parallel < 1 {
-		o.parallel = 1
-	}
-	if o.parallel > 1 && !o.remoteName {
-		fmt.Fprintln(stderr, "deref: --parallel writes files: it goes with -O")
-		return 1
 	}
 	var (
 		mu   sync.Mutex
@@ -310,6 +309,48 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// checkOptions checks the flags against each other before anything is
+// fetched, and returns what is wrong, or "".
+func checkOptions(o *options, urls int) string {
+	toFile := o.remoteName || o.output != "" && o.output != "-" && !isDevice(o.output)
+	switch {
+	case o.output != "" && urls > 1:
+		return "-o names one file; use -O (and --output-dir) for several URLs"
+	case o.head && (o.remoteName || o.output != "" && o.output != "-"):
+		return "-I prints metadata only; it does not go with -o or -O"
+	case o.parallel > 1 && !o.remoteName:
+		return "--parallel writes files: it goes with -O"
+	}
+	if o.parallel < 1 {
+		o.parallel = 1
+	}
+	if o.resume != "" && o.resume != "-" {
+		n, err := strconv.ParseInt(o.resume, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Sprintf("-C: %q is not a byte offset (or - to continue a file)", o.resume)
+		}
+		if toFile {
+			return "-C OFFSET goes with standard output; use -C - to continue a file"
+		}
+		o.offset = n
+	}
+	return ""
+}
+
+// isDevice reports whether name is an existing file that is not a regular
+// file or folder (/dev/null, a pipe): it is written as standard output is.
+func isDevice(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && !st.Mode().IsRegular() && !st.IsDir()
+}
+
+// usageError writes a usage error as one line and a pointer to the help,
+// and returns the exit code of usage errors.
+func usageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "deref: %s\nsee 'deref -h'\n", oneLine(msg))
+	return 1
 }
 
 // clientFlags registers the flags that configure the Client: time-outs,
@@ -589,9 +630,6 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
-		if o.head {
-			return errors.New("-I prints metadata only; it does not go with -o or -O")
-		}
 		dir, name := o.outputDir, ""
 		if o.output != "" {
 			name = filepath.Base(o.output)
@@ -611,9 +649,6 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			}
 		}
 		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ModTimeHint: o.modTimes[raw]})
-		if err == nil && o.resume != "" && o.resume != "-" {
-			err = errors.New("-C OFFSET goes with standard output; use -C - to continue a file")
-		}
 		return err
 	}
 	switch u.Scheme {
@@ -624,15 +659,26 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	case "mailto":
 		return sendMail(ctx, u, o, c, stderr)
 	}
-	var offset int64
-	if o.resume != "" && o.resume != "-" {
-		if offset, err = strconv.ParseInt(o.resume, 10, 64); err != nil || offset < 0 {
-			return fmt.Errorf("-C: %q is not a byte offset", o.resume)
-		}
-	}
+	offset := o.offset
 	resp, err := c.Fetch(ctx, u, offset)
 	if err != nil {
 		return err
+	}
+	if resp.Offset != offset && resp.Kind == protocols.KindFile {
+		if resp.Offset != 0 {
+			resp.Body.Close()
+			return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -C %d: the server sent from byte %d", fetch.ErrProtocol, offset, resp.Offset)}
+		}
+		// The server ignored the offset and sends the whole object: its
+		// first bytes are read and dropped here, so that standard output
+		// still gets the object from the offset on.
+		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+			resp.Body.Close()
+			if errors.Is(err, io.EOF) {
+				return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -C %d is beyond the end of the object", fetch.ErrRangeNotSatisfied, offset)}
+			}
+			return err
+		}
 	}
 	if resp.Kind == protocols.KindSession {
 		return interact(ctx, resp, u, o, stdout, stderr)

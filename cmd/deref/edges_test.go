@@ -1,0 +1,108 @@
+package main
+
+import (
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// noRanges serves body with 200 whatever Range asks, as servers without
+// byte ranges do, and counts its requests.
+func noRanges(t *testing.T, body string) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Length", "10")
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(s.Close)
+	return s, &n
+}
+
+// TestResumeIgnoredByServer: -C 6 to standard output against a server that
+// answers the range with the whole object prints the object from byte 6.
+func TestResumeIgnoredByServer(t *testing.T) {
+	s, _ := noRanges(t, "0123456789")
+	r := runDeref(t, "", "-C", "6", s.URL+"/obj")
+	if r.code != 0 || r.stdout != "6789" {
+		t.Errorf("-C 6: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", "-C", "20", s.URL+"/obj")
+	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "beyond the end") {
+		t.Errorf("-C 20: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestResumeFileIgnoredByServer: -C - of a file against a server that sends
+// the whole object again starts over, and the file ends whole, never
+// spliced onto the old bytes; the old copy stays under its name until the
+// new one is complete.
+func TestResumeFileIgnoredByServer(t *testing.T) {
+	s, _ := noRanges(t, "0123456789")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "obj")
+	os.WriteFile(out, []byte("012345"), 0o644)
+	r := runDeref(t, "", "-C", "-", "-o", out, s.URL+"/obj")
+	if b, _ := os.ReadFile(out); r.code != 0 || string(b) != "0123456789" {
+		t.Errorf("-C - -o: exit %d, file %q, %s", r.code, b, r.stderr)
+	}
+	if _, err := os.Stat(out + ".part"); !os.IsNotExist(err) {
+		t.Errorf("a .part file is left: %v", err)
+	}
+}
+
+// TestChecksBeforeConnecting: flag combinations that cannot work are
+// refused before any connection, in one line and a pointer to the help.
+func TestChecksBeforeConnecting(t *testing.T) {
+	s, n := noRanges(t, "0123456789")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-o", filepath.Join(dir, "f"), "-C", "6", s.URL + "/obj"},
+		{"-O", "-C", "6", s.URL + "/obj"},
+		{"-C", "six", s.URL + "/obj"},
+		{"-I", "-o", filepath.Join(dir, "g"), s.URL + "/obj"},
+		{"-o", filepath.Join(dir, "h"), s.URL + "/a", s.URL + "/b"},
+		{"--parallel", "4", s.URL + "/a", s.URL + "/b"},
+	} {
+		r := runDeref(t, "", args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || len(lines) != 2 || lines[1] != "see 'deref -h'" {
+			t.Errorf("%q: exit %d, %q", args, r.code, r.stderr)
+		}
+	}
+	if got := n.Load(); got != 0 {
+		t.Errorf("%d requests made for refused flag combinations", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
+// TestOutputDirMade: -i with -O into a missing --output-dir makes the
+// folder once and fetches every URL into it.
+func TestOutputDirMade(t *testing.T) {
+	s, _ := noRanges(t, "0123456789")
+	dir := filepath.Join(t.TempDir(), "many", "levels")
+	list := s.URL + "/a\n" + s.URL + "/b\n" + s.URL + "/c\n"
+	r := runDeref(t, list, "-i", "-", "-O", "--output-dir", dir)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(b) != "0123456789" {
+			t.Errorf("%s: %q %v", n, b, err)
+		}
+	}
+	// A folder that cannot be made fails once, not once per URL.
+	file := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(file, nil, 0o644)
+	r = runDeref(t, list, "-i", "-", "-O", "--output-dir", filepath.Join(file, "sub"))
+	if r.code != 8 || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("unmakeable folder: exit %d, %q", r.code, r.stderr)
+	}
+}
+
