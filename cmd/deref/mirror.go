@@ -142,7 +142,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(out, "deref: retry %s in %v: %s\n", ev.Path, ev.Wait.Round(1e6), oneLine(ev.Err.Error()))
 			}
 		case plan:
-			if ev.Action == mirror.ActionNew || ev.Action == mirror.ActionUpdate {
+			if ev.Action == mirror.ActionNew || ev.Action == mirror.ActionUpdate || ev.Action == mirror.ActionCheck {
 				fmt.Fprintf(stdout, "%s\t%s\n", ev.URL, filepath.Join(dst, filepath.FromSlash(ev.Path)))
 			}
 		case mo.DryRun && !asJSON:
@@ -193,12 +193,18 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 
 // summary is the closing line: what changed, bytes and time.
 func summary(r *mirror.Report) string {
-	verb := ""
+	verb, check, head := "", "", "mirror"
 	if r.DryRun {
 		verb = " (dry run: nothing changed)"
 	}
-	return fmt.Sprintf("mirror: %d new, %d updated, %d unchanged, %d deleted, %d skipped, %d failed; %s in %.1f s%s",
-		r.New, r.Updated, r.Unchanged, r.Deleted, r.Refused, r.Failed, humanBytes(float64(r.Bytes)), r.Seconds, verb)
+	if r.Checked > 0 {
+		check = fmt.Sprintf(", %d to check with the server", r.Checked)
+	}
+	if r.Interrupted {
+		head = "mirror interrupted"
+	}
+	return fmt.Sprintf("%s: %d new, %d updated, %d unchanged%s, %d deleted, %d skipped, %d failed; %s in %.1f s%s",
+		head, r.New, r.Updated, r.Unchanged, check, r.Deleted, r.Refused, r.Failed, humanBytes(float64(r.Bytes)), r.Seconds, verb)
 }
 
 // parseRate reads "500k", "2M", "1.5G" or a plain number of bytes.

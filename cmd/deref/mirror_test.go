@@ -96,3 +96,14 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+func TestSummarySaysInterrupted(t *testing.T) {
+	r := &mirror.Report{New: 2, Checked: 3, DryRun: true}
+	if s := summary(r); !strings.HasPrefix(s, "mirror: 2 new") || !strings.Contains(s, "3 to check with the server") {
+		t.Errorf("summary %q", s)
+	}
+	r.Interrupted = true
+	if s := summary(r); !strings.HasPrefix(s, "mirror interrupted: ") {
+		t.Errorf("summary of an interrupted run: %q", s)
+	}
+}

@@ -249,7 +249,17 @@ func TestHTTPIndexMirror(t *testing.T) {
 		t.Errorf("report %+v, %d retries", rep, len(ev.of(mirror.EventRetry)))
 	}
 
+	// A dry run cannot know what the server will say to
+	// If-Modified-Since: it says "check", not "update".
 	gets.Store(0)
+	rep = run(t, srv.URL+"/pub/", dst, mirror.Options{OnlyNewer: true, DryRun: true})
+	if rep.Updated != 0 || rep.Checked != 4 || rep.Items[0].Action != mirror.ActionCheck || rep.Items[0].Action.String() != "check" {
+		t.Errorf("dry run: %+v", rep)
+	}
+	if gets.Load() != 2 {
+		t.Errorf("the dry run made %d requests; want the two index pages", gets.Load())
+	}
+
 	rep = run(t, srv.URL+"/pub/", dst, mirror.Options{OnlyNewer: true})
 	if rep.New+rep.Updated != 0 || rep.Unchanged != 4 || notModified.Load() != 4 {
 		t.Errorf("second run: %+v, %d requests answered 304", rep, notModified.Load())

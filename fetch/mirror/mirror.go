@@ -87,9 +87,10 @@ const (
 	ActionDelete                      // removed locally, gone from the server
 	ActionFail                        // could not be listed, fetched or written
 	ActionRefuse                      // not mirrored: an unsafe name, a link, a name collision
+	ActionCheck                       // a dry run's file that only the server can tell changed or not (HTTP If-Modified-Since)
 )
 
-var actionNames = [...]string{"", "new", "update", "unchanged", "delete", "fail", "refuse"}
+var actionNames = [...]string{"", "new", "update", "unchanged", "delete", "fail", "refuse", "check"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a > 0 {
@@ -162,11 +163,15 @@ type Report struct {
 	Deleted   int           `json:"deleted"`
 	Refused   int           `json:"refused"`
 	Failed    int           `json:"failed"`
+	Checked   int           `json:"checked,omitempty"` // in a dry run: files whose change only the server can tell
 	Bytes     int64         `json:"bytes"`
 	Duration  time.Duration `json:"-"`
 	Seconds   float64       `json:"seconds"`
 	DryRun    bool          `json:"dry_run,omitempty"`
-	Items     []Item        `json:"items"`
+	// Interrupted says the run was stopped (its context cancelled or
+	// past its deadline) before it had settled every path.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Items       []Item `json:"items"`
 }
 
 // FirstError returns the error of the first failed item, or nil.
@@ -217,7 +222,9 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 	m.emit(Event{Type: EventList, Path: "", URL: top.u.Redacted(), Size: -1})
 	m.runJobs(ctx, top, listing)
 	if err := ctx.Err(); err != nil {
-		return m.finish(start), err
+		r := m.finish(start)
+		r.Interrupted = true
+		return r, err
 	}
 	return m.finish(start), nil
 }
@@ -314,6 +321,8 @@ func (m *run) record(ev Event) {
 		r.Refused++
 	case ActionFail:
 		r.Failed++
+	case ActionCheck:
+		r.Checked++
 	}
 	r.Bytes += ev.Bytes
 	it := Item{Path: ev.Path, URL: ev.URL, Action: ev.Action, Bytes: ev.Bytes, Reason: ev.Reason, err: ev.Err}

@@ -309,13 +309,16 @@ func TestInterruptedRunResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := fetch.NewClient()
 	var once sync.Once
-	_, err := mirror.Run(ctx, c, src, dst, mirror.Options{Parallel: 2, LimitRate: 8 << 20, Events: func(ev mirror.Event) {
+	rep, err := mirror.Run(ctx, c, src, dst, mirror.Options{Parallel: 2, LimitRate: 8 << 20, Events: func(ev mirror.Event) {
 		if ev.Type == mirror.EventProgress && ev.Bytes >= 512<<10 {
 			once.Do(cancel)
 		}
 	}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run after cancel: %v", err)
+	}
+	if rep == nil || !rep.Interrupted {
+		t.Errorf("the report does not say the run was interrupted: %+v", rep)
 	}
 	// No final name holds an incomplete file.
 	des, _ := os.ReadDir(dst)
@@ -338,8 +341,8 @@ func TestInterruptedRunResumes(t *testing.T) {
 	}
 
 	var ev events
-	rep := run(t, src, dst, mirror.Options{OnlyNewer: true, Events: ev.add})
-	if rep.Failed != 0 {
+	rep = run(t, src, dst, mirror.Options{OnlyNewer: true, Events: ev.add})
+	if rep.Failed != 0 || rep.Interrupted {
 		t.Fatalf("second run: %+v", rep)
 	}
 	resumed := 0

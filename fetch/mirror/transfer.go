@@ -24,7 +24,13 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 	}
 	k := fj.c
 	if m.o.DryRun {
-		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Size: k.size})
+		reason := ""
+		if action == ActionUpdate && m.o.OnlyNewer && m.src.conditional() {
+			// The real run asks the server (If-Modified-Since), which
+			// may well answer "not modified".
+			action, reason = ActionCheck, "only the server can tell whether it changed"
+		}
+		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Reason: reason, Size: k.size})
 		return
 	}
 	var since time.Time
