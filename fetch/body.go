@@ -36,8 +36,8 @@ type guardedBody struct {
 	progress func(Progress) // Client.Progress and the transfer's own, nil if neither
 }
 
-func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, cancel context.CancelFunc, own func(Progress)) io.ReadCloser {
-	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: resp.Size, start: time.Now(), idle: c.idle()}
+func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int64, cancel context.CancelFunc, own func(Progress)) io.ReadCloser {
+	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: size, start: time.Now(), idle: c.idle()}
 	switch all := c.Progress; {
 	case all != nil && own != nil:
 		g.progress = func(p Progress) { all(p); own(p) }

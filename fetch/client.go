@@ -281,6 +281,9 @@ type FetchOptions struct {
 	// allows (HTTP): an unchanged object is an error wrapping
 	// ErrNotModified.
 	IfModifiedSince time.Time
+	// HeadOnly asks for the metadata only (HTTP HEAD; FTP without RETR);
+	// see protocols.Request.
+	HeadOnly bool
 	// SizeHint and ModTimeHint pass on what a listing said of the object;
 	// see protocols.Request.
 	SizeHint    int64
@@ -351,7 +354,7 @@ func (c *Client) redirectScheme(s string) bool {
 
 // fetchOnce performs one retrieval without following redirects.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
+	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
@@ -366,7 +369,11 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 		return nil, err
 	}
 	if resp.Body != nil {
-		resp.Body = c.guard(ctx, u, resp, cancel, o.Progress)
+		size := resp.Size
+		if o.HeadOnly {
+			size = -1 // the size is the object's; the body of a HEAD is empty
+		}
+		resp.Body = c.guard(ctx, u, resp, size, cancel, o.Progress)
 	} else {
 		cancel()
 	}

@@ -82,6 +82,12 @@ type Request struct {
 	// (HTTP): name and value.
 	Header [][2]string
 
+	// HeadOnly asks for the object's metadata only: HTTP sends HEAD, FTP
+	// stops after SIZE and MDTM. The Response's Body then yields nothing.
+	// Protocols that cannot tell metadata apart from the object ignore it,
+	// and the caller closes the Body unread.
+	HeadOnly bool
+
 	// IfModifiedSince makes the retrieval conditional where the protocol
 	// can say so (HTTP): an object not modified since then is
 	// ErrNotModified. Zero means unconditional.

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -106,3 +110,89 @@ func TestOutputDirMade(t *testing.T) {
 	}
 }
 
+// rawHTTP answers every request on a loopback port with reply, and
+// records each request head as it came.
+func rawHTTP(t *testing.T, reply string) (addr string, heads func() []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var got []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					var head strings.Builder
+					for {
+						line, err := br.ReadString('\n')
+						if err != nil {
+							return
+						}
+						head.WriteString(line)
+						if line == "\r\n" {
+							break
+						}
+					}
+					mu.Lock()
+					got = append(got, head.String())
+					mu.Unlock()
+					c.Write([]byte(reply))
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+}
+
+// TestHeadAndTrace: -I sends HEAD and reads no body; -I --json prints one
+// JSON object; -v shows the connection before the request, and the header
+// lines in the order they went over the wire each way.
+func TestHeadAndTrace(t *testing.T) {
+	const reply = "HTTP/1.1 200 OK\r\nZeta: last-alphabetically\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nAlpha: first-alphabetically\r\nLast-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n\r\n"
+	addr, heads := rawHTTP(t, reply)
+	u := "http://" + addr + "/obj.txt"
+
+	r := runDeref(t, "", "-I", "--json", u)
+	var meta map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &meta); r.code != 0 || err != nil || strings.Count(r.stdout, "\n") != 1 {
+		t.Fatalf("-I --json: exit %d, %v, %q %s", r.code, err, r.stdout, r.stderr)
+	}
+	if meta["kind"] != "file" || meta["size"] != 5.0 || meta["type"] != "text/plain" || meta["modified"] != "2020-01-02T03:04:05Z" || meta["url"] != u {
+		t.Errorf("-I --json: %v", meta)
+	}
+	if h := heads(); len(h) != 1 || !strings.HasPrefix(h[0], "HEAD /obj.txt HTTP/1.1\r\n") {
+		t.Errorf("-I sent %q", h)
+	}
+
+	r = runDeref(t, "", "-v", "-I", u)
+	var trace []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if l != "" {
+			trace = append(trace, l)
+		}
+	}
+	sent := heads()[1]
+	var want []string
+	want = append(want, "* connecting to "+addr)
+	for _, l := range strings.Split(strings.TrimSuffix(sent, "\r\n\r\n"), "\r\n") {
+		want = append(want, "> "+l)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(reply, "\r\n\r\n"), "\r\n") {
+		want = append(want, "< "+l)
+	}
+	if strings.Join(trace, "\n") != strings.Join(want, "\n") {
+		t.Errorf("-v:\n%s\nwant:\n%s", strings.Join(trace, "\n"), strings.Join(want, "\n"))
+	}
+}

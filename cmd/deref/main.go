@@ -660,7 +660,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return sendMail(ctx, u, o, c, stderr)
 	}
 	offset := o.offset
-	resp, err := c.Fetch(ctx, u, offset)
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, HeadOnly: o.head})
 	if err != nil {
 		return err
 	}
@@ -687,6 +687,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	if o.head {
 		resp.Body.Close()
 		gopherPlusMeta(ctx, c, u, resp)
+		if o.json {
+			return printMetaJSON(stdout, u, resp)
+		}
 		return printMeta(stdout, u, resp)
 	}
 	if resp.Note != "" && resp.Kind != protocols.KindSearchIndex {
@@ -765,6 +768,48 @@ func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
+	return fetch.WriteError(err)
+}
+
+// jsonMeta is what -I --json prints: one object of the metadata.
+type jsonMeta struct {
+	URL        string          `json:"url"`
+	Kind       string          `json:"kind"`
+	Size       *int64          `json:"size,omitempty"`
+	Type       string          `json:"type,omitempty"`
+	Modified   string          `json:"modified,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	Entries    *int            `json:"entries,omitempty"`
+	Note       string          `json:"note,omitempty"`
+	Attributes []jsonAttribute `json:"attributes,omitempty"`
+}
+
+type jsonAttribute struct {
+	Name  string   `json:"name"`
+	Value string   `json:"value"`
+	Lines []string `json:"lines,omitempty"`
+}
+
+func printMetaJSON(w io.Writer, u *url.URL, r *fetch.Response) error {
+	m := jsonMeta{URL: u.Redacted(), Kind: r.Kind.String(), Type: r.MediaType, Name: r.Name, Status: r.Status, Note: r.Note}
+	if r.Size >= 0 {
+		m.Size = &r.Size
+	}
+	if !r.ModTime.IsZero() {
+		m.Modified = r.ModTime.UTC().Format(time.RFC3339)
+	}
+	if r.Entries != nil {
+		n := len(r.Entries)
+		m.Entries = &n
+	}
+	for _, a := range r.Attributes {
+		m.Attributes = append(m.Attributes, jsonAttribute{Name: a.Name, Value: a.Value, Lines: a.Lines})
+	}
+	b, err := json.Marshal(m)
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
+	}
 	return fetch.WriteError(err)
 }
 

@@ -373,7 +373,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	// SIZE lets a short transfer be caught even when the server then
 	// reports success; without it, the size comes from the 150 reply where
 	// the server puts one there.
-	askSize := req.Offset > 0 || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr)
+	askSize := req.Offset > 0 || req.HeadOnly || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr)
 	if s.ascii && (askSize || typ != 'a') {
 		if err := s.c.Type(jftp.TransferTypeBinary); err != nil {
 			return nil, mapErr("TYPE I", err)
@@ -395,6 +395,14 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		} else if isNetErr(err) {
 			return nil, mapErr("MDTM "+name, err)
 		}
+	}
+	if req.HeadOnly {
+		// Metadata only: no RETR. A name SIZE and MDTM both refused may
+		// still be a file the server would send, so it is not an error.
+		s.release()
+		resp.Size = size
+		resp.Body = io.NopCloser(strings.NewReader(""))
+		return resp, nil
 	}
 	if typ == 'a' {
 		if !s.ascii {

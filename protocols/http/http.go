@@ -15,7 +15,9 @@ import (
 	"mime"
 	"net"
 	nethttp "net/http"
+	"net/http/httptrace"
 	neturl "net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,11 +160,15 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	var hreq *nethttp.Request
 	var err error
 	direct := false
+	method := "GET"
+	if req.HeadOnly {
+		method = "HEAD"
+	}
 	if web {
 		if target.Path == "" {
 			target.Path = "/"
 		}
-		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", target.String(), nil)
+		hreq, err = nethttp.NewRequestWithContext(ctx, method, target.String(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
 		}
@@ -173,7 +179,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		// An absolute-form request line through the gateway: the transport
 		// dials the gateway itself and writes Opaque as the request target.
 		p := req.Proxy
-		hreq, err = nethttp.NewRequestWithContext(ctx, "GET", p.Scheme+"://"+p.HostPort()+"/", nil)
+		hreq, err = nethttp.NewRequestWithContext(ctx, method, p.Scheme+"://"+p.HostPort()+"/", nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: gateway: %w", protocols.ErrBadURL, err)
 		}
@@ -209,12 +215,15 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if req.Offset > 0 {
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
-	hreq = hreq.WithContext(context.WithValue(ctx, dialKey{}, req.Dial))
-	traceRequest(req, hreq)
+	hctx := context.WithValue(ctx, dialKey{}, req.Dial)
 	var resp *nethttp.Response
 	if u.Scheme == "http" && req.Proxy == nil {
-		resp, err = f.rawRoundTrip(ctx, req, hreq)
+		resp, err = f.rawRoundTrip(ctx, req, hreq.WithContext(hctx))
 	} else {
+		if req.Trace != nil {
+			hctx = httptrace.WithClientTrace(hctx, clientTrace(req, hreq))
+		}
+		hreq = hreq.WithContext(hctx)
 		resp, err = f.transport(req, direct).RoundTrip(hreq)
 	}
 	if err != nil {
@@ -226,7 +235,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		return nil, protocols.NetError(err)
 	}
-	traceResponse(req, resp)
+	if _, raw := resp.Body.(*rawBody); !raw {
+		traceResponse(req, resp) // the raw path traced the head as it came
+	}
 	return f.response(req, resp)
 }
 
@@ -333,34 +344,88 @@ func basic(user, pw string) string {
 	return r.Header.Get("Authorization")
 }
 
-func traceRequest(req *protocols.Request, h *nethttp.Request) {
-	if req.Trace == nil {
-		return
+// clientTrace traces a request that net/http's Transport sends (HTTPS,
+// proxies): the connection first, then the request line and header
+// fields in the order they are written.
+func clientTrace(req *protocols.Request, hreq *nethttp.Request) *httptrace.ClientTrace {
+	target := hreq.URL.RequestURI()
+	if hreq.URL.Opaque != "" {
+		target = hreq.URL.Opaque
 	}
-	target := h.URL.RequestURI()
-	if h.URL.Opaque != "" {
-		target = h.URL.Opaque
-	}
-	req.Tracef(protocols.TraceSend, "GET "+url.RedactString(target)+" HTTP/1.1")
-	host := h.Host
-	if host == "" {
-		host = h.URL.Host
-	}
-	req.Tracef(protocols.TraceSend, "Host: "+host)
-	for k, vs := range h.Header {
-		for _, v := range vs {
-			req.Tracef(protocols.TraceSend, k+": "+v)
-		}
+	return &httptrace.ClientTrace{
+		ConnectStart: func(network, addr string) { req.Tracef(protocols.TraceInfo, "connecting to "+addr) },
+		TLSHandshakeDone: func(st tls.ConnectionState, err error) {
+			if err == nil {
+				req.Tracef(protocols.TraceInfo, "TLS "+tls.VersionName(st.Version)+", "+tls.CipherSuiteName(st.CipherSuite))
+			}
+		},
+		GotConn: func(ci httptrace.GotConnInfo) {
+			if ci.Reused {
+				req.Tracef(protocols.TraceInfo, "reusing the connection to "+ci.Conn.RemoteAddr().String())
+			}
+			req.Tracef(protocols.TraceSend, hreq.Method+" "+url.RedactString(target)+" HTTP/1.1")
+		},
+		WroteHeaderField: func(key string, values []string) {
+			for _, v := range values {
+				if strings.EqualFold(key, "Authorization") || strings.EqualFold(key, "Proxy-Authorization") {
+					v = redactAuth(v)
+				}
+				req.Tracef(protocols.TraceSend, key+": "+v)
+			}
+		},
 	}
 }
 
+// traceHead traces the bytes of a request or response head as they went
+// over the wire, a line each, in their order; passwords in Authorization
+// fields are hidden.
+func traceHead(req *protocols.Request, dir protocols.TraceDir, head []byte) {
+	for _, line := range strings.Split(strings.TrimRight(string(head), "\r\n"), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if k, v, ok := strings.Cut(line, ":"); ok && (strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization")) {
+			line = k + ": " + redactAuth(strings.TrimSpace(v))
+		}
+		if dir == protocols.TraceSend {
+			line = redactTarget(line)
+		}
+		req.Tracef(dir, line)
+	}
+}
+
+// redactTarget hides a password in a request line's absolute target.
+func redactTarget(line string) string {
+	m, rest, ok := strings.Cut(line, " ")
+	if !ok {
+		return line
+	}
+	target, proto, ok := strings.Cut(rest, " ")
+	if !ok || !strings.Contains(target, "@") {
+		return line
+	}
+	return m + " " + url.RedactString(target) + " " + proto
+}
+
+// redactAuth keeps the scheme of an Authorization value and hides the
+// credentials.
+func redactAuth(v string) string {
+	scheme, _, _ := strings.Cut(v, " ")
+	return scheme + " xxxxx"
+}
+
+// traceResponse traces a response that net/http read: its status line and
+// header fields, sorted (net/http keeps no order).
 func traceResponse(req *protocols.Request, r *nethttp.Response) {
 	if req.Trace == nil {
 		return
 	}
 	req.Tracef(protocols.TraceRecv, r.Proto+" "+r.Status)
-	for k, vs := range r.Header {
-		for _, v := range vs {
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range r.Header[k] {
 			req.Tracef(protocols.TraceRecv, k+": "+v)
 		}
 	}

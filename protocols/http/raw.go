@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,7 +86,7 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 				return nil, err
 			}
 		}
-		resp, err := f.exchange(ctx, conn, hreq, addr)
+		resp, err := f.exchange(ctx, req, conn, hreq, addr)
 		if err == nil {
 			return resp, nil
 		}
@@ -96,19 +97,36 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 	}
 }
 
-func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Request, addr string) (*nethttp.Response, error) {
+func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net.Conn, hreq *nethttp.Request, addr string) (*nethttp.Response, error) {
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	bw := bufio.NewWriterSize(conn, 4096)
-	if err := hreq.Write(bw); err != nil {
+	var out bytes.Buffer
+	if err := hreq.Write(&out); err != nil {
 		return nil, err
 	}
-	if err := bw.Flush(); err != nil {
+	if req.Trace != nil {
+		traceHead(req, protocols.TraceSend, out.Bytes()) // as it goes over the wire, after connecting
+	}
+	if _, err := conn.Write(out.Bytes()); err != nil {
 		return nil, err
 	}
 	head := &headLimit{r: conn, left: maxHead}
+	if req.Trace != nil {
+		head.tap = new(bytes.Buffer)
+	}
 	br := bufio.NewReaderSize(head, 32<<10)
 	resp, err := nethttp.ReadResponse(br, hreq)
+	if head.tap != nil {
+		// The head's lines as they came, up to the blank line; what was
+		// read beyond it is the body's.
+		b := head.tap.Bytes()
+		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
+			b = b[:i]
+		} else if i := bytes.Index(b, []byte("\n\n")); i >= 0 {
+			b = b[:i]
+		}
+		traceHead(req, protocols.TraceRecv, b)
+	}
 	if err != nil {
 		var ne net.Error
 		switch {
@@ -126,11 +144,16 @@ func (f *Fetcher) exchange(ctx context.Context, conn net.Conn, hreq *nethttp.Req
 		conn.Close()
 		return nil, ctx.Err()
 	}
-	if resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0 {
+	switch {
+	case hreq.Method == "HEAD":
+		// No body follows, whatever Content-Length says: the connection
+		// goes back to the pool when the empty body is closed.
+		resp.Body = &rawBody{conn: conn, br: br, pool: &f.pool, addr: addr, keep: !resp.Close}
+	case resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0:
 		rb := &rawBody{conn: conn, br: br, pool: &f.pool, addr: addr, keep: !resp.Close, batching: true}
 		rb.left.Store(resp.ContentLength)
 		resp.Body = rb
-	} else {
+	default:
 		resp.Body = &closingBody{resp.Body, conn}
 	}
 	return resp, nil
@@ -147,6 +170,7 @@ type headLimit struct {
 	r    io.Reader
 	left int64
 	off  bool
+	tap  *bytes.Buffer // when tracing: what was read for the head
 }
 
 func (h *headLimit) Read(p []byte) (int, error) {
@@ -161,6 +185,9 @@ func (h *headLimit) Read(p []byte) (int, error) {
 	}
 	n, err := h.r.Read(p)
 	h.left -= int64(n)
+	if h.tap != nil {
+		h.tap.Write(p[:n])
+	}
 	return n, err
 }
 

@@ -1,0 +1,42 @@
+package ftp_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// TestHeadOnly: metadata only asks SIZE and MDTM and opens no data
+// connection; the connection stays usable for the next retrieval.
+func TestHeadOnly(t *testing.T) {
+	s := scriptServer(t, map[string]string{"pub/f.bin": "0123456789"}, nil)
+	c := newTraced()
+	u, _ := url.Parse("ftp://" + s.Addr() + "/pub/f.bin")
+	resp, err := c.FetchWith(context.Background(), u, fetch.FetchOptions{HeadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || len(b) != 0 || resp.Body.Close() != nil || resp.Size != 10 || resp.ModTime.IsZero() {
+		t.Errorf("head: %q %v, size %d, time %v", b, err, resp.Size, resp.ModTime)
+	}
+	if got := strings.Join(c.commands(), "|"); got != "TYPE I|CWD pub|SIZE f.bin|MDTM f.bin" {
+		t.Errorf("sent %q", got)
+	}
+	if body, _ := c.get(t, u.String()); body != "0123456789" {
+		t.Errorf("then: %q", body)
+	}
+	logins := 0
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "USER ") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("%d logins: the connection was not kept", logins)
+	}
+}
