@@ -130,7 +130,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.rlogin, "rlogin", "", "`PROGRAM` for rlogin: sessions (default: rlogin on PATH)")
 	fs.StringVar(&o.smtp, "smtp", "", "mailto: send standard input through the SMTP server `HOST[:PORT]`")
 	fs.StringVar(&o.subject, "subject", "", "mailto: the message's `SUBJECT`")
-	fs.StringVar(&o.mailDir, "mail-dir", "", "mid: and cid: look in this Maildir folder or mbox `FILE`")
+	fs.StringVar(&o.mailDir, "mail-dir", "", "mid: and cid: look in this mbox file, Maildir, or `FOLDER` of mailboxes (such as ~/Mail)")
 	fs.StringVar(&o.urnResolver, "urn-resolver", "", "urn: resolve names through this RFC 2169 resolver `URL`")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)

@@ -30,7 +30,9 @@ import (
 // Fetcher finds messages and parts in Dir. The zero value has no mail
 // and fails every URL with a clear error.
 type Fetcher struct {
-	// Dir is a Maildir folder (with cur/ and new/) or an mbox file.
+	// Dir is an mbox file, a Maildir (with cur/ and new/), or a folder of
+	// mailboxes: mbox files, Maildirs and such folders, searched in name
+	// order, links not followed.
 	Dir string
 }
 
@@ -105,29 +107,107 @@ func Parse(u *url.URL) (mid, cid string, err error) {
 }
 
 // each calls fn with an opener for every message of the mailbox until fn
-// says it is done.
+// says it is done. Dir is an mbox file, a Maildir, or a folder of
+// mailboxes (as ~/Mail usually is: mbox files and Maildirs side by side,
+// in folders of their own), searched in name order.
 func (f *Fetcher) each(fn func(open func() (io.ReadCloser, error)) (bool, error)) error {
 	st, err := os.Stat(f.Dir)
 	if err != nil {
 		return fmt.Errorf("%w: mailbox: %w", protocols.ErrNotFound, err)
 	}
-	if st.IsDir() {
-		for _, sub := range []string{"cur", "new"} {
-			names, _ := filepath.Glob(filepath.Join(f.Dir, sub, "*"))
-			for _, n := range names {
-				done, err := fn(func() (io.ReadCloser, error) { return os.Open(n) })
-				if err != nil || done {
-					return err
-				}
+	if !st.IsDir() {
+		_, err := eachMbox(f.Dir, fn)
+		return err
+	}
+	_, err = eachIn(f.Dir, 0, fn)
+	return err
+}
+
+// maxMailDepth bounds how deep folders of mailboxes are searched.
+const maxMailDepth = 8
+
+// eachIn searches the folder dir: its messages when it is a Maildir, then
+// every mbox file, Maildir and folder of mailboxes in it (Maildir++
+// folders such as .Sent inside a Maildir among them). Links are not
+// followed, so no folder is searched twice.
+func eachIn(dir string, depth int, fn func(open func() (io.ReadCloser, error)) (bool, error)) (bool, error) {
+	maildir := isMaildir(dir)
+	if maildir {
+		if done, err := eachMaildir(dir, fn); err != nil || done {
+			return done, err
+		}
+	}
+	if depth >= maxMailDepth {
+		return false, nil
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return false, nil // a folder that cannot be read holds nothing to find
+	}
+	for _, de := range des {
+		name := de.Name()
+		if maildir && (name == "cur" || name == "new" || name == "tmp") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		var done bool
+		switch {
+		case de.IsDir():
+			done, err = eachIn(p, depth+1, fn)
+		case de.Type().IsRegular() && isMbox(p):
+			done, err = eachMbox(p, fn)
+		}
+		if err != nil || done {
+			return done, err
+		}
+	}
+	return false, nil
+}
+
+// isMaildir reports whether dir has the cur and new folders of a Maildir.
+func isMaildir(dir string) bool {
+	for _, sub := range []string{"cur", "new"} {
+		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// isMbox reports whether the file at p starts as an mbox does, with a
+// "From " line (an empty file is an empty mbox, with nothing to find).
+func isMbox(p string) bool {
+	file, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	b := make([]byte, 5)
+	n, _ := io.ReadFull(file, b)
+	return string(b[:n]) == "From "
+}
+
+// eachMaildir calls fn for the messages in cur and new.
+func eachMaildir(dir string, fn func(open func() (io.ReadCloser, error)) (bool, error)) (bool, error) {
+	for _, sub := range []string{"cur", "new"} {
+		names, _ := filepath.Glob(filepath.Join(dir, sub, "*"))
+		for _, n := range names {
+			done, err := fn(func() (io.ReadCloser, error) { return os.Open(n) })
+			if err != nil || done {
+				return done, err
 			}
 		}
-		return nil
 	}
+	return false, nil
+}
+
+// eachMbox calls fn for the messages of the mbox file at name.
+func eachMbox(name string, fn func(open func() (io.ReadCloser, error)) (bool, error)) (bool, error) {
 	// An mbox: messages start at lines "From " after an empty line (or at
 	// the start); each is read as a section of the file.
-	file, err := os.Open(f.Dir)
+	file, err := os.Open(name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer file.Close()
 	var starts []int64
@@ -166,10 +246,10 @@ func (f *Fetcher) each(fn func(open func() (io.ReadCloser, error)) (bool, error)
 			}{unquoteFrom(br), f}, nil
 		})
 		if err != nil || done {
-			return err
+			return done, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // unquoteFrom undoes mboxrd quoting: ">From " at a line start becomes

@@ -71,3 +71,49 @@ func TestMidCid(t *testing.T) {
 		t.Errorf("without a mailbox: %v", err)
 	}
 }
+
+// TestFolderOfMailboxes: a mail folder laid out as ~/Mail usually is (mbox
+// files and Maildirs side by side, nested folders, a Maildir++ subfolder,
+// files that are not mailboxes) is searched whole.
+func TestFolderOfMailboxes(t *testing.T) {
+	boxes := mailboxes(t)
+	home := t.TempDir()
+	mkmsg := func(id, body string) string {
+		return "From: x@example.org\nMessage-ID: <" + id + ">\nSubject: s\n\n" + body
+	}
+	// An mbox at the top, another two folders down, a Maildir with a
+	// Maildir++ folder inside, and noise.
+	os.WriteFile(filepath.Join(home, "inbox"), []byte(mail.Sample), 0o600)
+	os.MkdirAll(filepath.Join(home, "lists", "2026"), 0o700)
+	os.WriteFile(filepath.Join(home, "lists", "2026", "golang"), []byte("From x@example.org Mon Nov 23 10:00:00 2026\n"+mkmsg("deep@example.org", "deep in a folder\n")), 0o600)
+	md := filepath.Join(home, "work")
+	for _, sub := range []string{"cur", "new", "tmp", ".Sent/cur", ".Sent/new", ".Sent/tmp"} {
+		os.MkdirAll(filepath.Join(md, sub), 0o700)
+	}
+	os.WriteFile(filepath.Join(md, "new", "1.host"), []byte(mkmsg("work@example.org", "in a Maildir\n")), 0o600)
+	os.WriteFile(filepath.Join(md, ".Sent", "cur", "2.host:2,S"), []byte(mkmsg("sent@example.org", "sent, Maildir++\n")), 0o600)
+	os.WriteFile(filepath.Join(home, ".mutt_cache"), []byte("not a mailbox\n"), 0o600)
+	os.WriteFile(filepath.Join(home, "empty"), nil, 0o600)
+	os.Symlink(home, filepath.Join(home, "loop")) // never followed
+
+	for id, want := range map[string]string{
+		"lunch.1@example.org": "Noon at the usual place?",
+		"deep@example.org":    "deep in a folder",
+		"work@example.org":    "in a Maildir",
+		"sent@example.org":    "sent, Maildir++",
+	} {
+		body, _, err := get(t, home, "mid:"+id)
+		if err != nil || !strings.Contains(body, want) {
+			t.Errorf("mid:%s: %q %v", id, body, err)
+		}
+	}
+	if _, _, err := get(t, home, "mid:nowhere@example.org"); !errors.Is(err, protocols.ErrNotFound) {
+		t.Errorf("missing message: %v", err)
+	}
+	// A single mbox and a single Maildir still work as before.
+	for kind, dir := range boxes {
+		if _, _, err := get(t, dir, "mid:lunch.1@example.org"); err != nil {
+			t.Errorf("%s alone: %v", kind, err)
+		}
+	}
+}
