@@ -1,10 +1,12 @@
 package protocols
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urlderef/deref/url"
 )
@@ -18,7 +20,8 @@ import (
 // "articles", "session" or "info"; size is "-" when unknown; the time is
 // RFC 3339 in UTC or "-"; the URL is empty where the entry cannot be
 // dereferenced. A link whose target is known has it as a sixth field.
-// TABs and line breaks inside the name and the target become spaces.
+// TABs and line breaks inside the name and the target become spaces, and
+// other control characters are escaped as Printable does.
 func FormatEntry(e Entry) string {
 	size := "-"
 	if e.Size >= 0 {
@@ -35,14 +38,15 @@ func FormatEntry(e Entry) string {
 	return line
 }
 
-// oneField turns the TABs and line breaks of s into spaces.
+// oneField turns the TABs and line breaks of s into spaces, and escapes
+// the other control characters (Printable).
 func oneField(s string) string {
-	return strings.Map(func(r rune) rune {
+	return Printable(strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // WriteListing writes entries with FormatEntry, one per line.
@@ -98,4 +102,61 @@ func SafeName(s string) string {
 		return ""
 	}
 	return s
+}
+
+// Printable makes text from a server safe to show on a terminal: CR and LF
+// become \r and \n, every other control character but TAB (ESC, BEL,
+// DEL, the C1 controls) becomes \xNN, and a byte that is not UTF-8 becomes
+// \xNN too, so that no server can move the cursor, recolour or retitle
+// the terminal, or hide a line. Text without them is returned as it is.
+func Printable(s string) string {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c < 0x80 {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case c < 0x80:
+			b.WriteByte(c)
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				fmt.Fprintf(&b, `\x%02x`, c)
+			case r >= 0x80 && r <= 0x9f:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	return b.String()
 }

@@ -58,3 +58,22 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, é and 漢字\tTAB": "plain text, é and 漢字\tTAB",
+		"a\x1b[31mred":              `a\x1b[31mred`,
+		"bell\x07 del\x7f":          `bell\x07 del\x7f`,
+		"line\r\nbreak":             `line\r\nbreak`,
+		"c1 \u009b6n":               `c1 \u009b6n`,
+		"bad \xff\x9b utf-8":        `bad \xff\x9b utf-8`,
+	} {
+		if got := protocols.Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+	e := protocols.Entry{Kind: protocols.KindLink, Name: "n\x1b]0;t\x07", Target: "t\tx\x1b", Size: -1}
+	if got := protocols.FormatEntry(e); got != "link\t-\t-\t"+`n\x1b]0;t\x07`+"\t\t"+`t x\x1b` {
+		t.Errorf("FormatEntry = %q", got)
+	}
+}

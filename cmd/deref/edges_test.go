@@ -196,3 +196,52 @@ func TestHeadAndTrace(t *testing.T) {
 		t.Errorf("-v:\n%s\nwant:\n%s", strings.Join(trace, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestErrorLines: every error is one line naming the URL, in plain words,
+// and server text reaches the terminal with its control characters
+// escaped, in errors, traces and listings alike.
+func TestErrorLines(t *testing.T) {
+	addr, _ := rawHTTP(t, "HTTP/1.1 404 Not\x1b]0;pwned\x07Found\r\nContent-Length: 0\r\n\r\n")
+	u := "http://" + addr + "/x"
+	r := runDeref(t, "", "-v", u)
+	if r.code != 4 || strings.ContainsAny(r.stderr, "\x1b\x07") || !strings.Contains(r.stderr, `Not\x1b]0;pwned\x07Found`) || strings.Count(r.stderr, `\x1b]0;pwned`) != 2 {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if last := strings.Split(strings.TrimSpace(r.stderr), "\n"); !strings.HasPrefix(last[len(last)-1], "deref: get "+u+": ") {
+		t.Errorf("the error line does not name the URL: %q", last[len(last)-1])
+	}
+
+	// A trickling server and --max-time: plain words, and the URL.
+	slow, _ := rawHTTP(t, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nx")
+	r = runDeref(t, "", "--max-time", "0.3", "http://"+slow+"/s")
+	if r.code != 6 || r.stderr != "deref: get http://"+slow+"/s: timed out after 0.3 s (--max-time)\n" &&
+		r.stderr != "deref: http://"+slow+"/s: timed out after 0.3 s (--max-time)\n" {
+		t.Errorf("--max-time: exit %d, %q", r.code, r.stderr)
+	}
+
+	// A write error on standard output names the URL.
+	var errb strings.Builder
+	ok, _ := rawHTTP(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	code := run([]string{"http://" + ok + "/w"}, strings.NewReader(""), failingWriter{}, &errb)
+	if code != 8 || !strings.Contains(errb.String(), "http://"+ok+"/w: ") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("write error: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestListingEscaped: names in a listing printed as text have their
+// control characters escaped; --json has them as JSON escapes; the raw
+// listing is the server's bytes.
+func TestListingEscaped(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "evil\x1b[2Jname"), nil, 0o644); err != nil {
+		t.Skip("this file system takes no ESC in names")
+	}
+	r := runDeref(t, "", "file://"+filepath.ToSlash(dir)+"/")
+	if r.code != 0 || strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, `evil\x1b[2Jname`) {
+		t.Errorf("listing: %q", r.stdout)
+	}
+	r = runDeref(t, "", "--json", "file://"+filepath.ToSlash(dir)+"/")
+	if r.code != 0 || strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, `evil\u001b[2Jname`) {
+		t.Errorf("--json: %q", r.stdout)
+	}
+}

@@ -79,6 +79,7 @@ type options struct {
 	ftpSSL, ftpSync                                        bool
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
+	progress                                               *progressLine        // on a terminal, unless -s
 }
 
 func main() {
@@ -183,13 +184,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code int
 		wg   sync.WaitGroup
 	)
-	report := func(err error) {
-		if errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0 {
-			err = fmt.Errorf("%w (--max-time %v s)", err, o.maxTime)
-		}
+	report := func(raw string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(stderr, "deref:", oneLine(err.Error()))
+		if o.progress != nil {
+			o.progress.endLine()
+		}
+		fmt.Fprintln(stderr, "deref: "+errorLine(err, raw, &o))
 		if code == 0 {
 			code = fetch.ExitCode(err)
 		}
@@ -204,7 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer wg.Done()
 			for raw := range next {
 				if err := deref(ctx, c, &o, raw, stdout, stderr); err != nil {
-					report(err)
+					report(raw, err)
 				}
 			}
 		}()
@@ -311,6 +312,25 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool
 	}
 }
 
+// errorLine words err as the one line deref prints for it: naming the URL
+// (passwords hidden), with "interrupted" and "timed out after N s
+// (--max-time)" for what Go calls a cancelled context and an exceeded
+// deadline, and server text made safe for a terminal.
+func errorLine(err error, raw string, o *options) string {
+	text := err.Error()
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		text = url.RedactString(strings.TrimSpace(raw)) + ": " + text
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		text = strings.ReplaceAll(text, context.Canceled.Error(), "interrupted")
+	case errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0:
+		text = strings.ReplaceAll(text, context.DeadlineExceeded.Error(), fmt.Sprintf("timed out after %s s (--max-time)", strconv.FormatFloat(o.maxTime, 'f', -1, 64)))
+	}
+	return oneLine(text)
+}
+
 // checkOptions checks the flags against each other before anything is
 // fetched, and returns what is wrong, or "".
 func checkOptions(o *options, urls int) string {
@@ -381,11 +401,9 @@ func clientFlags(fs *flag.FlagSet, o *options) {
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
-func oneLine(s string) string { return lineBreaks.Replace(s) }
-
-// lineBreaks shows CR and LF as escapes. Built once: a Replacer builds
-// its tables on first use, which costs more than the replacing.
-var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+// oneLine makes server text one line that is safe on a terminal: see
+// protocols.Printable.
+func oneLine(s string) string { return protocols.Printable(s) }
 
 func readList(name string, stdin io.Reader) ([]string, error) {
 	r := stdin
@@ -492,7 +510,8 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		}
 	}
 	if f, ok := stderr.(*os.File); ok && !o.silent && term.IsTerminal(int(f.Fd())) {
-		c.Progress = newProgressLine(f).update
+		o.progress = newProgressLine(f)
+		c.Progress = o.progress.update
 	}
 	if _, _, closeTTY, err := openTTY(); err == nil {
 		closeTTY()

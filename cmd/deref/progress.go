@@ -14,6 +14,18 @@ type progressLine struct {
 	w    io.Writer
 	mu   sync.Mutex
 	last time.Time
+	open bool // a line is drawn and not ended
+}
+
+// endLine ends a line drawn and not finished, so that what is written
+// next starts on a fresh line.
+func (p *progressLine) endLine() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
 }
 
 func newProgressLine(w io.Writer) *progressLine { return &progressLine{w: w} }
@@ -41,6 +53,7 @@ func (p *progressLine) update(ev fetch.Progress) {
 		line += "  " + left.Round(time.Second).String() + " left"
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.open = !ev.Done
 	if ev.Done {
 		fmt.Fprintln(p.w)
 	}
