@@ -15,6 +15,7 @@ import (
 
 	"github.com/urlderef/deref/internal/blockconn"
 	"github.com/urlderef/deref/internal/netrc"
+	"github.com/urlderef/deref/internal/version"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
 	"github.com/urlderef/deref/protocols/ftp"
@@ -136,6 +137,18 @@ type Client struct {
 	// when nil, the netrc file is consulted, and without an entry there the
 	// server's refusal is ErrAuth.
 	Prompt func(ctx context.Context, u *url.URL, user string) (string, error)
+	// User and Password log in to servers whose URL names no user, on
+	// every scheme with a login, as curl's -u does (before the netrc
+	// file); HasPassword false with a Prompt asks for the password. They
+	// are not sent to another site a redirect leads to.
+	User        string
+	Password    string
+	HasPassword bool
+
+	// Header holds request header fields sent with every HTTP request
+	// (and to HTTP gateways), name and value, after deref's own; a field
+	// named here replaces deref's (User-Agent, Accept).
+	Header [][2]string
 
 	// Trace receives each protocol exchange, passwords redacted.
 	Trace func(u *url.URL, ev TraceEvent)
@@ -189,7 +202,7 @@ type Progress struct {
 // NewClient returns a Client with every built-in protocol registered.
 func NewClient() *Client {
 	c := &Client{NetrcFile: netrc.DefaultPath()}
-	c.httpF = &http.Fetcher{}
+	c.httpF = &http.Fetcher{UserAgent: version.UserAgent()}
 	c.Register("http", c.httpF)
 	c.Register("https", c.httpF)
 	c.Register("file", file.Fetcher{})
@@ -314,7 +327,7 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 	seen := map[string]bool{u.Normalize().String(): true}
 	cur := u
 	for hops := 0; ; hops++ {
-		resp, err := c.fetchOnce(ctx, cur, o)
+		resp, err := c.fetchOnce(ctx, cur, o, cur.Scheme == u.Scheme && cur.Site() == u.Site())
 		if err != nil {
 			if cur != u {
 				return nil, &Error{Op: "get", URL: cur.Redacted(), Err: err}
@@ -353,13 +366,15 @@ func (c *Client) redirectScheme(s string) bool {
 }
 
 // fetchOnce performs one retrieval without following redirects.
-func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
+// login says whether Client.User may be sent: the URL is at the site the
+// caller asked for.
+func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.credentials(req); err != nil {
+	if err := c.credentials(req, login); err != nil {
 		return nil, err
 	}
 	fctx, cancel, done := c.watched(ctx, req)
@@ -388,6 +403,9 @@ func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
 		return nil, err
 	}
 	req.TLS = c.TLSConfig
+	if len(c.Header) > 0 {
+		req.Header = append(req.Header[:len(req.Header):len(req.Header)], c.Header...)
+	}
 	if c.Trace != nil {
 		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
 	}
@@ -435,7 +453,7 @@ func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[
 	if !ok || req.Proxy != nil {
 		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: errors.ErrUnsupported}
 	}
-	if err := c.credentials(req); err != nil {
+	if err := c.credentials(req, true); err != nil {
 		return nil, err
 	}
 	fctx, cancel, done := c.watched(ctx, req)
@@ -540,14 +558,18 @@ func (c *Client) viaGateway(req *protocols.Request, g string) (protocols.Fetcher
 	return c.httpF, nil
 }
 
-// credentials fills req.Credentials from the URL, the netrc file and the
-// prompt.
-func (c *Client) credentials(req *protocols.Request) error {
+// credentials fills req.Credentials from the URL, Client.User (when login
+// allows), the netrc file and the prompt.
+func (c *Client) credentials(req *protocols.Request, login bool) error {
 	u := req.URL
 	cr := &req.Credentials
-	if u.User != nil {
+	switch {
+	case u.User != nil:
 		cr.User, cr.HasUser = u.User.Username(), true
 		cr.Password, cr.HasPassword = u.User.Password()
+	case login && c.User != "":
+		cr.User, cr.HasUser = c.User, true
+		cr.Password, cr.HasPassword = c.Password, c.HasPassword
 	}
 	// A user without a password is asked for one when there is a prompt
 	// (the command has one on a terminal), else looked up in the netrc

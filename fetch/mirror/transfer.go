@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path"
 	"time"
@@ -151,42 +150,15 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 // retry runs op, and again after a backoff while it fails temporarily
 // and attempts are left.
 func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error) error {
-	wait := m.o.RetryWait
-	if wait <= 0 {
-		wait = time.Second
-	}
-	for attempt := 0; ; attempt++ {
-		err := op()
-		if err == nil || attempt >= m.o.Retries || !Temporary(err) || ctx.Err() != nil {
-			return err
-		}
-		d := wait/2 + rand.N(wait/2+1) // jitter: between half and all of it
-		var ra interface{ RetryAfter() time.Duration }
-		if errors.As(err, &ra) && ra.RetryAfter() > d {
-			d = ra.RetryAfter()
-		}
+	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
+	return policy.Do(ctx, op, func(err error, d time.Duration) {
 		m.emit(Event{Type: EventRetry, Path: rel, URL: redacted(u), Err: err, Wait: d, Size: -1})
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		}
-		wait = min(wait*2, time.Minute)
-	}
+	})
 }
 
-// Temporary says whether err is worth another attempt: a temporary reply
-// (FTP 4xx, HTTP 429 and 5xx), a time-out, a network failure or an object
-// that ended early.
-func Temporary(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, fetch.ErrWrite) {
-		return false
-	}
-	return errors.Is(err, fetch.ErrTemporary) || errors.Is(err, fetch.ErrTimeout) ||
-		errors.Is(err, fetch.ErrNetwork) || errors.Is(err, fetch.ErrShortBody)
-}
+// Temporary says whether err is worth another attempt; see
+// fetch.Temporary.
+func Temporary(err error) bool { return fetch.Temporary(err) }
 
 // rateReader reads no faster than the limiter allows: each read is at
 // most a burst and waits for its tokens.

@@ -197,8 +197,21 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	hreq.Header.Set("User-Agent", ua)
 	hreq.Header.Set("Accept", "*/*")
+	replaced := map[string]bool{}
 	for _, h := range req.Header {
-		hreq.Header.Set(h[0], h[1])
+		// A field deref sets itself is replaced, others are added (a name
+		// may repeat); an empty value removes the field, as curl's -H
+		// "Name:" does.
+		k := nethttp.CanonicalHeaderKey(h[0])
+		switch {
+		case h[1] == "":
+			hreq.Header.Del(k)
+		case !replaced[k] && hreq.Header.Get(k) != "":
+			hreq.Header.Set(k, h[1])
+		default:
+			hreq.Header.Add(k, h[1])
+		}
+		replaced[k] = true
 	}
 	if c := req.Credentials; c.HasUser {
 		pw := c.Password
