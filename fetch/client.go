@@ -294,6 +294,9 @@ type FetchOptions struct {
 	// allows (HTTP): an unchanged object is an error wrapping
 	// ErrNotModified.
 	IfModifiedSince time.Time
+	// LocalSize is the size of the copy IfModifiedSince describes; see
+	// protocols.Request.
+	LocalSize int64
 	// HeadOnly asks for the metadata only (HTTP HEAD; FTP without RETR);
 	// see protocols.Request.
 	HeadOnly bool
@@ -369,7 +372,7 @@ func (c *Client) redirectScheme(s string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
+	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err

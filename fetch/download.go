@@ -35,6 +35,15 @@ type DownloadOptions struct {
 	// ModTimeHint is the object's exact time when already known (from
 	// Client.ModTimes); see protocols.Request.
 	ModTimeHint time.Time
+	// OnlyNewer leaves a file NAME that is as new as the server's copy:
+	// the retrieval is conditional (HTTP If-Modified-Since; FTP compares
+	// MDTM and SIZE before RETR), and where the protocol cannot say, the
+	// response's time and size are compared before anything is written.
+	// The skip is an error wrapping ErrNotModified; NAME is untouched.
+	OnlyNewer bool
+	// Progress, when set, is called as the body's bytes arrive, besides
+	// Client.Progress; it may block to slow the transfer down.
+	Progress func(Progress)
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -87,11 +96,22 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume {
 		offset, part = resumePoint(d, name)
 	}
-	resp, err := c.FetchWith(ctx, u, FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint})
+	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress}
+	var local os.FileInfo
+	if o.OnlyNewer && offset == 0 {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			local = st
+			fo.IfModifiedSince, fo.LocalSize = st.ModTime(), st.Size()
+		}
+	}
+	resp, err := c.FetchWith(ctx, u, fo)
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
+	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.ModTime()) && (resp.Size < 0 || resp.Size == local.Size()) {
+		return "", fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
+	}
 	switch {
 	case resp.Offset == offset:
 	case resp.Offset == 0:

@@ -89,9 +89,13 @@ type Request struct {
 	HeadOnly bool
 
 	// IfModifiedSince makes the retrieval conditional where the protocol
-	// can say so (HTTP): an object not modified since then is
-	// ErrNotModified. Zero means unconditional.
+	// can say so (HTTP; FTP by MDTM and SIZE before RETR): an object not
+	// modified since then is ErrNotModified. Zero means unconditional.
 	IfModifiedSince time.Time
+	// LocalSize is the size of the copy IfModifiedSince describes: a
+	// protocol that learns the object's size treats another size as a
+	// change. 0 means unknown.
+	LocalSize int64
 
 	// SizeHint and ModTimeHint are what the caller already knows of the
 	// object, from a listing (SizeHint > 0; ModTimeHint exact to the

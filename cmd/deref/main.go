@@ -10,7 +10,6 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,15 +33,16 @@ import (
 )
 
 const usageText = `usage: deref [flags] URL...
-       deref mirror [flags] URL DIR   (deref mirror -h)
+       deref mirror [flags] URL DIR      (deref mirror -h)
+       deref completion bash|zsh|fish
 
 Dereferences each URL and writes the object to standard output, or to a
 file with -o or -O. A directory, menu or other listing prints one entry per
 line: kind, size, modification time (RFC 3339, UTC), name and URL,
 separated by TABs ("-" where unknown); --raw prints the server's own bytes
-instead, --json one JSON object per entry.
-
-Flags:
+instead, --json one JSON object per entry. Flags may come anywhere; short
+ones bundle (-sO, -C-). Long flags may also be set in the config file
+($XDG_CONFIG_HOME/deref/config, else ~/.config/deref/config), one a line.
 `
 
 const exitText = `
@@ -77,6 +77,14 @@ type options struct {
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
 	ftpSSL, ftpSync                                        bool
+	headers                                                []string
+	userAgent, user, referer, writeOut                     string
+	retry                                                  int
+	retryDelay, retryMaxTime                               float64
+	limitRate                                              int64
+	onlyNewer, help, version, noConfig                     bool
+	configs                                                []string
+	m                                                      mirrorSettings
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
 	progress                                               *progressLine        // on a terminal, unless -s
@@ -110,43 +118,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "mirror" {
 		return runMirror(args[1:], stdout, stderr)
 	}
-	o := options{stdin: stdin}
-	fs := flag.NewFlagSet("deref", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	clientFlags(fs, &o)
-	fs.StringVar(&o.output, "o", "", "write the object to `FILE` (- for standard output)")
-	fs.BoolVar(&o.remoteName, "O", false, "write to a file named after the URL's last segment (never a name the server chose)")
-	fs.StringVar(&o.outputDir, "output-dir", "", "folder for -o and -O files")
-	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the folders -o and --output-dir name when missing")
-	fs.BoolVar(&o.silent, "s", false, "silent: no progress line")
-	fs.BoolVar(&o.head, "I", false, "print the metadata only")
-	fs.StringVar(&o.resume, "C", "", "resume from byte `OFFSET`; - continues the existing output file")
-	fs.IntVar(&o.parallel, "parallel", 1, "fetch up to `N` URLs at once (with -O)")
-	fs.StringVar(&o.inputFile, "i", "", "read URLs from `FILE`, one per line (- for standard input)")
-	fs.BoolVar(&o.raw, "raw", false, "print listings as the server sent them")
-	fs.BoolVar(&o.json, "json", false, "print listings as one JSON object per entry")
-	fs.BoolVar(&o.newsDescriptions, "descriptions", false, "add each group's description to news group lists (LIST NEWSGROUPS)")
-	fs.BoolVar(&o.login, "login", false, "telnet: type the URL's user and password at the server's login prompts")
-	fs.StringVar(&o.tn3270, "tn3270", "", "`PROGRAM` for tn3270: sessions (default: c3270, x3270 or tn3270 on PATH)")
-	fs.StringVar(&o.rlogin, "rlogin", "", "`PROGRAM` for rlogin: sessions (default: rlogin on PATH)")
-	fs.StringVar(&o.smtp, "smtp", "", "mailto: send standard input through the SMTP server `HOST[:PORT]`")
-	fs.StringVar(&o.subject, "subject", "", "mailto: the message's `SUBJECT`")
-	fs.StringVar(&o.mailDir, "mail-dir", "", "mid: and cid: look in this mbox file, Maildir, or `FOLDER` of mailboxes (such as ~/Mail)")
-	fs.StringVar(&o.urnResolver, "urn-resolver", "", "urn: resolve names through this RFC 2169 resolver `URL`")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, exitText)
+	if len(args) > 0 && args[0] == "completion" {
+		return runCompletion(args[1:], stdout, stderr)
 	}
-	urls, status, ok := parseArgs(fs, args)
-	if !ok {
-		return status
+	o := options{stdin: stdin, parallel: 1, maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
+	urls, err := parseCommandLine(cmdGet, args, &o)
+	switch {
+	case errors.Is(err, errHelp):
+		writeHelp(stdout, cmdGet, usageText)
+		io.WriteString(stdout, exitText)
+		return 0
+	case err != nil:
+		return usageError(stderr, err.Error())
+	case o.version:
+		printVersion(stdout)
+		return 0
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
 		if err != nil {
-			fmt.Fprintln(stderr, "deref: -i:", err)
-			return 1
+			return usageError(stderr, "-i: "+err.Error())
 		}
 		urls = append(urls, more...)
 	}
@@ -204,8 +195,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		go func() {
 			defer wg.Done()
 			for raw := range next {
-				if err := deref(ctx, c, &o, raw, stdout, stderr); err != nil {
+				res := &result{url: raw, start: time.Now()}
+				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime)}
+				err := policy.Do(ctx, func() error { return deref(ctx, c, &o, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
+					res.attempt++
+					mu.Lock()
+					defer mu.Unlock()
+					if o.progress != nil {
+						o.progress.endLine()
+					}
+					fmt.Fprintf(stderr, "deref: %s; trying again in %v (%d of %d)\n", errorLine(err, raw, &o), wait.Round(time.Millisecond), res.attempt, o.retry)
+				})
+				if errors.Is(err, fetch.ErrNotModified) && o.onlyNewer {
+					err = nil // -N: the local file is as new; nothing to do
+				}
+				if err != nil {
 					report(raw, err)
+				}
+				if o.writeOut != "" {
+					mu.Lock()
+					writeOutResult(stdout, o.writeOut, res, err, &o)
+					mu.Unlock()
 				}
 			}
 		}()
@@ -293,25 +303,6 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	return out
 }
 
-// parseArgs parses flags that may come before, between and after the
-// positional arguments, and returns those. When parsing ends the run
-// (-h, or a bad flag), ok is false and code is the exit status.
-func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, 0, false
-			}
-			return nil, 1, false
-		}
-		if fs.NArg() == 0 {
-			return pos, 0, true
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 // errorLine words err as the one line deref prints for it: naming the URL
 // (passwords hidden), with "interrupted" and "timed out after N s
 // (--max-time)" for what Go calls a cancelled context and an exceeded
@@ -371,32 +362,6 @@ func isDevice(name string) bool {
 func usageError(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "deref: %s\nsee 'deref -h'\n", oneLine(msg))
 	return 1
-}
-
-// clientFlags registers the flags that configure the Client: time-outs,
-// proxies, credentials, TLS, redirects and the protocols' own settings.
-func clientFlags(fs *flag.FlagSet, o *options) {
-	fs.BoolVar(&o.verbose, "v", false, "write the protocol conversation to standard error (passwords hidden)")
-	fs.Float64Var(&o.maxTime, "max-time", 0, "give up after `SECONDS` in all")
-	fs.Float64Var(&o.connectTimeout, "connect-timeout", 0, "give up connecting after `SECONDS` (default 30)")
-	fs.Float64Var(&o.idleTimeout, "idle-timeout", 0, "give up when no data arrives for `SECONDS` (default 120)")
-	fs.StringVar(&o.proxy, "proxy", "", "use this proxy for every URL: http://host:port or socks5://host:port (- for none)")
-	fs.BoolVar(&o.netrc, "netrc", false, "read credentials from ~/.netrc (or $NETRC); the default")
-	fs.BoolVar(&o.noNetrc, "no-netrc", false, "do not read a netrc file")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `FILE`")
-	fs.BoolVar(&o.insecure, "k", false, "do not verify TLS certificates (insecure)")
-	fs.Int64Var(&o.maxBytes, "max-filesize", 0, "refuse objects larger than `BYTES`")
-	fs.IntVar(&o.maxRedirs, "max-redirs", 10, "follow at most `N` redirects")
-	fs.BoolVar(&o.allowDowngrade, "allow-downgrade", false, "let redirects lead from https to http")
-	fs.StringVar(&o.redirectSchemes, "redirect-schemes", "", "comma-separated `SCHEMES` redirects may lead to besides http, https and ftp")
-	fs.StringVar(&o.ftpMethod, "ftp-method", "rfc", "how an FTP url-path becomes commands: rfc (one CWD per segment), single (one CWD), none (the whole path to RETR), auto (try the whole path, then the CWDs)")
-	fs.BoolVar(&o.ftpSSL, "ftp-ssl", false, "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)")
-	fs.StringVar(&o.ftpTimeZone, "ftp-timezone", "", "the `ZONE` of FTP servers' ls -l times (IANA name or offset such as +05:00; default: found by comparing one file's LIST and MDTM times)")
-	fs.BoolVar(&o.ftpSync, "ftp-sync", false, "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)")
-	fs.StringVar(&o.newsServer, "news-server", "", "news server for news: URLs, `HOST[:PORT]` (default $NNTPSERVER, else news)")
-	fs.IntVar(&o.newsArticles, "articles", 100, "list the newest `N` articles of a newsgroup")
-	fs.BoolVar(&o.newsTLS, "news-starttls", false, "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)")
-	fs.StringVar(&o.allowPorts, "allow-port", "", "comma-separated `PORTS` that may be used although another protocol owns them")
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -469,6 +434,32 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
 	c.FTP.NoPipelining = o.ftpSync
+	if o.user != "" {
+		user, pw, hasPw := strings.Cut(o.user, ":")
+		if err := url.CheckArg("--user", o.user); err != nil || user == "" {
+			return nil, fmt.Errorf("--user: want USER[:PASSWORD], without CR, LF or NUL")
+		}
+		c.User, c.Password, c.HasPassword = user, pw, hasPw
+	}
+	if o.userAgent != "" {
+		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
+	}
+	if o.referer != "" {
+		c.Header = append(c.Header, [2]string{"Referer", o.referer})
+	}
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") || strings.ContainsAny(h, "\r\n\x00") {
+			return nil, fmt.Errorf("--header: %q is not 'NAME: VALUE'", h)
+		}
+		c.Header = append(c.Header, [2]string{name, value})
+	}
+	for _, h := range c.Header {
+		if strings.ContainsAny(h[1], "\r\n\x00") {
+			return nil, fmt.Errorf("%s: CR, LF or NUL in a header value", h[0])
+		}
+	}
 	if o.ftpTimeZone != "" {
 		loc, err := ftp.ParseZone(o.ftpTimeZone)
 		if err != nil {
@@ -630,11 +621,14 @@ func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) 
 	return answers, nil
 }
 
-func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer) error {
+// deref retrieves one URL into its destination, noting in res what -w
+// reports; res.attempt counts the attempts before this one (--retry).
+func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer, res *result) error {
 	u, err := parseArg(raw)
 	if err != nil {
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
+	progress := transferHook(ctx, o, res)
 	if o.output != "" && o.output != "-" && !o.remoteName {
 		// A device or pipe (-o /dev/null) is written directly, as curl does:
 		// it has no final name to protect.
@@ -645,7 +639,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			}
 			defer f.Close()
 			stdout = discardIfNull(f)
-			o = &options{output: "-", resume: o.resume, head: o.head, raw: o.raw, json: o.json, stdin: o.stdin, login: o.login}
+			o = &options{output: "-", resume: o.resume, offset: o.offset, head: o.head, raw: o.raw, json: o.json, stdin: o.stdin, login: o.login, limitRate: o.limitRate, retry: o.retry}
 		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
@@ -667,7 +661,19 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
 			}
 		}
-		_, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ModTimeHint: o.modTimes[raw]})
+		resume := o.resume == "-"
+		if res.attempt > 0 {
+			// A retry continues what the failed attempt left in NAME.part.
+			part := name
+			if part == "" {
+				part = fetch.SuggestedName(u)
+			}
+			if _, err := os.Stat(filepath.Join(dir, part+fetch.PartSuffix)); err == nil {
+				resume = true
+			}
+		}
+		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: resume, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress})
+		res.filename = path
 		return err
 	}
 	switch u.Scheme {
@@ -678,11 +684,12 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	case "mailto":
 		return sendMail(ctx, u, o, c, stderr)
 	}
-	offset := o.offset
-	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, HeadOnly: o.head})
+	offset := o.offset + res.written // a retry goes on where standard output stopped
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, HeadOnly: o.head, Progress: progress})
 	if err != nil {
 		return err
 	}
+	res.contentType = resp.MediaType
 	if resp.Offset != offset && resp.Kind == protocols.KindFile {
 		if resp.Offset != 0 {
 			resp.Body.Close()
@@ -694,7 +701,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
 			resp.Body.Close()
 			if errors.Is(err, io.EOF) {
-				return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -C %d is beyond the end of the object", fetch.ErrRangeNotSatisfied, offset)}
+				return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: byte %d is beyond the end of the object", fetch.ErrRangeNotSatisfied, offset)}
 			}
 			return err
 		}
@@ -724,7 +731,11 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; add ?words to search it")
 	}
 
-	if _, err := io.Copy(stdout, resp.Body); err != nil {
+	out := stdout
+	if o.retry > 0 {
+		out = &countingWriter{w: stdout, n: &res.written} // only then: counting costs the copy its fast paths
+	}
+	if _, err := io.Copy(out, resp.Body); err != nil {
 		return err
 	}
 	return resp.Body.Close()

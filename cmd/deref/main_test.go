@@ -14,17 +14,17 @@ import (
 	"time"
 )
 
-type result struct {
+type runResult struct {
 	code           int
 	stdout, stderr string
 }
 
-func runDeref(t *testing.T, stdin string, args ...string) result {
+func runDeref(t *testing.T, stdin string, args ...string) runResult {
 	t.Helper()
 	t.Setenv("NETRC", filepath.Join(t.TempDir(), "none"))
 	var out, errb bytes.Buffer
 	code := run(args, strings.NewReader(stdin), &out, &errb)
-	return result{code, out.String(), errb.String()}
+	return runResult{code, out.String(), errb.String()}
 }
 
 func server(t *testing.T) *httptest.Server {
@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"http://127.0.0.1:1/"}, 6, "connection refused"},
 		{[]string{s.URL + "/short"}, 7, "object ended early"},
 		{[]string{}, 1, "no URL given"},
-		{[]string{"--no-such-flag", "http://h/"}, 1, "flag provided but not defined"},
+		{[]string{"--no-such-flag", "http://h/"}, 1, "unknown flag --no-such-flag"},
 	} {
 		r := runDeref(t, "", tt.args...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.msg) {
@@ -207,7 +207,26 @@ func TestGuessScheme(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	r := runDeref(t, "", "-h")
-	if r.code != 0 || !strings.Contains(r.stderr, "Exit codes:") || !strings.Contains(r.stderr, "130  interrupted") {
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "Exit codes:") || !strings.Contains(r.stdout, "130  interrupted") {
 		t.Errorf("-h: %+v", r)
+	}
+	// Grouped, with placeholders and two dashes, in 80 columns.
+	for _, want := range []string{"\nOutput:\n", "\nConnection:\n", "\nHTTP:\n", "\nFTP:\n", "\nNews:\n", "\nTelnet and mail:\n",
+		"  -o, --output FILE ", "      --idle-timeout SECONDS", "  -H, --header 'NAME: VALUE'"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("-h line over 80 columns: %q", l)
+		}
+	}
+	if r2 := runDeref(t, "", "--help"); r2.stdout != r.stdout {
+		t.Error("--help differs from -h")
+	}
+	r = runDeref(t, "", "mirror", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "usage: deref mirror") || !strings.Contains(r.stdout, "\nMirror:\n") || strings.Contains(r.stdout, "--output FILE") {
+		t.Errorf("mirror --help: %+v", r)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,81 +32,47 @@ and names that collide on a case-folding file system are skipped and
 reported. A summary goes to standard error at the end (--json: a report on
 standard output). The exit code is 0 when nothing failed, else the code of
 the first failure (see deref -h).
-
-Flags:
 `
 
-// globs collects a repeatable glob flag.
-type globs []string
-
-func (g *globs) String() string     { return strings.Join(*g, ",") }
-func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
+// mirrorSettings holds what deref mirror's own flags set.
+type mirrorSettings struct {
+	opts         mirror.Options
+	shard        string
+	plan, asJSON bool
+}
 
 func runMirror(args []string, stdout, stderr io.Writer) int {
-	o := options{}
-	var (
-		mo                     mirror.Options
-		include, exclude       globs
-		limit, shard           string
-		plan, asJSON, progress bool
-	)
-	fs := flag.NewFlagSet("deref mirror", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	clientFlags(fs, &o)
-	fs.BoolVar(&o.silent, "s", false, "silent: no progress and no summary")
-	fs.IntVar(&o.parallel, "parallel", 4, "`N` transfers at once")
-	fs.IntVar(&mo.PerHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
-	fs.BoolVar(&mo.OnlyNewer, "only-newer", false, "skip files whose local copy is unchanged (size and time, or If-Modified-Since)")
-	fs.BoolVar(&mo.Delete, "delete", false, "remove local files the server no longer has (never outside DIR)")
-	fs.Var(&include, "include", "mirror only files matching `GLOB` (repeatable; with a / it matches the path)")
-	fs.Var(&exclude, "exclude", "leave out files and folders matching `GLOB` (repeatable)")
-	fs.IntVar(&mo.MaxDepth, "max-depth", 0, "go at most `N` levels deep (1: only the start folder's files; 0: no limit)")
-	fs.BoolVar(&mo.DryRun, "dry-run", false, "print what would change, change nothing")
-	fs.StringVar(&limit, "limit-rate", "", "cap all transfers together at `RATE` bytes per second (suffixes k, M, G)")
-	fs.IntVar(&mo.Retries, "retries", 3, "try a temporary failure `N` more times, with exponential backoff")
-	fs.BoolVar(&mo.FollowSymlinks, "follow-symlinks", false, "fetch the target of a remote symbolic link inside the tree as a regular file")
-	fs.BoolVar(&mo.FoldCase, "fold-case", false, "treat names differing only in case as one (default: when DIR's file system does)")
-	fs.StringVar(&shard, "shard", "", "mirror only shard `I/N` of the files (0 <= I < N), by path hash")
-	fs.BoolVar(&plan, "plan", false, "print the transfers as URL<TAB>TARGET lines, transfer nothing (run each with deref --create-dirs -o TARGET URL)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON on standard output")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mirrorUsage)
-		fs.PrintDefaults()
+	o := options{parallel: 4, maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
+	o.m.opts.Retries = 3
+	pos, err := parseCommandLine(cmdMirror, args, &o)
+	switch {
+	case errors.Is(err, errHelp):
+		writeHelp(stdout, cmdMirror, mirrorUsage)
+		return 0
+	case err != nil:
+		return mirrorUsageError(stderr, err.Error())
+	case len(pos) != 2:
+		return mirrorUsageError(stderr, "want URL and DIR")
 	}
-	pos, code, ok := parseArgs(fs, args)
-	if !ok {
-		return code
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "deref mirror: want URL and DIR (deref mirror -h for help)")
-		return 1
-	}
+	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
+	var progress bool
 	src, dst := unwrap(pos[0]), pos[1]
 	mo.Parallel = max(o.parallel, 1)
-	mo.Include, mo.Exclude = include, exclude
-	if limit != "" {
-		r, err := parseRate(limit)
+	mo.LimitRate = float64(o.limitRate)
+	if o.m.shard != "" {
+		i, n, err := parseShard(o.m.shard)
 		if err != nil {
-			fmt.Fprintln(stderr, "deref mirror: --limit-rate:", err)
-			return 1
-		}
-		mo.LimitRate = r
-	}
-	if shard != "" {
-		i, n, err := parseShard(shard)
-		if err != nil {
-			fmt.Fprintln(stderr, "deref mirror: --shard:", err)
-			return 1
+			return mirrorUsageError(stderr, "--shard: "+err.Error())
 		}
 		mo.Shard, mo.Shards = i, n
 	}
 	if plan {
 		mo.DryRun = true
 	}
+	o.limitRate = 0 // the mirror's own limiter caps all transfers together
 	c, err := newClient(&o, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "deref mirror:", err)
-		return 1
+		return mirrorUsageError(stderr, err.Error())
 	}
 	c.Progress = nil // one line for one transfer; the mirror draws its own bars
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -207,28 +172,11 @@ func summary(r *mirror.Report) string {
 		head, r.New, r.Updated, r.Unchanged, check, r.Deleted, r.Refused, r.Failed, humanBytes(float64(r.Bytes)), r.Seconds, verb)
 }
 
-// parseRate reads "500k", "2M", "1.5G" or a plain number of bytes.
-func parseRate(s string) (float64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty rate; give one such as 500k or 2M")
-	}
-	mult := 1.0
-	switch strings.ToLower(s[len(s)-1:]) {
-	case "k":
-		mult = 1 << 10
-	case "m":
-		mult = 1 << 20
-	case "g":
-		mult = 1 << 30
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 {
-		return 0, fmt.Errorf("%q is not a rate such as 500k or 2M", s)
-	}
-	return f * mult, nil
+// mirrorUsageError writes a usage error of deref mirror and returns its
+// exit code.
+func mirrorUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "deref mirror: %s\nsee 'deref mirror -h'\n", oneLine(msg))
+	return 1
 }
 
 // parseShard reads "I/N".

@@ -84,15 +84,15 @@ func TestMirrorCommand(t *testing.T) {
 	}
 }
 
-func TestParseRate(t *testing.T) {
-	for in, want := range map[string]float64{"100": 100, "2k": 2048, "1.5M": 1.5 * (1 << 20), "1g": 1 << 30} {
-		if got, err := parseRate(in); err != nil || got != want {
-			t.Errorf("parseRate(%q) = %v, %v", in, got, err)
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"100": 100, "2k": 2048, "1.5M": 1.5 * (1 << 20), "1g": 1 << 30, "0": 0, "3T": 3 << 40} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, in := range []string{"", "k", "-1", "0", "x"} {
-		if _, err := parseRate(in); err == nil {
-			t.Errorf("parseRate(%q) accepted", in)
+	for _, in := range []string{"", "k", "-1", "x", "1.5Q", "99999999T"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) accepted", in)
 		}
 	}
 }

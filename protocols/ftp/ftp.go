@@ -373,7 +373,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	// SIZE lets a short transfer be caught even when the server then
 	// reports success; without it, the size comes from the 150 reply where
 	// the server puts one there.
-	askSize := req.Offset > 0 || req.HeadOnly || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr)
+	askSize := req.Offset > 0 || req.HeadOnly || req.LocalSize > 0 && !req.IfModifiedSince.IsZero() || !f.SkipSize && req.SizeHint <= 0 && !f.sizeIn150s(s.addr)
 	if s.ascii && (askSize || typ != 'a') {
 		if err := s.c.Type(jftp.TransferTypeBinary); err != nil {
 			return nil, mapErr("TYPE I", err)
@@ -395,6 +395,11 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		} else if isNetErr(err) {
 			return nil, mapErr("MDTM "+name, err)
 		}
+	}
+	if since := req.IfModifiedSince; !since.IsZero() && !resp.ModTime.IsZero() && !resp.ModTime.After(since) &&
+		(req.LocalSize <= 0 || size < 0 || size == req.LocalSize) {
+		s.release()
+		return nil, fmt.Errorf("%w since %s (MDTM %s)", protocols.ErrNotModified, since.UTC().Format(time.RFC3339), resp.ModTime.UTC().Format(time.RFC3339))
 	}
 	if req.HeadOnly {
 		// Metadata only: no RETR. A name SIZE and MDTM both refused may

@@ -1,0 +1,595 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// command is a set of deref's commands: a flag belongs to one or both.
+type command int
+
+const (
+	cmdGet    command = 1 << iota // deref URL...
+	cmdMirror                     // deref mirror URL DIR
+	cmdBoth   = cmdGet | cmdMirror
+)
+
+// flagDef is one flag. The table of them (flagTable) is the one place a
+// flag is declared: the parser, -h, the man page, the completion scripts
+// and the config file reader all read it.
+type flagDef struct {
+	long  string  // without dashes
+	short string  // one letter, or ""
+	cmds  command // the commands that take it
+	group string  // its section in -h and the man page
+	// arg is the value's placeholder ("FILE"); "" for a switch.
+	arg  string
+	help string
+	// complete says what the shell completes the value with: "file",
+	// "dir", "url", or the choices separated by spaces.
+	complete string
+	hidden   bool // an old spelling: accepted, never shown
+	set      func(o *options, v string) error
+}
+
+// The groups of -h and the man page, in their order.
+var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "General"}
+
+// setters for the table.
+
+func str(field func(*options) *string) func(*options, string) error {
+	return func(o *options, v string) error { *field(o) = v; return nil }
+}
+
+func list(field func(*options) *[]string) func(*options, string) error {
+	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
+}
+
+func boolean(field func(*options) *bool) func(*options, string) error {
+	return func(o *options, v string) error {
+		b, err := parseBool(v)
+		*field(o) = b
+		return err
+	}
+}
+
+func integer(field func(*options) *int) func(*options, string) error {
+	return func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a count", v)
+		}
+		*field(o) = n
+		return nil
+	}
+}
+
+func secs(field func(*options) *float64) func(*options, string) error {
+	return func(o *options, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("%q is not a number of seconds", v)
+		}
+		*field(o) = f
+		return nil
+	}
+}
+
+func size(field func(*options) *int64) func(*options, string) error {
+	return func(o *options, v string) error {
+		n, err := parseSize(v)
+		*field(o) = n
+		return err
+	}
+}
+
+// parseBool reads a switch's value: "" (given on the command line) and
+// true, yes, on, 1 set it; false, no, off, 0 clear it.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "", "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not yes or no", v)
+}
+
+// parseSize reads a size in bytes, with an optional suffix k, M, G or T
+// (powers of 1024, as curl and wget count): "500k", "2M", "1.5G".
+func parseSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	mult := 1.0
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		case 't', 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			s = s[:len(s)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f*mult > 1<<62 {
+		return 0, fmt.Errorf("%q is not a size such as 500k, 2M or 1G", v)
+	}
+	return int64(f * mult), nil
+}
+
+// flagTable declares every flag of every command.
+var flagTable = []flagDef{
+	// Output
+	{long: "output", short: "o", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
+		help: "write the object to FILE (- for standard output)", set: str(func(o *options) *string { return &o.output })},
+	{long: "remote-name", short: "O", cmds: cmdGet, group: "Output",
+		help: "write to a file named after the URL's last segment (never a name the server chose)", set: boolean(func(o *options) *bool { return &o.remoteName })},
+	{long: "output-dir", cmds: cmdGet, group: "Output", arg: "DIR", complete: "dir",
+		help: "folder for -o and -O files, made when missing", set: str(func(o *options) *string { return &o.outputDir })},
+	{long: "create-dirs", cmds: cmdGet, group: "Output",
+		help: "create the folders -o names when missing", set: boolean(func(o *options) *bool { return &o.createDirs })},
+	{long: "continue-at", short: "C", cmds: cmdGet, group: "Output", arg: "OFFSET",
+		help: "resume from byte OFFSET (standard output); - continues the existing output file", set: str(func(o *options) *string { return &o.resume })},
+	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",
+		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
+	{long: "input-file", short: "i", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
+		help: "read URLs from FILE, one per line (- for standard input)", set: str(func(o *options) *string { return &o.inputFile })},
+	{long: "parallel", cmds: cmdGet, group: "Output", arg: "N",
+		help: "fetch up to N URLs at once (with -O)", set: integer(func(o *options) *int { return &o.parallel })},
+	{long: "head", short: "I", cmds: cmdGet, group: "Output",
+		help: "print the metadata only (HTTP HEAD; FTP SIZE and MDTM)", set: boolean(func(o *options) *bool { return &o.head })},
+	{long: "raw", cmds: cmdGet, group: "Output",
+		help: "print listings as the server sent them", set: boolean(func(o *options) *bool { return &o.raw })},
+	{long: "json", cmds: cmdGet, group: "Output",
+		help: "print listings as one JSON object per entry, and -I as one object", set: boolean(func(o *options) *bool { return &o.json })},
+	{long: "write-out", short: "w", cmds: cmdGet, group: "Output", arg: "FORMAT",
+		help: "after each URL print FORMAT with %{url}, %{exitcode}, %{size_download}, %{time_total}, %{content_type}, %{filename_effective}, %{errormsg}; json prints them all as one object",
+		set: str(func(o *options) *string { return &o.writeOut })},
+	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
+		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",
+		help: "no progress bars and no summary", set: boolean(func(o *options) *bool { return &o.silent })},
+
+	// Connection
+	{long: "verbose", short: "v", cmds: cmdBoth, group: "Connection",
+		help: "write the protocol conversation to standard error (passwords hidden)", set: boolean(func(o *options) *bool { return &o.verbose })},
+	{long: "user", short: "u", cmds: cmdBoth, group: "Connection", arg: "USER[:PASSWORD]",
+		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
+	{long: "max-time", short: "m", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+		help: "give up after SECONDS in all", set: secs(func(o *options) *float64 { return &o.maxTime })},
+	{long: "connect-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+		help: "give up connecting after SECONDS (default 30)", set: secs(func(o *options) *float64 { return &o.connectTimeout })},
+	{long: "idle-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+		help: "give up when no data arrives for SECONDS (default 120)", set: secs(func(o *options) *float64 { return &o.idleTimeout })},
+	{long: "retry", cmds: cmdGet, group: "Connection", arg: "N",
+		help: "try a temporary failure N more times (time-outs, network failures, FTP 4xx, HTTP 429 and 5xx), waiting longer each time, or as the server asks",
+		set: integer(func(o *options) *int { return &o.retry })},
+	{long: "retry-delay", cmds: cmdGet, group: "Connection", arg: "SECONDS",
+		help: "wait SECONDS before the first retry, doubling after (default 1)", set: secs(func(o *options) *float64 { return &o.retryDelay })},
+	{long: "retry-max-time", cmds: cmdGet, group: "Connection", arg: "SECONDS",
+		help: "start no retry after SECONDS from the first attempt", set: secs(func(o *options) *float64 { return &o.retryMaxTime })},
+	{long: "limit-rate", cmds: cmdGet, group: "Connection", arg: "RATE",
+		help: "read each transfer at most RATE bytes per second (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.limitRate })},
+	{long: "max-filesize", cmds: cmdBoth, group: "Connection", arg: "SIZE",
+		help: "refuse objects larger than SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.maxBytes })},
+	{long: "proxy", short: "x", cmds: cmdBoth, group: "Connection", arg: "URL", complete: "url",
+		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "netrc", cmds: cmdBoth, group: "Connection",
+		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
+	{long: "no-netrc", cmds: cmdBoth, group: "Connection",
+		help: "do not read a netrc file", set: boolean(func(o *options) *bool { return &o.noNetrc })},
+	{long: "netrc-file", cmds: cmdBoth, group: "Connection", arg: "FILE", complete: "file",
+		help: "read credentials from FILE", set: str(func(o *options) *string { return &o.netrcFile })},
+	{long: "insecure", short: "k", cmds: cmdBoth, group: "Connection",
+		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
+	{long: "allow-port", cmds: cmdBoth, group: "Connection", arg: "PORTS",
+		help: "comma-separated PORTS that may be used although another protocol owns them", set: str(func(o *options) *string { return &o.allowPorts })},
+
+	// HTTP
+	{long: "header", short: "H", cmds: cmdBoth, group: "HTTP", arg: "'NAME: VALUE'",
+		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
+	{long: "user-agent", short: "A", cmds: cmdBoth, group: "HTTP", arg: "NAME",
+		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
+	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",
+		help: "send Referer: URL", set: str(func(o *options) *string { return &o.referer })},
+	{long: "max-redirs", cmds: cmdBoth, group: "HTTP", arg: "N",
+		help: "follow at most N redirects (default 10; 0 follows none)", set: integer(func(o *options) *int { return &o.maxRedirs })},
+	{long: "allow-downgrade", cmds: cmdBoth, group: "HTTP",
+		help: "let redirects lead from https to http", set: boolean(func(o *options) *bool { return &o.allowDowngrade })},
+	{long: "redirect-schemes", cmds: cmdBoth, group: "HTTP", arg: "SCHEMES",
+		help: "comma-separated SCHEMES redirects may lead to besides http, https and ftp (never file)", set: str(func(o *options) *string { return &o.redirectSchemes })},
+
+	// FTP
+	{long: "ftp-method", cmds: cmdBoth, group: "FTP", arg: "METHOD", complete: "rfc single none auto",
+		help: "how an FTP url-path becomes commands: rfc (one CWD per segment, the default), single (one CWD), none (the whole path to RETR), auto (the whole path, then the CWDs)",
+		set: str(func(o *options) *string { return &o.ftpMethod })},
+	{long: "ftp-ssl", cmds: cmdBoth, group: "FTP",
+		help: "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
+	{long: "ftp-sync", cmds: cmdBoth, group: "FTP",
+		help: "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)", set: boolean(func(o *options) *bool { return &o.ftpSync })},
+	{long: "ftp-timezone", cmds: cmdBoth, group: "FTP", arg: "ZONE",
+		help: "the ZONE of FTP servers' ls -l times (IANA name or offset such as +05:00; default: found by comparing one file's LIST and MDTM times)",
+		set: str(func(o *options) *string { return &o.ftpTimeZone })},
+
+	// News
+	{long: "news-server", cmds: cmdBoth, group: "News", arg: "HOST[:PORT]",
+		help: "news server for news: URLs (default $NNTPSERVER, else news)", set: str(func(o *options) *string { return &o.newsServer })},
+	{long: "articles", cmds: cmdGet, group: "News", arg: "N",
+		help: "list the newest N articles of a newsgroup (default 100)", set: integer(func(o *options) *int { return &o.newsArticles })},
+	{long: "descriptions", cmds: cmdGet, group: "News",
+		help: "add each group's description to news group lists (LIST NEWSGROUPS)", set: boolean(func(o *options) *bool { return &o.newsDescriptions })},
+	{long: "news-starttls", cmds: cmdBoth, group: "News",
+		help: "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)", set: boolean(func(o *options) *bool { return &o.newsTLS })},
+
+	// Telnet and mail
+	{long: "login", cmds: cmdGet, group: "Telnet and mail",
+		help: "telnet: type the URL's user and password at the server's login prompts", set: boolean(func(o *options) *bool { return &o.login })},
+	{long: "tn3270", cmds: cmdGet, group: "Telnet and mail", arg: "PROGRAM", complete: "file",
+		help: "PROGRAM for tn3270: sessions (default: c3270, x3270 or tn3270 on PATH)", set: str(func(o *options) *string { return &o.tn3270 })},
+	{long: "rlogin", cmds: cmdGet, group: "Telnet and mail", arg: "PROGRAM", complete: "file",
+		help: "PROGRAM for rlogin: sessions (default: rlogin on PATH)", set: str(func(o *options) *string { return &o.rlogin })},
+	{long: "smtp", cmds: cmdGet, group: "Telnet and mail", arg: "HOST[:PORT]",
+		help: "mailto: send standard input through this SMTP server", set: str(func(o *options) *string { return &o.smtp })},
+	{long: "subject", cmds: cmdGet, group: "Telnet and mail", arg: "SUBJECT",
+		help: "mailto: the message's subject", set: str(func(o *options) *string { return &o.subject })},
+	{long: "mail-dir", cmds: cmdGet, group: "Telnet and mail", arg: "FOLDER", complete: "dir",
+		help: "mid: and cid: look in this mbox file, Maildir, or folder of mailboxes (such as ~/Mail)", set: str(func(o *options) *string { return &o.mailDir })},
+	{long: "urn-resolver", cmds: cmdGet, group: "Telnet and mail", arg: "URL", complete: "url",
+		help: "urn: resolve names through this RFC 2169 resolver", set: str(func(o *options) *string { return &o.urnResolver })},
+
+	// Mirror
+	{long: "parallel", cmds: cmdMirror, group: "Mirror", arg: "N",
+		help: "N transfers at once (default 4)", set: integer(func(o *options) *int { return &o.parallel })},
+	{long: "per-host", cmds: cmdMirror, group: "Mirror", arg: "N",
+		help: "at most N connections to one host (default: --parallel)", set: integer(func(o *options) *int { return &o.m.opts.PerHost })},
+	{long: "only-newer", short: "N", cmds: cmdMirror, group: "Mirror",
+		help: "skip files whose local copy is unchanged (size and time, or If-Modified-Since)", set: boolean(func(o *options) *bool { return &o.m.opts.OnlyNewer })},
+	{long: "delete", cmds: cmdMirror, group: "Mirror",
+		help: "remove local files the server no longer has (never outside DIR)", set: boolean(func(o *options) *bool { return &o.m.opts.Delete })},
+	{long: "include", cmds: cmdMirror, group: "Mirror", arg: "GLOB",
+		help: "mirror only files matching GLOB (repeatable; with a / it matches the path)", set: list(func(o *options) *[]string { return &o.m.opts.Include })},
+	{long: "exclude", cmds: cmdMirror, group: "Mirror", arg: "GLOB",
+		help: "leave out files and folders matching GLOB (repeatable)", set: list(func(o *options) *[]string { return &o.m.opts.Exclude })},
+	{long: "max-depth", cmds: cmdMirror, group: "Mirror", arg: "N",
+		help: "go at most N levels deep (1: only the start folder's files; 0: no limit)", set: integer(func(o *options) *int { return &o.m.opts.MaxDepth })},
+	{long: "dry-run", cmds: cmdMirror, group: "Mirror",
+		help: "print what would change, change nothing", set: boolean(func(o *options) *bool { return &o.m.opts.DryRun })},
+	{long: "limit-rate", cmds: cmdMirror, group: "Mirror", arg: "RATE",
+		help: "cap all transfers together at RATE bytes per second (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.limitRate })},
+	{long: "retry", cmds: cmdMirror, group: "Mirror", arg: "N",
+		help: "try a temporary failure N more times, with exponential backoff (default 3)", set: integer(func(o *options) *int { return &o.m.opts.Retries })},
+	{long: "retries", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
+		help: "the old name of --retry", set: integer(func(o *options) *int { return &o.m.opts.Retries })},
+	{long: "follow-symlinks", cmds: cmdMirror, group: "Mirror",
+		help: "fetch the target of a remote symbolic link inside the tree as a regular file", set: boolean(func(o *options) *bool { return &o.m.opts.FollowSymlinks })},
+	{long: "fold-case", cmds: cmdMirror, group: "Mirror",
+		help: "treat names differing only in case as one (default: when DIR's file system does)", set: boolean(func(o *options) *bool { return &o.m.opts.FoldCase })},
+	{long: "shard", cmds: cmdMirror, group: "Mirror", arg: "I/N",
+		help: "mirror only shard I/N of the files (0 <= I < N), by path hash", set: str(func(o *options) *string { return &o.m.shard })},
+	{long: "plan", cmds: cmdMirror, group: "Mirror",
+		help: "print the transfers as URL<TAB>TARGET lines, transfer nothing (run each with deref --create-dirs -o TARGET URL)", set: boolean(func(o *options) *bool { return &o.m.plan })},
+	{long: "json", cmds: cmdMirror, group: "Mirror",
+		help: "print the report as JSON on standard output", set: boolean(func(o *options) *bool { return &o.m.asJSON })},
+
+	// General
+	{long: "config", short: "K", cmds: cmdBoth, group: "General", arg: "FILE", complete: "file",
+		help: "read flags from FILE, one long flag a line (besides the default config file)", set: list(func(o *options) *[]string { return &o.configs })},
+	{long: "disable", short: "q", cmds: cmdBoth, group: "General",
+		help: "as the first flag: do not read the default config file", set: boolean(func(o *options) *bool { return &o.noConfig })},
+	{long: "help", short: "h", cmds: cmdBoth, group: "General",
+		help: "print this help", set: boolean(func(o *options) *bool { return &o.help })},
+	{long: "version", cmds: cmdGet, group: "General",
+		help: "print deref's version and the schemes it speaks", set: boolean(func(o *options) *bool { return &o.version })},
+}
+
+// lookup finds the flag of cmd named name: a long name, or a short one
+// when short is set.
+func lookup(cmd command, name string, short bool) *flagDef {
+	for i := range flagTable {
+		f := &flagTable[i]
+		if f.cmds&cmd == 0 {
+			continue
+		}
+		if short && f.short == name || !short && f.long == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// errHelp is returned by parseFlags for -h.
+var errHelp = errors.New("help requested")
+
+// parseFlags reads args as GNU tools and curl do: flags anywhere among the
+// arguments, "--name value" or "--name=value", bundled short flags
+// ("-sO", "-C-", "-oFILE"), and "--" before arguments that start with a
+// dash. A single dash before a long name ("-max-time") is taken too, as
+// Go's flag package reads it. It returns the other arguments.
+func parseFlags(cmd command, args []string, o *options) ([]string, error) {
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(pos, args[i+1:]...), nil
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			pos = append(pos, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "--") || len(name) > 1 && lookup(cmd, name, false) != nil {
+			f := lookup(cmd, name, false)
+			if f == nil {
+				return nil, fmt.Errorf("unknown flag --%s%s", name, suggest(cmd, name))
+			}
+			if f.arg == "" {
+				if !hasValue {
+					value = ""
+				}
+			} else if !hasValue {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("--%s needs a value (%s)", f.long, f.arg)
+				}
+				i++
+				value = args[i]
+			}
+			if err := apply(f, o, value); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// Bundled short flags: each letter a switch, until one that takes
+		// a value, which is the rest or the next argument.
+		letters := a[1:]
+		for j := 0; j < len(letters); j++ {
+			f := lookup(cmd, letters[j:j+1], true)
+			if f == nil {
+				return nil, fmt.Errorf("unknown flag -%c", letters[j])
+			}
+			if f.arg == "" {
+				if err := apply(f, o, ""); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			value := strings.TrimPrefix(letters[j+1:], "=")
+			if j+1 >= len(letters) {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("-%s needs a value (%s)", f.short, f.arg)
+				}
+				i++
+				value = args[i]
+			}
+			if err := apply(f, o, value); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	return pos, nil
+}
+
+// apply sets f from value, naming the flag in an error.
+func apply(f *flagDef, o *options, value string) error {
+	if err := f.set(o, value); err != nil {
+		return fmt.Errorf("--%s: %w", f.long, err)
+	}
+	if f.long == "help" && o.help {
+		return errHelp
+	}
+	return nil
+}
+
+// suggest names the flag closest to name, when one is close.
+func suggest(cmd command, name string) string {
+	best, bestD := "", 3
+	for _, f := range flagTable {
+		if f.cmds&cmd == 0 || f.hidden {
+			continue
+		}
+		if d := editDistance(name, f.long); d < bestD {
+			best, bestD = f.long, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean --" + best + "?)"
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// defaultConfig is the config file read unless -q comes first:
+// $XDG_CONFIG_HOME/deref/config, else ~/.config/deref/config.
+func defaultConfig() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "deref", "config")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".config", "deref", "config")
+}
+
+// readConfig applies a config file: one long flag a line, without its
+// dashes or with them, then its value after spaces or "=", quoted or not
+// ("user-agent = \"x y\"", "retry 3", "silent"); "#" starts a comment
+// line. A flag of another command is passed over; one no command has is an
+// error naming the file and line.
+func readConfig(cmd command, path string, o *options, missingOK bool) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if missingOK && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("config: %w", err)
+	}
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value := line, ""
+		if i := strings.IndexAny(line, " \t=:"); i >= 0 {
+			name, value = line[:i], strings.TrimSpace(line[i:])
+			value = strings.TrimSpace(strings.TrimLeft(value, "=:"))
+		}
+		name = strings.TrimLeft(name, "-")
+		if uq, err := strconv.Unquote(value); err == nil && len(value) > 1 && (value[0] == '"' || value[0] == '\'') {
+			value = uq
+		} else if len(value) > 1 && value[0] == '\'' && value[len(value)-1] == '\'' {
+			value = value[1 : len(value)-1]
+		}
+		f := lookup(cmd, name, false)
+		if f == nil {
+			if lookup(cmdBoth, name, false) != nil {
+				continue // another command's flag
+			}
+			return fmt.Errorf("%s:%d: unknown flag %q", path, n+1, name)
+		}
+		if f.long == "config" || f.long == "disable" || f.long == "help" || f.long == "version" {
+			return fmt.Errorf("%s:%d: %s cannot be set in a config file", path, n+1, f.long)
+		}
+		if f.arg != "" && value == "" {
+			return fmt.Errorf("%s:%d: %s needs a value (%s)", path, n+1, name, f.arg)
+		}
+		if err := f.set(o, value); err != nil {
+			return fmt.Errorf("%s:%d: %s: %w", path, n+1, name, err)
+		}
+	}
+	return nil
+}
+
+// parseCommandLine reads the config files and then args into o, and
+// returns the other arguments. Flags given on the command line win over
+// the config files: the default file (unless -q or --disable comes
+// first), then each -K file.
+func parseCommandLine(cmd command, args []string, o *options) ([]string, error) {
+	skipDefault := len(args) > 0 && (args[0] == "-q" || args[0] == "--disable")
+	// A first pass finds the -K files (and -h, which needs no config).
+	var scan options
+	if _, err := parseFlags(cmd, args, &scan); err != nil && !errors.Is(err, errHelp) {
+		return nil, err
+	} else if err != nil {
+		o.help = true
+		return nil, errHelp
+	}
+	if !skipDefault {
+		if p := defaultConfig(); p != "" {
+			if err := readConfig(cmd, p, o, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range scan.configs {
+		if err := readConfig(cmd, p, o, false); err != nil {
+			return nil, err
+		}
+	}
+	o.configs = nil
+	return parseFlags(cmd, args, o)
+}
+
+// writeHelp prints the usage of cmd and its flags by group.
+func writeHelp(w io.Writer, cmd command, intro string) {
+	io.WriteString(w, intro)
+	for _, g := range flagGroups {
+		var rows [][2]string
+		for _, f := range flagTable {
+			if f.cmds&cmd == 0 || f.group != g || f.hidden {
+				continue
+			}
+			rows = append(rows, [2]string{flagSpelling(f), f.help})
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", g)
+		for _, r := range rows {
+			writeRow(w, r[0], r[1])
+		}
+	}
+}
+
+// flagSpelling is how -h shows a flag: "-o, --output FILE".
+func flagSpelling(f flagDef) string {
+	s := "    --" + f.long
+	if f.short != "" {
+		s = "-" + f.short + ", --" + f.long
+	}
+	if f.arg != "" {
+		s += " " + f.arg
+	}
+	return s
+}
+
+// writeRow writes one flag of -h: the spelling, then the help wrapped to
+// fit 80 columns beside it.
+func writeRow(w io.Writer, spelling, help string) {
+	const col, width = 30, 79
+	line := "  " + spelling
+	if len(line) >= col-1 {
+		fmt.Fprintln(w, line)
+		line = ""
+	}
+	pad := func() string { return line + strings.Repeat(" ", col-len(line)) }
+	cur := pad()
+	for _, word := range strings.Fields(help) {
+		if len(cur)+1+len(word) > width && strings.TrimSpace(cur) != "" && len(cur) > col {
+			fmt.Fprintln(w, strings.TrimRight(cur, " "))
+			line = ""
+			cur = pad()
+		}
+		if len(cur) > col {
+			cur += " "
+		}
+		cur += word
+	}
+	fmt.Fprintln(w, strings.TrimRight(cur, " "))
+}
+
+// visibleFlags lists the flags of cmd that -h shows, sorted by long name.
+func visibleFlags(cmd command) []flagDef {
+	var out []flagDef
+	seen := map[string]bool{}
+	for _, f := range flagTable {
+		if f.cmds&cmd == 0 || f.hidden || seen[f.long] {
+			continue
+		}
+		seen[f.long] = true
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].long < out[j].long })
+	return out
+}
