@@ -1,0 +1,336 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
+)
+
+var updateMan = flag.Bool("update-man", false, "rewrite deref.1")
+
+// TestManPage: deref.1 is what the flag table makes (go generate, or
+// go test -run TestManPage -update-man, rewrites it).
+func TestManPage(t *testing.T) {
+	got := manPage()
+	if *updateMan || *update {
+		if err := os.WriteFile("deref.1", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile("deref.1")
+	if err != nil || string(want) != got {
+		t.Fatalf("deref.1 is stale (go generate ./cmd/deref rewrites it): %v", err)
+	}
+	for _, f := range visibleFlags(cmdBoth) {
+		if !strings.Contains(got, `\-\-`+strings.ReplaceAll(f.long, "-", `\-`)+`\fR`) {
+			t.Errorf("the man page lacks --%s", f.long)
+		}
+	}
+	if man, err := exec.LookPath("man"); err == nil {
+		cmd := exec.Command(man, "-l", "-Tutf8", "deref.1")
+		cmd.Env = append(os.Environ(), "MANWIDTH=80")
+		if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "warning") {
+			t.Errorf("man -l deref.1: %v\n%s", err, out)
+		}
+	}
+}
+
+// TestParseFlags: the spellings a curl or wget user types.
+func TestParseFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		pos  []string
+		chk  func(o *options) bool
+	}{
+		{[]string{"-sO", "u"}, []string{"u"}, func(o *options) bool { return o.silent && o.remoteName }},
+		{[]string{"-C-", "-o", "f", "u"}, []string{"u"}, func(o *options) bool { return o.resume == "-" && o.output == "f" }},
+		{[]string{"-ofile", "u"}, []string{"u"}, func(o *options) bool { return o.output == "file" }},
+		{[]string{"-sC", "6", "u"}, []string{"u"}, func(o *options) bool { return o.silent && o.resume == "6" }},
+		{[]string{"u", "--max-time=2.5", "-max-time", "3"}, []string{"u"}, func(o *options) bool { return o.maxTime == 3 }},
+		{[]string{"--ftp-timezone", "-03:00", "u"}, []string{"u"}, func(o *options) bool { return o.ftpTimeZone == "-03:00" }},
+		{[]string{"-H", "A: 1", "--header=B: 2", "u"}, []string{"u"}, func(o *options) bool { return len(o.headers) == 2 && o.headers[1] == "B: 2" }},
+		{[]string{"--", "-not-a-flag"}, []string{"-not-a-flag"}, func(o *options) bool { return true }},
+		{[]string{"--limit-rate", "2M", "u"}, []string{"u"}, func(o *options) bool { return o.limitRate == 2<<20 }},
+		{[]string{"--max-filesize", "1k", "u"}, []string{"u"}, func(o *options) bool { return o.maxBytes == 1024 }},
+	} {
+		var o options
+		pos, err := parseFlags(cmdGet, tt.args, &o)
+		if err != nil || strings.Join(pos, " ") != strings.Join(tt.pos, " ") || !tt.chk(&o) {
+			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
+		}
+	}
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}} {
+		var o options
+		if _, err := parseFlags(cmdGet, args, &o); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+	var o options
+	if _, err := parseFlags(cmdGet, []string{"--max-tiem", "2"}, &o); err == nil || !strings.Contains(err.Error(), "did you mean --max-time?") {
+		t.Errorf("no suggestion: %v", err)
+	}
+}
+
+// headServer records the last request's header and answers with body.
+func headServer(t *testing.T, body string) (*httptest.Server, func() nethttp.Header) {
+	var last atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		last.Store(r.Header.Clone())
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(s.Close)
+	return s, func() nethttp.Header { h, _ := last.Load().(nethttp.Header); return h }
+}
+
+// TestHTTPFlags: -H, -A, -e and -u reach the server; the default
+// User-Agent is deref/VERSION.
+func TestHTTPFlags(t *testing.T) {
+	s, last := headServer(t, "ok")
+	if r := runDeref(t, "", s.URL+"/"); r.code != 0 || !strings.HasPrefix(last().Get("User-Agent"), "deref/") {
+		t.Errorf("default User-Agent %q", last().Get("User-Agent"))
+	}
+	r := runDeref(t, "", "-A", "agent/1", "-e", "http://from.example/", "-H", "X-One: 1", "-H", "X-One: 2", "-H", "Accept:", "-u", "joe:se:cret", s.URL+"/")
+	h := last()
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("joe:se:cret"))
+	if r.code != 0 || h.Get("User-Agent") != "agent/1" || h.Get("Referer") != "http://from.example/" || strings.Join(h.Values("X-One"), ",") != "1,2" ||
+		h.Get("Accept") != "" || h.Get("Authorization") != auth {
+		t.Errorf("exit %d, header %v", r.code, h)
+	}
+	for _, bad := range [][]string{{"-H", "no colon"}, {"-H", "X: a\rb"}, {"-u", ":pw"}} {
+		if r := runDeref(t, "", append(bad, s.URL+"/")...); r.code != 1 || !strings.HasSuffix(r.stderr, "see 'deref -h'\n") {
+			t.Errorf("%q: exit %d %q", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// TestUserNotSentAcrossSites: -u goes to the site asked for, not to
+// another one a redirect names.
+func TestUserNotSentAcrossSites(t *testing.T) {
+	other, last := headServer(t, "elsewhere")
+	redir := httptest.NewServer(nethttp.RedirectHandler(other.URL+"/x", nethttp.StatusFound))
+	t.Cleanup(redir.Close)
+	r := runDeref(t, "", "-u", "joe:pw", redir.URL+"/")
+	if r.code != 0 || r.stdout != "elsewhere" || last().Get("Authorization") != "" {
+		t.Errorf("exit %d %q, Authorization %q", r.code, r.stdout, last().Get("Authorization"))
+	}
+}
+
+// TestFTPUser: -u logs in to FTP too.
+func TestFTPUser(t *testing.T) {
+	s := &ftpscript.Server{Files: map[string]string{"f": "x"}}
+	start(t, s.Start, s.Close)
+	r := runDeref(t, "", "-u", "alice:wonder", "ftp://"+s.Addr()+"/f")
+	cmds := strings.Join(s.Commands(), "|")
+	if r.code != 0 || !strings.Contains(cmds, "USER alice|PASS wonder") {
+		t.Errorf("exit %d, sent %q", r.code, cmds)
+	}
+}
+
+// TestRetry: temporary failures are tried again, with the wait the server
+// asks for; a transfer to standard output that broke goes on where it
+// stopped, and -w reports the attempts.
+func TestRetry(t *testing.T) {
+	var n atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch n.Add(1) {
+		case 1:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+		case 2:
+			// Half the object, then the connection drops.
+			w.Header().Set("Content-Length", "10")
+			w.Write([]byte("01234"))
+			w.(nethttp.Flusher).Flush()
+			conn, _, _ := w.(nethttp.Hijacker).Hijack()
+			conn.Close()
+		default:
+			nethttp.ServeContent(w, r, "o", time.Time{}, strings.NewReader("0123456789"))
+		}
+	}))
+	t.Cleanup(s.Close)
+	r := runDeref(t, "", "--retry", "3", "--retry-delay", "0.01", "-w", "%{num_retries} %{exitcode}\\n", s.URL+"/o")
+	if r.code != 0 || r.stdout != "0123456789"+"2 0\n" || strings.Count(r.stderr, "trying again") != 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A permanent failure is not tried again.
+	r = runDeref(t, "", "--retry", "3", s.URL+"/missing", "-o", filepath.Join(t.TempDir(), "x"))
+	n.Store(0)
+	notFound := httptest.NewServer(nethttp.NotFoundHandler())
+	t.Cleanup(notFound.Close)
+	r = runDeref(t, "", "--retry", "3", notFound.URL+"/")
+	if r.code != 4 || strings.Contains(r.stderr, "trying again") {
+		t.Errorf("404: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestLimitRate: 64 KiB at 128 KiB/s take at least the half second the
+// rate allows.
+func TestLimitRate(t *testing.T) {
+	s, _ := headServer(t, strings.Repeat("x", 64<<10))
+	start := time.Now()
+	r := runDeref(t, "", "--limit-rate", "128k", s.URL+"/")
+	if r.code != 0 || len(r.stdout) != 64<<10 {
+		t.Fatalf("exit %d, %d bytes", r.code, len(r.stdout))
+	}
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Errorf("64 KiB at 128 KiB/s took %v", d)
+	}
+}
+
+// TestOnlyNewer: -N leaves a file as new as the server's (HTTP 304; FTP by
+// MDTM and SIZE, without RETR) and fetches one that changed.
+func TestOnlyNewer(t *testing.T) {
+	mod := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	var gets, notMod atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		gets.Add(1)
+		if r.Header.Get("If-Modified-Since") != "" {
+			notMod.Add(1)
+		}
+		nethttp.ServeContent(w, r, "f", mod, strings.NewReader("web\n"))
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "f")
+	if r := runDeref(t, "", "-N", "-o", out, s.URL+"/f"); r.code != 0 {
+		t.Fatalf("first: %+v", r)
+	}
+	os.WriteFile(out, []byte("mine"), 0o644) // same time after this:
+	os.Chtimes(out, mod, mod)
+	r := runDeref(t, "", "-N", "-o", out, s.URL+"/f")
+	if b, _ := os.ReadFile(out); r.code != 0 || string(b) != "mine" || notMod.Load() != 1 {
+		t.Errorf("unchanged: exit %d, file %q, %d conditional requests", r.code, b, notMod.Load())
+	}
+	older := mod.Add(-time.Hour)
+	os.Chtimes(out, older, older)
+	if r := runDeref(t, "", "-N", "-o", out, s.URL+"/f"); r.code != 0 {
+		t.Errorf("changed: %+v", r)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "web\n" {
+		t.Errorf("the newer copy was not fetched: %q", b)
+	}
+
+	f := &ftpscript.Server{Files: map[string]string{"pub/g.bin": "0123456789"}}
+	start(t, f.Start, f.Close)
+	ftpOut := filepath.Join(dir, "g.bin")
+	os.WriteFile(ftpOut, []byte("0123456789"), 0o644)
+	os.Chtimes(ftpOut, mod, mod) // ftpscript's MDTM is 20200102030405
+	r = runDeref(t, "", "-N", "-O", "--output-dir", dir, "ftp://"+f.Addr()+"/pub/g.bin")
+	if cmds := strings.Join(f.Commands(), "|"); r.code != 0 || strings.Contains(cmds, "RETR") || !strings.Contains(cmds, "MDTM g.bin") {
+		t.Errorf("FTP unchanged: exit %d, sent %q", r.code, cmds)
+	}
+	os.WriteFile(ftpOut, []byte("01234"), 0o644) // another size: fetched
+	os.Chtimes(ftpOut, mod, mod)
+	r = runDeref(t, "", "-N", "-O", "--output-dir", dir, "ftp://"+f.Addr()+"/pub/g.bin")
+	if b, _ := os.ReadFile(ftpOut); r.code != 0 || string(b) != "0123456789" {
+		t.Errorf("FTP size differs: exit %d, %q", r.code, b)
+	}
+}
+
+// TestWriteOut: -w with curl's variables, and json, one per URL of -i.
+func TestWriteOut(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/missing" {
+			nethttp.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("hello"))
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	list := s.URL + "/a.txt\n" + s.URL + "/missing\n"
+	r := runDeref(t, list, "-i", "-", "-O", "--output-dir", dir, "-w", "json")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 4 || len(lines) != 2 {
+		t.Fatalf("exit %d, %q", r.code, r.stdout)
+	}
+	byURL := map[string]map[string]any{}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		byURL[m["url"].(string)] = m
+	}
+	a, m := byURL[s.URL+"/a.txt"], byURL[s.URL+"/missing"]
+	if a["exitcode"] != 0.0 || a["size_download"] != 5.0 || a["content_type"] != "" && a["content_type"] != "text/plain" || a["filename_effective"] != filepath.Join(dir, "a.txt") {
+		t.Errorf("a.txt: %v", a)
+	}
+	if m["exitcode"] != 4.0 || !strings.Contains(m["errormsg"].(string), "not found") {
+		t.Errorf("missing: %v", m)
+	}
+	r = runDeref(t, "", "-w", "%{url} %{size_download} %{content_type} %%\\n", s.URL+"/a.txt")
+	if r.stdout != "hello"+s.URL+"/a.txt 5 text/plain %\n" {
+		t.Errorf("-w FORMAT: %q", r.stdout)
+	}
+}
+
+// TestConfigFile: the default config file sets flags, -q skips it, -K adds
+// one, the command line wins, and a bad line is an error naming it.
+func TestConfigFile(t *testing.T) {
+	s, last := headServer(t, "ok")
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	os.MkdirAll(filepath.Join(xdg, "deref"), 0o755)
+	os.WriteFile(filepath.Join(xdg, "deref", "config"), []byte("# mine\nuser-agent = \"from config\"\n--referer http://r.example/\nsilent\nmax-redirs=3\nretries 9\n"), 0o644)
+	if r := runDeref(t, "", s.URL+"/"); r.code != 0 || last().Get("User-Agent") != "from config" || last().Get("Referer") != "http://r.example/" {
+		t.Errorf("config: exit %d %q, %v", r.code, r.stderr, last())
+	}
+	if r := runDeref(t, "", "-A", "from flag", s.URL+"/"); r.code != 0 || last().Get("User-Agent") != "from flag" {
+		t.Errorf("flag over config: %v", last())
+	}
+	if r := runDeref(t, "", "-q", s.URL+"/"); r.code != 0 || !strings.HasPrefix(last().Get("User-Agent"), "deref/") {
+		t.Errorf("-q: %v", last())
+	}
+	extra := filepath.Join(t.TempDir(), "extra")
+	os.WriteFile(extra, []byte("user-agent 'from -K'\n"), 0o644)
+	if r := runDeref(t, "", "-K", extra, s.URL+"/"); r.code != 0 || last().Get("User-Agent") != "from -K" {
+		t.Errorf("-K: %v", last())
+	}
+	os.WriteFile(extra, []byte("\nno-such-flag 1\n"), 0o644)
+	if r := runDeref(t, "", "-K", extra, s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, extra+":2: unknown flag") {
+		t.Errorf("bad line: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// TestVersionAndCompletion: --version names the version and the schemes;
+// the completion scripts name the flags, and bash reads its script.
+func TestVersionAndCompletion(t *testing.T) {
+	r := runDeref(t, "", "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "deref ") || !strings.Contains(r.stdout, "schemes: ") || !strings.Contains(r.stdout, " gopher ") {
+		t.Errorf("--version: %+v", r)
+	}
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		r := runDeref(t, "", "completion", sh)
+		if r.code != 0 || !strings.Contains(r.stdout, "only-newer") || !strings.Contains(r.stdout, "ftp-timezone") {
+			t.Errorf("completion %s: exit %d", sh, r.code)
+			continue
+		}
+		if bin, err := exec.LookPath(sh); err == nil {
+			check := exec.Command(bin, "-n")
+			if sh == "fish" {
+				check = exec.Command(bin, "--no-execute")
+			}
+			check.Stdin = strings.NewReader(r.stdout)
+			if out, err := check.CombinedOutput(); err != nil {
+				t.Errorf("%s -n: %v\n%s", sh, err, out)
+			}
+		}
+	}
+	if r := runDeref(t, "", "completion", "tcsh"); r.code != 1 {
+		t.Errorf("completion tcsh: %+v", r)
+	}
+}
