@@ -88,6 +88,7 @@ type options struct {
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
 	progress                                               *progressLine        // on a terminal, unless -s
+	bars                                                   *barSet              // --parallel on a terminal: a bar per transfer
 }
 
 func main() {
@@ -186,6 +187,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			code = fetch.ExitCode(err)
 		}
 	}
+	if o.parallel > 1 && !o.silent && isTerminal(stderr) {
+		o.bars = newBarSet(ctx, stderr)
+		stderr = o.bars.p // messages go above the bars
+		defer o.bars.wait()
+	}
 	if o.remoteName && len(urls) > 1 {
 		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
 	}
@@ -208,6 +214,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				})
 				if errors.Is(err, fetch.ErrNotModified) && o.onlyNewer {
 					err = nil // -N: the local file is as new; nothing to do
+				}
+				if o.bars != nil {
+					o.bars.finish(raw, err)
 				}
 				if err != nil {
 					report(raw, err)
@@ -500,7 +509,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			fmt.Fprintln(stderr, prefix+oneLine(ev.Text))
 		}
 	}
-	if f, ok := stderr.(*os.File); ok && !o.silent && term.IsTerminal(int(f.Fd())) {
+	if f, ok := stderr.(*os.File); ok && !o.silent && o.parallel <= 1 && term.IsTerminal(int(f.Fd())) {
 		o.progress = newProgressLine(f)
 		c.Progress = o.progress.update
 	}

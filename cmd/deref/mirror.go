@@ -246,6 +246,16 @@ func (b *barSet) event(ev mirror.Event) {
 	}
 }
 
+// finish ends the bar of one URL of deref --parallel, counting it in the
+// total when it succeeded.
+func (b *barSet) finish(name string, err error) {
+	action := mirror.ActionNew
+	if err != nil {
+		action = mirror.ActionFail
+	}
+	b.event(mirror.Event{Type: mirror.EventDone, Path: name, Action: action})
+}
+
 func (b *barSet) wait() {
 	b.mu.Lock()
 	for _, bar := range b.bars {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/url"
 )
 
@@ -29,8 +30,16 @@ type result struct {
 // rate.
 func transferHook(ctx context.Context, o *options, res *result) func(fetch.Progress) {
 	rate := o.limitRate
+	started := false
 	return func(p fetch.Progress) {
 		res.bytes = p.Bytes
+		if o.bars != nil {
+			if !started {
+				started = true
+				o.bars.event(mirror.Event{Type: mirror.EventStart, Path: res.url, Size: p.Total})
+			}
+			o.bars.event(mirror.Event{Type: mirror.EventProgress, Path: res.url, Bytes: p.Bytes})
+		}
 		if rate <= 0 || p.Done {
 			return
 		}
