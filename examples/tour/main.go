@@ -4,6 +4,11 @@
 //
 //	go run ./examples/tour
 //
+// With -serve it keeps the servers running instead, and prints a deref
+// command for a URL of each scheme to try, until interrupted:
+//
+//	go run ./examples/tour -serve
+//
 // Each stop is one function in stops below; a protocol adds its own.
 package main
 
@@ -11,12 +16,14 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,6 +68,8 @@ type tour struct {
 }
 
 func main() {
+	serve := flag.Bool("serve", false, "keep the servers running and print a URL of each scheme to try with deref")
+	flag.Parse()
 	dir, err := os.MkdirTemp("", "deref-tour")
 	if err != nil {
 		fail(err)
@@ -72,6 +81,10 @@ func main() {
 	t := &tour{dir: dir, client: fetch.NewClient()}
 	t.client.NetrcFile = ""
 	t.client.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil } // loopback only
+	if *serve {
+		serveAll(t)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	failed := 0
@@ -95,6 +108,46 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("\nevery stop answered")
+}
+
+// serveAll starts every stop's servers, prints a deref command for each of
+// their URLs, and waits for an interrupt.
+func serveAll(t *tour) {
+	var stopAll []func()
+	fmt.Println("The tour's servers run on 127.0.0.1 until you press Ctrl-C. Try:")
+	fmt.Println()
+	for _, s := range stops {
+		if s.name == "mirror" {
+			continue // the mirror stop mirrors; the FTP stop's server is there to mirror from
+		}
+		urls, stopServers, err := s.start(t)
+		if err != nil {
+			fmt.Printf("# %s: cannot start: %v\n", s.name, err)
+			continue
+		}
+		stopAll = append(stopAll, stopServers)
+		flags := ""
+		switch s.name {
+		case "https":
+			flags = "-k " // the tour's certificate is its own
+		case "mid":
+			flags = "--mail-dir " + t.client.Mail.Dir + " "
+		case "news":
+			flags = "--news-server " + t.client.NNTP.Server + " "
+		}
+		for _, u := range urls {
+			fmt.Printf("deref %s'%s'\n", flags, u)
+			if s.name == "ftp" && strings.HasSuffix(u, "/pub/") {
+				fmt.Printf("deref mirror '%s' /tmp/deref-tour-copy\n", u)
+			}
+		}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	<-ch
+	for _, stop := range stopAll {
+		stop()
+	}
 }
 
 // show dereferences u and prints its metadata and the start of its body
