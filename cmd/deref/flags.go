@@ -142,7 +142,7 @@ var flagTable = []flagDef{
 	{long: "continue-at", short: "C", cmds: cmdGet, group: "Output", arg: "OFFSET",
 		help: "resume from byte OFFSET (standard output); - continues the existing output file", set: str(func(o *options) *string { return &o.resume })},
 	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",
-		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
+		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE, Gopher+ Mod-Date)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
 	{long: "input-file", short: "i", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
 		help: "read URLs from FILE, one per line (- for standard input)", set: str(func(o *options) *string { return &o.inputFile })},
 	{long: "parallel", cmds: cmdGet, group: "Output", arg: "N",

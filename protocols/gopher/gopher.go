@@ -82,6 +82,27 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	return f.fetch(ctx, req, g)
 }
 
+// modDate asks a Gopher+ server for the item's attributes ("!") and
+// returns the time of its +ADMIN Mod-Date line.
+func (f *Fetcher) modDate(ctx context.Context, req *protocols.Request) (time.Time, bool) {
+	au, err := WithPlus(req.URL, "!")
+	if err != nil {
+		return time.Time{}, false
+	}
+	ag, err := au.Gopher()
+	if err != nil {
+		return time.Time{}, false
+	}
+	sub := *req
+	sub.URL, sub.IfModifiedSince, sub.Offset = au, time.Time{}, 0
+	resp, err := f.fetch(ctx, &sub, ag)
+	if err != nil {
+		return time.Time{}, false
+	}
+	resp.Body.Close()
+	return ModDate(resp.Attributes)
+}
+
 func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.GopherPath) (*protocols.Response, error) {
 	if g.HasPlus && g.Plus == "?" {
 		filled, err := f.fillForm(ctx, req, g)
@@ -89,6 +110,13 @@ func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.Goph
 			return nil, err
 		}
 		g = filled
+	}
+	if since := req.IfModifiedSince; !since.IsZero() && !g.HasPlus && g.Type != '1' && g.Type != '7' {
+		// Gopher+ servers give an item's time in its attributes: asked
+		// first, it can spare the transfer.
+		if t, ok := f.modDate(ctx, req); ok && !t.After(since) {
+			return nil, fmt.Errorf("%w since %s (Gopher+ Mod-Date %s)", protocols.ErrNotModified, since.UTC().Format(time.RFC3339), t.UTC().Format(time.RFC3339))
+		}
 	}
 	if g.Type == '7' && !g.HasSearch && !g.HasPlus {
 		return &protocols.Response{

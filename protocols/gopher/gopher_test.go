@@ -375,3 +375,51 @@ func TestGophers(t *testing.T) {
 		t.Errorf("gophers: %q, %v", body, err)
 	}
 }
+
+// TestIfModifiedSince: a conditional retrieval asks a Gopher+ server for
+// the item's Mod-Date first, and transfers nothing when it is not newer;
+// a plain Gopher server, which has no attributes, gets the item fetched.
+func TestIfModifiedSince(t *testing.T) {
+	attrs := "+-2\r\n+INFO: 0hello.txt\t/hello.txt\t127.0.0.1\t7070\t+\r\n+ADMIN:\r\n Mod-Date: Thu Jan  2 03:04:05 2020 <20200102030405>\r\n"
+	var reqs []string
+	var mu sync.Mutex
+	s := start(t, func(req string, w io.Writer) {
+		mu.Lock()
+		reqs = append(reqs, req)
+		mu.Unlock()
+		if strings.HasSuffix(req, "\t!") {
+			io.WriteString(w, attrs)
+			return
+		}
+		io.WriteString(w, "hello\r\n.\r\n")
+	})
+	c := client()
+	u := url.MustParse("gopher://" + s.addr() + "/0/hello.txt")
+	mod := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	_, err := c.FetchWith(context.Background(), u, fetch.FetchOptions{IfModifiedSince: mod})
+	if !errors.Is(err, fetch.ErrNotModified) || len(reqs) != 1 {
+		t.Errorf("unchanged: %v, requests %q", err, reqs)
+	}
+	resp, err := c.FetchWith(context.Background(), u, fetch.FetchOptions{IfModifiedSince: mod.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(reqs) != 3 || reqs[2] != "/hello.txt" {
+		t.Errorf("changed: requests %q", reqs)
+	}
+
+	plain := start(t, func(req string, w io.Writer) {
+		if strings.Contains(req, "\t") {
+			io.WriteString(w, "3 no such item\tfake\t(NULL)\t0\r\n.\r\n") // no Gopher+
+			return
+		}
+		io.WriteString(w, "hello\r\n.\r\n")
+	})
+	pu := url.MustParse("gopher://" + plain.addr() + "/0/hello.txt")
+	resp, err = c.FetchWith(context.Background(), pu, fetch.FetchOptions{IfModifiedSince: mod})
+	if err != nil {
+		t.Fatalf("plain Gopher: %v", err)
+	}
+	resp.Body.Close()
+}
