@@ -89,7 +89,8 @@ type Request struct {
 	HeadOnly bool
 
 	// IfModifiedSince makes the retrieval conditional where the protocol
-	// can say so (HTTP; FTP by MDTM and SIZE before RETR): an object not
+	// can say so (HTTP; FTP by MDTM and SIZE before RETR; Gopher+ by
+	// Mod-Date): an object not
 	// modified since then is ErrNotModified. Zero means unconditional.
 	IfModifiedSince time.Time
 	// LocalSize is the size of the copy IfModifiedSince describes: a

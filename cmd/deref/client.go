@@ -1,0 +1,200 @@
+// The Client the flags configure, and the questions asked on the terminal.
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/ftp"
+	"github.com/urlderef/deref/protocols/gopher"
+	"github.com/urlderef/deref/url"
+)
+
+func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
+	c := fetch.NewClient()
+	c.ConnectTimeout = seconds(o.connectTimeout)
+	c.IdleTimeout = seconds(o.idleTimeout)
+	if c.IdleTimeout > 0 {
+		c.WAIS.ReplyTimeout = c.IdleTimeout
+	}
+	c.Mail.Dir, c.URNResolver = o.mailDir, o.urnResolver
+	c.NNTP.Server, c.NNTP.Descriptions, c.NNTP.StartTLS, c.NNTP.Articles = o.newsServer, o.newsDescriptions, o.newsTLS, o.newsArticles
+	c.MaxBytes = o.maxBytes
+	c.MaxRedirects = o.maxRedirs
+	if o.maxRedirs == 0 {
+		c.MaxRedirects = -1
+	}
+	c.AllowDowngrade = o.allowDowngrade
+	if o.redirectSchemes != "" {
+		c.RedirectSchemes = strings.Split(strings.ToLower(o.redirectSchemes), ",")
+	}
+	for _, p := range strings.FieldsFunc(o.allowPorts, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("--allow-port: %q is not a port number", p)
+		}
+		c.AllowPorts = append(c.AllowPorts, n)
+	}
+	switch {
+	case o.noNetrc:
+		c.NetrcFile = ""
+	case o.netrcFile != "":
+		c.NetrcFile = o.netrcFile
+	}
+	if o.insecure {
+		c.TLSConfig = &tls.Config{InsecureSkipVerify: true}
+	}
+	switch o.ftpMethod {
+	case "rfc", "single", "none", "auto":
+		c.FTP.Method = o.ftpMethod
+	default:
+		return nil, fmt.Errorf("--ftp-method: %q is not rfc, single, none or auto", o.ftpMethod)
+	}
+	c.FTP.ExplicitTLS = o.ftpSSL
+	c.FTP.NoPipelining = o.ftpSync
+	if o.user != "" {
+		user, pw, hasPw := strings.Cut(o.user, ":")
+		if err := url.CheckArg("--user", o.user); err != nil || user == "" {
+			return nil, fmt.Errorf("--user: want USER[:PASSWORD], without CR, LF or NUL")
+		}
+		c.User, c.Password, c.HasPassword = user, pw, hasPw
+	}
+	if o.userAgent != "" {
+		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
+	}
+	if o.referer != "" {
+		c.Header = append(c.Header, [2]string{"Referer", o.referer})
+	}
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") || strings.ContainsAny(h, "\r\n\x00") {
+			return nil, fmt.Errorf("--header: %q is not 'NAME: VALUE'", h)
+		}
+		c.Header = append(c.Header, [2]string{name, value})
+	}
+	for _, h := range c.Header {
+		if strings.ContainsAny(h[1], "\r\n\x00") {
+			return nil, fmt.Errorf("%s: CR, LF or NUL in a header value", h[0])
+		}
+	}
+	if o.ftpTimeZone != "" {
+		loc, err := ftp.ParseZone(o.ftpTimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("--ftp-timezone: %w", err)
+		}
+		c.FTP.TimeZone = loc
+	}
+	c.FTP.MaxIdle = max(4, o.parallel) // every worker keeps its control connection
+	switch o.proxy {
+	case "":
+	case "-":
+		c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	default:
+		raw := o.proxy
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		p, err := url.Parse(url.Canonicalize(raw))
+		if err != nil {
+			return nil, fmt.Errorf("--proxy: %w", err)
+		}
+		c.Proxy = func(u *url.URL) (*url.URL, error) {
+			if u.Scheme == "file" {
+				return nil, nil
+			}
+			return p, nil
+		}
+	}
+	if o.verbose {
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			prefix := "* "
+			switch ev.Dir {
+			case protocols.TraceSend:
+				prefix = "> "
+			case protocols.TraceRecv:
+				prefix = "< "
+			}
+			fmt.Fprintln(stderr, prefix+oneLine(ev.Text))
+		}
+	}
+	if f, ok := stderr.(*os.File); ok && !o.silent && o.parallel <= 1 && term.IsTerminal(int(f.Fd())) {
+		o.progress = newProgressLine(f)
+		c.Progress = o.progress.update
+	}
+	if _, _, closeTTY, err := openTTY(); err == nil {
+		closeTTY()
+		c.Prompt = promptPassword // no terminal: the netrc file answers instead
+		c.Gopher.Ask = askOnTerminal
+	}
+	return c, nil
+}
+
+// promptPassword asks on the terminal, without echo.
+func promptPassword(ctx context.Context, u *url.URL, user string) (string, error) {
+	in, out, closeTTY, err := openTTY()
+	if err != nil {
+		return "", fmt.Errorf("%w: a password is needed for %s and there is no terminal to ask on", fetch.ErrAuth, user)
+	}
+	defer closeTTY()
+	fmt.Fprintf(out, "Password for %s@%s: ", user, u.Host)
+	pw, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(out)
+	if err != nil {
+		return "", fmt.Errorf("%w: reading the password: %w", fetch.ErrAuth, err)
+	}
+	return string(pw), nil
+}
+
+// askOnTerminal asks the questions of a Gopher+ form on the terminal.
+func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) {
+	ttyIn, tty, closeTTY, err := openTTY()
+	if err != nil {
+		return nil, fmt.Errorf("%w: a form needs answers and there is no terminal to ask on", fetch.ErrNotRetrievable)
+	}
+	defer closeTTY()
+	in := bufio.NewReader(ttyIn)
+	var answers []string
+	for _, q := range qs {
+		if !q.NeedsAnswer() {
+			fmt.Fprintln(tty, q.Prompt)
+			continue
+		}
+		prompt := q.Prompt
+		if len(q.Choices) > 0 {
+			prompt += " [" + strings.Join(q.Choices, "/") + "]"
+		}
+		fmt.Fprint(tty, prompt+" ")
+		var a string
+		if q.Kind == "AskP" {
+			b, err := term.ReadPassword(int(ttyIn.Fd()))
+			fmt.Fprintln(tty)
+			if err != nil {
+				return nil, err
+			}
+			a = string(b)
+		} else {
+			line, err := in.ReadString('\n')
+			if err != nil && line == "" {
+				return nil, err
+			}
+			a = strings.TrimRight(line, "\r\n")
+		}
+		if a == "" && len(q.Choices) > 0 {
+			a = q.Choices[0]
+		}
+		answers = append(answers, a)
+	}
+	return answers, nil
+}

@@ -1,0 +1,259 @@
+// The retrieval of one URL: to standard output, to a file, or as a
+// session.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/gopher"
+	"github.com/urlderef/deref/url"
+)
+
+// discard is a writer that drops everything, as /dev/null does, without a
+// system call per write. It has no ReadFrom, so the copy reads with its own
+// large buffer.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// discardIfNull returns discard for a file that is /dev/null (as GNU tar
+// does, since writing there has no effect), and f otherwise.
+func discardIfNull(f *os.File) io.Writer {
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return f
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return discard{}
+	}
+	return f
+}
+
+// folderTimes asks for the exact times of the FTP files among urls that
+// share a folder, in one pipelined exchange per folder, up to parallel
+// folders at once: their transfers then need no MDTM round trip of their
+// own. What cannot be asked is left to each transfer.
+func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel int) map[string]time.Time {
+	type folder struct {
+		u    *url.URL
+		raws map[string][]string // name -> the URLs as given
+	}
+	folders := map[string]*folder{}
+	var order []string
+	for _, raw := range urls {
+		u, err := parseArg(raw)
+		if err != nil || u.Scheme != "ftp" && u.Scheme != "ftps" {
+			continue
+		}
+		fp, err := u.FTP()
+		if err != nil || fp.Name == "" || fp.Type == 'd' {
+			continue
+		}
+		dot, err := url.ParseReference("./")
+		if err != nil {
+			continue
+		}
+		dir := u.ResolveReference(dot)
+		key := dir.String()
+		f := folders[key]
+		if f == nil {
+			f = &folder{u: dir, raws: map[string][]string{}}
+			folders[key] = f
+			order = append(order, key)
+		}
+		f.raws[fp.Name] = append(f.raws[fp.Name], raw)
+	}
+	out := map[string]time.Time{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(parallel, 1))
+	for _, key := range order {
+		f := folders[key]
+		if len(f.raws) < 2 {
+			continue
+		}
+		names := make([]string, 0, len(f.raws))
+		for n := range f.raws {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			times, err := c.ModTimes(ctx, f.u, names)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for n, t := range times {
+				for _, raw := range f.raws[n] {
+					out[raw] = t
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// deref retrieves one URL into its destination, noting in res what -w
+// reports; res.attempt counts the attempts before this one (--retry).
+func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout, stderr io.Writer, res *result) error {
+	u, err := parseArg(raw)
+	if err != nil {
+		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+	}
+	progress := transferHook(ctx, o, res)
+	if o.output != "" && o.output != "-" && !o.remoteName {
+		// A device or pipe (-o /dev/null) is written directly, as curl does:
+		// it has no final name to protect.
+		if st, err := os.Stat(o.output); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			f, err := os.OpenFile(o.output, os.O_WRONLY, 0)
+			if err != nil {
+				return fetch.WriteError(err)
+			}
+			defer f.Close()
+			stdout = discardIfNull(f)
+			o = &options{output: "-", resume: o.resume, offset: o.offset, head: o.head, raw: o.raw, json: o.json, stdin: o.stdin, login: o.login, limitRate: o.limitRate, retry: o.retry}
+		}
+	}
+	if (o.output != "" && o.output != "-") || o.remoteName {
+		dir, name := o.outputDir, ""
+		if o.output != "" {
+			name = filepath.Base(o.output)
+			dir = filepath.Join(o.outputDir, filepath.Dir(o.output))
+		}
+		if dir == "" {
+			dir = "."
+		}
+		if o.createDirs {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fetch.WriteError(err)
+			}
+		}
+		if name != "" {
+			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
+			}
+		}
+		resume := o.resume == "-"
+		if res.attempt > 0 {
+			// A retry continues what the failed attempt left in NAME.part.
+			part := name
+			if part == "" {
+				part = fetch.SuggestedName(u)
+			}
+			if _, err := os.Stat(filepath.Join(dir, part+fetch.PartSuffix)); err == nil {
+				resume = true
+			}
+		}
+		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: resume, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress})
+		res.filename = path
+		return err
+	}
+	switch u.Scheme {
+	case "tn3270":
+		return handOver(ctx, u, o.tn3270, o.stdin, stdout, stderr)
+	case "rlogin":
+		return handOver(ctx, u, o.rlogin, o.stdin, stdout, stderr)
+	case "mailto":
+		return sendMail(ctx, u, o, c, stderr)
+	}
+	offset := o.offset + res.written // a retry goes on where standard output stopped
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, HeadOnly: o.head, Progress: progress})
+	if err != nil {
+		return err
+	}
+	res.contentType = resp.MediaType
+	if resp.Offset != offset && resp.Kind == protocols.KindFile {
+		if resp.Offset != 0 {
+			resp.Body.Close()
+			return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -C %d: the server sent from byte %d", fetch.ErrProtocol, offset, resp.Offset)}
+		}
+		// The server ignored the offset and sends the whole object: its
+		// first bytes are read and dropped here, so that standard output
+		// still gets the object from the offset on.
+		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+			resp.Body.Close()
+			if errors.Is(err, io.EOF) {
+				return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: byte %d is beyond the end of the object", fetch.ErrRangeNotSatisfied, offset)}
+			}
+			return err
+		}
+	}
+	if resp.Kind == protocols.KindSession {
+		return interact(ctx, resp, u, o, stdout, stderr)
+	}
+	defer resp.Body.Close()
+	if o.head {
+		resp.Body.Close()
+		gopherPlusMeta(ctx, c, u, resp)
+		if o.json {
+			return printMetaJSON(stdout, u, resp)
+		}
+		return printMeta(stdout, u, resp)
+	}
+	if resp.Note != "" && resp.Kind != protocols.KindSearchIndex {
+		fmt.Fprintln(stderr, "deref: "+resp.Note)
+	}
+	switch {
+	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && !o.raw:
+		if err := printEntries(stdout, resp.Entries, o.json); err != nil {
+			return fetch.WriteError(err)
+		}
+		return resp.Body.Close()
+	case resp.Kind == protocols.KindSearchIndex:
+		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; add ?words to search it")
+	}
+
+	out := stdout
+	if o.retry > 0 {
+		out = &countingWriter{w: stdout, n: &res.written} // only then: counting costs the copy its fast paths
+	}
+	if _, err := io.Copy(out, resp.Body); err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// gopherPlusMeta asks a Gopher+ server for what plain Gopher lacks: the
+// item's size (the "+" view's length header) and its attributes ("!").
+// A server that does not speak Gopher+ leaves r as it was.
+func gopherPlusMeta(ctx context.Context, c *fetch.Client, u *url.URL, r *fetch.Response) {
+	g, err := u.Gopher()
+	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") || g.HasPlus || g.Type == '7' {
+		return
+	}
+	if g.Type != '1' {
+		if pu, err := gopher.WithPlus(u, "+"); err == nil {
+			if pr, err := c.Fetch(ctx, pu, 0); err == nil {
+				pr.Body.Close()
+				if pr.Size >= 0 {
+					r.Size = pr.Size
+				}
+			}
+		}
+	}
+	if au, err := gopher.WithPlus(u, "!"); err == nil {
+		if ar, err := c.Fetch(ctx, au, 0); err == nil {
+			ar.Body.Close()
+			r.Attributes = ar.Attributes
+			if t, ok := gopher.ModDate(ar.Attributes); ok && r.ModTime.IsZero() {
+				r.ModTime = t
+			}
+		}
+	}
+}

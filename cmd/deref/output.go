@@ -1,0 +1,133 @@
+// What deref prints of a response: metadata (-I) and listings.
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\nKind: %s\n", u.Redacted(), r.Kind)
+	if r.Size >= 0 {
+		fmt.Fprintf(&b, "Size: %d\n", r.Size)
+	}
+	if r.MediaType != "" {
+		fmt.Fprintf(&b, "Type: %s\n", r.MediaType)
+	}
+	if !r.ModTime.IsZero() {
+		fmt.Fprintf(&b, "Modified: %s\n", r.ModTime.UTC().Format(time.RFC3339))
+	}
+	if r.Name != "" {
+		fmt.Fprintf(&b, "Name: %s\n", r.Name)
+	}
+	if r.Entries != nil {
+		fmt.Fprintf(&b, "Entries: %d\n", len(r.Entries))
+	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, "Note: %s\n", r.Note)
+	}
+	for _, a := range r.Attributes {
+		fmt.Fprintf(&b, "+%s: %s\n", a.Name, oneLine(a.Value))
+		for _, l := range a.Lines {
+			fmt.Fprintf(&b, "  %s\n", oneLine(l))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return fetch.WriteError(err)
+}
+
+// jsonMeta is what -I --json prints: one object of the metadata.
+type jsonMeta struct {
+	URL        string          `json:"url"`
+	Kind       string          `json:"kind"`
+	Size       *int64          `json:"size,omitempty"`
+	Type       string          `json:"type,omitempty"`
+	Modified   string          `json:"modified,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	Entries    *int            `json:"entries,omitempty"`
+	Note       string          `json:"note,omitempty"`
+	Attributes []jsonAttribute `json:"attributes,omitempty"`
+}
+
+type jsonAttribute struct {
+	Name  string   `json:"name"`
+	Value string   `json:"value"`
+	Lines []string `json:"lines,omitempty"`
+}
+
+func printMetaJSON(w io.Writer, u *url.URL, r *fetch.Response) error {
+	m := jsonMeta{URL: u.Redacted(), Kind: r.Kind.String(), Type: r.MediaType, Name: r.Name, Status: r.Status, Note: r.Note}
+	if r.Size >= 0 {
+		m.Size = &r.Size
+	}
+	if !r.ModTime.IsZero() {
+		m.Modified = r.ModTime.UTC().Format(time.RFC3339)
+	}
+	if r.Entries != nil {
+		n := len(r.Entries)
+		m.Entries = &n
+	}
+	for _, a := range r.Attributes {
+		m.Attributes = append(m.Attributes, jsonAttribute{Name: a.Name, Value: a.Value, Lines: a.Lines})
+	}
+	b, err := json.Marshal(m)
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
+	}
+	return fetch.WriteError(err)
+}
+
+type jsonEntry struct {
+	Kind     string `json:"kind"`
+	Size     *int64 `json:"size,omitempty"`
+	Modified string `json:"modified,omitempty"`
+	Name     string `json:"name"`
+	URL      string `json:"url,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	Score    int64  `json:"score,omitempty"`
+	Lines    int64  `json:"lines,omitempty"`
+	Number   int64  `json:"number,omitempty"`
+	Author   string `json:"author,omitempty"`
+	ID       string `json:"message_id,omitempty"`
+	Desc     string `json:"description,omitempty"`
+	Target   string `json:"target,omitempty"`
+}
+
+func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
+	bw := bufio.NewWriter(w)
+	if !asJSON {
+		if err := protocols.WriteListing(bw, entries); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	enc := json.NewEncoder(bw)
+	for _, e := range entries {
+		j := jsonEntry{Kind: e.Kind.String(), Name: e.Name, URL: e.URL, Type: e.Type, Selector: e.Selector, Host: e.Host, Port: e.Port, Score: e.Score, Lines: e.Lines,
+			Number: e.Number, Author: e.Author, ID: e.MessageID, Desc: e.Description, Target: e.Target}
+		if e.Size >= 0 {
+			j.Size = &e.Size
+		}
+		if !e.ModTime.IsZero() {
+			j.Modified = e.ModTime.UTC().Format(time.RFC3339)
+		}
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
