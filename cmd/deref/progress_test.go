@@ -30,3 +30,27 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("final line %q", b.String())
 	}
 }
+
+// TestEndLine: an error after a progress line that did not finish starts
+// on a fresh line; after a finished one, no blank line is added.
+func TestEndLine(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressLine(&b)
+	p.update(fetch.Progress{Bytes: 1, Total: 10, Start: time.Now()})
+	p.endLine()
+	if !strings.HasSuffix(b.String(), "\n") {
+		t.Errorf("open line not ended: %q", b.String())
+	}
+	b.Reset()
+	p.endLine()
+	if b.Len() != 0 {
+		t.Errorf("ended twice: %q", b.String())
+	}
+	p.last = time.Time{}
+	p.update(fetch.Progress{Bytes: 10, Total: 10, Start: time.Now(), Done: true})
+	b.Reset()
+	p.endLine()
+	if b.Len() != 0 {
+		t.Errorf("a finished line got another newline: %q", b.String())
+	}
+}
