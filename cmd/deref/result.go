@@ -26,9 +26,13 @@ type result struct {
 }
 
 // transferHook returns the Progress function of one transfer: it notes the
-// bytes received and, with --limit-rate, holds the transfer back to the
-// rate.
+// bytes received (for -w), moves the transfer's bar (--parallel) and, with
+// --limit-rate, holds the transfer back to the rate. It is nil when none of
+// these is asked for.
 func transferHook(ctx context.Context, o *options, res *result) func(fetch.Progress) {
+	if o.writeOut == "" && o.limitRate <= 0 && o.bars == nil {
+		return nil // nothing to note: the transfer keeps its fastest path
+	}
 	rate := o.limitRate
 	started := false
 	return func(p fetch.Progress) {
