@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // noRanges serves body with 200 whatever Range asks, as servers without
@@ -113,42 +115,33 @@ func TestOutputDirMade(t *testing.T) {
 // rawHTTP answers every request on a loopback port with reply, and
 // records each request head as it came.
 func rawHTTP(t *testing.T, reply string) (addr string, heads func() []string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var mu sync.Mutex
+	var got []string
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			var head strings.Builder
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				head.WriteString(line)
+				if line == "\r\n" {
+					break
+				}
+			}
+			mu.Lock()
+			got = append(got, head.String())
+			mu.Unlock()
+			c.Write([]byte(reply))
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	var mu sync.Mutex
-	var got []string
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					var head strings.Builder
-					for {
-						line, err := br.ReadString('\n')
-						if err != nil {
-							return
-						}
-						head.WriteString(line)
-						if line == "\r\n" {
-							break
-						}
-					}
-					mu.Lock()
-					got = append(got, head.String())
-					mu.Unlock()
-					c.Write([]byte(reply))
-				}
-			}()
-		}
-	}()
 	return ln.Addr().String(), func() []string {
 		mu.Lock()
 		defer mu.Unlock()

@@ -39,6 +39,19 @@ func server(t *testing.T) *httptest.Server {
 		bw.Flush()
 		conn.Close()
 	})
+	mux.HandleFunc("/slow", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		// A byte every tenth of a second, of 1000 promised.
+		w.Header().Set("Content-Length", "1000")
+		for range 50 {
+			w.Write([]byte("x"))
+			w.(nethttp.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s

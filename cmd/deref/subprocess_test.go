@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	nethttp "net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,29 +37,7 @@ func TestSubprocess(t *testing.T) {
 	xdg := t.TempDir()
 	os.MkdirAll(filepath.Join(xdg, "deref"), 0o755)
 	os.WriteFile(filepath.Join(xdg, "deref", "config"), []byte("write-out = \"%{exitcode}\\n\"\n"), 0o644)
-	mux := nethttp.NewServeMux()
-	mux.HandleFunc("/ok", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.Write([]byte("fine\n")) })
-	mux.HandleFunc("/secret", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.WriteHeader(401) })
-	mux.HandleFunc("/short", func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
-		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
-		bw.Flush()
-		conn.Close()
-	})
-	mux.HandleFunc("/slow", func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		w.Header().Set("Content-Length", "1000")
-		for range 50 {
-			w.Write([]byte("x"))
-			w.(nethttp.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	})
-	s := httptest.NewServer(mux)
-	defer s.Close()
+	s := server(t)
 	file := filepath.Join(t.TempDir(), "plain")
 	os.WriteFile(file, nil, 0o644)
 
@@ -82,15 +58,15 @@ func TestSubprocess(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{s.URL + "/ok"}, 0, ""},
-		{[]string{"--no-such-flag", s.URL + "/ok"}, 1, "unknown flag"},
+		{[]string{s.URL + "/ok.txt"}, 0, ""},
+		{[]string{"--no-such-flag", s.URL + "/ok.txt"}, 1, "unknown flag"},
 		{[]string{"http://h/%zz"}, 2, "malformed escape"},
 		{[]string{"x-unknown:thing"}, 3, "unsupported scheme"},
 		{[]string{"file://" + filepath.ToSlash(xdg) + "/nope"}, 4, "not found"},
 		{[]string{s.URL + "/secret"}, 5, "login refused"},
 		{[]string{"http://127.0.0.1:1/"}, 6, "connection refused"},
 		{[]string{s.URL + "/short"}, 7, "object ended early"},
-		{[]string{"-o", filepath.Join(file, "x"), s.URL + "/ok"}, 8, "write error"},
+		{[]string{"-o", filepath.Join(file, "x"), s.URL + "/ok.txt"}, 8, "write error"},
 		{[]string{"--max-time", "0.3", s.URL + "/slow"}, 6, "timed out after 0.3 s (--max-time)"},
 	} {
 		code, stdout, stderr := run(tt.args...)
@@ -104,7 +80,7 @@ func TestSubprocess(t *testing.T) {
 			t.Errorf("deref %q: stdout %q, want the --write-out line %d last", tt.args, stdout, tt.code)
 		}
 	}
-	if code, stdout, _ := run("-q", s.URL+"/ok"); code != 0 || stdout != "fine\n" {
+	if code, stdout, _ := run("-q", s.URL+"/ok.txt"); code != 0 || stdout != "web object\n" {
 		t.Errorf("-q: exit %d, %q", code, stdout)
 	}
 

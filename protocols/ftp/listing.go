@@ -125,17 +125,7 @@ func parseSize(s string) int64 {
 }
 
 // isDigits reports whether s is one or more ASCII digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isDigits(s string) bool { return s != "" && strings.TrimLeft(s, "0123456789") == "" }
 
 // date builds a time from a listing's fields, or reports that they name
 // no real moment (month 13, February 30, hour 24, a year before 1900).
