@@ -198,9 +198,13 @@ type closingBody struct {
 	conn net.Conn
 }
 
+// Close drops the connection first: net/http's reader of a body that has
+// not reached its end reads it to the end on Close, which a body that
+// never ends (or a hostile server's) would make last forever.
 func (b *closingBody) Close() error {
+	err := b.conn.Close()
 	b.ReadCloser.Close()
-	return b.conn.Close()
+	return err
 }
 
 // rawBody is a Content-Length body read from the buffered head, then from
