@@ -406,6 +406,7 @@ func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
 		return nil, err
 	}
 	req.TLS = c.TLSConfig
+	req.ConnectTimeout = c.connectTimeout()
 	if len(c.Header) > 0 {
 		req.Header = append(req.Header[:len(req.Header):len(req.Header)], c.Header...)
 	}

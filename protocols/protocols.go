@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -50,6 +52,12 @@ type Request struct {
 
 	// Dial opens connections; nil means a plain net.Dialer.
 	Dial DialFunc
+
+	// ConnectTimeout is the engine's bound on connecting. A protocol whose
+	// server speaks first (an FTP or NNTP greeting) waits no longer than
+	// that for it either (AwaitGreeting): the greeting is part of
+	// connecting, as curl counts it. 0 means no bound of its own.
+	ConnectTimeout time.Duration
 
 	// DataDial, when set, opens connections that carry one object and are
 	// read to their end (FTP data connections): for such a connection it
@@ -191,6 +199,36 @@ func (r *Request) MarkActive() {
 	if r != nil && r.Active != nil {
 		r.Active()
 	}
+}
+
+// ErrNoGreeting is the error of a server that accepted the connection and
+// did not greet within the connect time-out. It wraps ErrTimeout.
+var ErrNoGreeting = fmt.Errorf("%w: no greeting from the server", ErrTimeout)
+
+// AwaitGreeting bounds the wait for the first bytes on conn, a connection
+// just made, by ConnectTimeout. Call done once the greeting has come; it
+// lifts the bound unless ctx has ended (its cancellation may have set a
+// deadline of its own). GreetingError turns the read's error into
+// ErrNoGreeting when the bound was what ended it.
+func (r *Request) AwaitGreeting(ctx context.Context, conn net.Conn) (done func()) {
+	if r.ConnectTimeout <= 0 {
+		return func() {}
+	}
+	conn.SetReadDeadline(time.Now().Add(r.ConnectTimeout))
+	return func() {
+		if ctx.Err() == nil {
+			conn.SetReadDeadline(time.Time{})
+		}
+	}
+}
+
+// GreetingError explains err, met while awaiting a greeting: a deadline
+// that passed is ErrNoGreeting with the time waited.
+func (r *Request) GreetingError(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && r.ConnectTimeout > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%w within %v (the connect time-out)", ErrNoGreeting, r.ConnectTimeout)
+	}
+	return err
 }
 
 // LineLimit returns MaxLineLength or its default.

@@ -51,6 +51,7 @@ type session struct {
 	done       bool
 	size150    atomic.Int64 // the size the last 150 reply named; -1 when none
 	greet230   bool         // the server greeted with 230: no login needed
+	greeting   func()       // lifts the connect time-out's bound on the greeting
 
 	// Pipelining of RETR with EPSV (see traceConn.Write).
 	epsvOK   bool   // a 229 reply came on this connection: EPSV works here
@@ -113,6 +114,12 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if ge := req.GreetingError(ctx, err); ge != err && s.greeting != nil {
+			if s.control != nil {
+				s.control.Close()
+			}
+			return nil, ge
+		}
 		if l.tls == 'e' {
 			var te interface{ Error() string }
 			if errors.As(err, &te) && !isNetErr(err) {
@@ -122,6 +129,9 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 		return nil, mapErr("connect", err)
 	}
 	s.c = c
+	if s.greeting != nil {
+		s.greeting() // the greeting has come: connecting is over
+	}
 	if s.greet230 {
 		req.Tracef(protocols.TraceInfo, "the server greeted with 230: no USER or PASS")
 		if err := c.Type(jftp.TransferTypeBinary); err != nil {
@@ -188,6 +198,7 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 		}
 		s.mu.Lock()
 		s.control = tc
+		s.greeting = req.AwaitGreeting(ctx, conn)
 		s.mu.Unlock()
 		return tc, nil
 	}

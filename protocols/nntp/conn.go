@@ -81,7 +81,8 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, host s
 		c.wrap(raw)
 	}
 	c.stop = context.AfterFunc(ctx, func() { c.raw.SetDeadline(aLongTimeAgo) })
-	if err := f.setup(ctx, c, host, implicitTLS); err != nil {
+	greeted := req.AwaitGreeting(ctx, c.raw)
+	if err := f.setup(ctx, c, host, implicitTLS, greeted); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -113,11 +114,12 @@ func (c *conn) startTLS(ctx context.Context, host string) error {
 	return nil
 }
 
-func (f *Fetcher) setup(ctx context.Context, c *conn, host string, implicitTLS bool) error {
+func (f *Fetcher) setup(ctx context.Context, c *conn, host string, implicitTLS bool, greeted func()) error {
 	code, text, err := c.readReply()
 	if err != nil {
-		return err
+		return c.req.GreetingError(ctx, err)
 	}
+	greeted()
 	switch code {
 	case 200, 201:
 	case 400:
