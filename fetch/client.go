@@ -104,6 +104,14 @@ type Client struct {
 	// this long, and bounds the wait for a server's first reply; 0 means
 	// 2 minutes, negative means no limit.
 	IdleTimeout time.Duration
+	// MaxLineLength bounds every line read from a server (replies,
+	// headers, menu and overview lines); 0 means 64 KiB. MaxListing bounds
+	// what is held whole to be parsed (a listing, a menu, a multi-line
+	// reply); 0 means 16 MiB. Passing either is an error, never more
+	// memory.
+	MaxLineLength int
+	MaxListing    int64
+
 	// MaxBytes ends a transfer with ErrTooLarge past this many bytes; 0
 	// means no limit.
 	MaxBytes int64
@@ -407,6 +415,7 @@ func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
 	}
 	req.TLS = c.TLSConfig
 	req.ConnectTimeout = c.connectTimeout()
+	req.MaxLineLength, req.MaxListing = c.MaxLineLength, c.MaxListing
 	if len(c.Header) > 0 {
 		req.Header = append(req.Header[:len(req.Header):len(req.Header)], c.Header...)
 	}

@@ -82,6 +82,10 @@ type Request struct {
 
 	// MaxLineLength bounds every line read from the server; 0 means 64 KiB.
 	MaxLineLength int
+	// MaxListing bounds a listing, menu or reply held whole in memory to
+	// be parsed (an FTP listing, a Gopher menu, a multi-line FTP reply);
+	// 0 means 16 MiB. Passing it is an error wrapping ErrTooLarge.
+	MaxListing int64
 
 	// Trace, when set, receives the protocol conversation.
 	Trace func(TraceEvent)
@@ -229,6 +233,15 @@ func (r *Request) GreetingError(ctx context.Context, err error) error {
 		return fmt.Errorf("%w within %v (the connect time-out)", ErrNoGreeting, r.ConnectTimeout)
 	}
 	return err
+}
+
+// ListingLimit returns MaxListing or its default, 16 MiB: far beyond a
+// real server's folder (100,000 entries of ls -l are about 8 MiB).
+func (r *Request) ListingLimit() int64 {
+	if r.MaxListing > 0 {
+		return r.MaxListing
+	}
+	return 16 << 20
 }
 
 // LineLimit returns MaxLineLength or its default.

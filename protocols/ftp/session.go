@@ -22,7 +22,6 @@ import (
 )
 
 // maxListing bounds a directory listing held for parsing.
-const maxListing = 64 << 20
 
 // session is one logged-in control connection and what is known of its
 // state.
@@ -212,7 +211,7 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 	buf := s.capBuf
 	s.mu.Unlock()
 	if buf != nil {
-		return &captureConn{Conn: conn, buf: buf}, nil
+		return &captureConn{Conn: conn, buf: buf, max: req.ListingLimit()}, nil
 	}
 	return conn, nil
 }
@@ -309,8 +308,8 @@ func (s *session) capture(run func() error) (string, bool, error) {
 	s.mu.Lock()
 	s.capBuf = nil
 	s.mu.Unlock()
-	if err == nil && buf.Len() > maxListing {
-		err = fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, maxListing)
+	if err == nil && int64(buf.Len()) > s.req.ListingLimit() {
+		err = fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, s.req.ListingLimit())
 	}
 	return buf.String(), s.c.IsTimePreciseInList(), err
 }
@@ -387,6 +386,51 @@ type traceConn struct {
 	authSent  bool // AUTH TLS went out
 	encrypted bool // the conversation is inside TLS from here on
 	aborted   atomic.Bool
+	bound     replyBound
+	fault     error // a reply past its bound: the connection is given up
+}
+
+// replyBound bounds the replies read on a control connection: a line
+// longer than the request's LineLimit, or a reply (all the lines of a
+// multi-line one) larger than its ListingLimit, is ErrProtocol.
+type replyBound struct {
+	line, reply int64   // bytes of the current line and reply
+	head        [4]byte // the current line's first bytes
+	heads       int
+	multi       bool    // inside a multi-line reply, begun by "DDD-"
+	code        [3]byte // the multi-line reply's code
+}
+
+func (b *replyBound) scan(p []byte, req *protocols.Request) error {
+	maxLine, maxReply := int64(req.LineLimit()), req.ListingLimit()
+	for _, c := range p {
+		b.line++
+		b.reply++
+		if b.heads < len(b.head) {
+			b.head[b.heads] = c
+			b.heads++
+		}
+		if c == '\n' {
+			h := b.head[:b.heads]
+			coded := len(h) >= 4 && h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' && h[2] <= '9'
+			switch {
+			case coded && !b.multi && h[3] == '-':
+				b.multi = true
+				copy(b.code[:], h[:3])
+			case !b.multi || coded && h[3] != '-' && [3]byte(h[:3]) == b.code:
+				b.multi, b.reply = false, 0 // the reply's last line
+			}
+			b.line, b.heads = 0, 0
+			continue
+		}
+		if b.line > maxLine {
+			return fmt.Errorf("%w: a reply line longer than %d bytes", protocols.ErrProtocol, maxLine)
+		}
+		if b.reply > maxReply {
+			return fmt.Errorf("%w: a reply longer than %d bytes", protocols.ErrProtocol, maxReply)
+		}
+	}
+	return nil
 }
 
 // abort makes every wait on the connection end now, and keeps it so: the
@@ -422,7 +466,22 @@ func (t *traceConn) RemoteAddr() net.Addr {
 }
 
 func (t *traceConn) Read(p []byte) (int, error) {
+	if t.fault != nil {
+		return 0, t.fault
+	}
 	n, err := t.Conn.Read(p)
+	t.s.mu.Lock()
+	req := t.s.req
+	t.s.mu.Unlock()
+	if lerr := t.bound.scan(p[:n], req); lerr != nil {
+		// A server that sends without end would have the library's reader
+		// hold it all: the connection is given up instead, and every later
+		// read and write says why (bufio's ReadLine drops an error that
+		// comes with the bytes of a line).
+		t.fault = lerr
+		t.abort()
+		return 0, lerr
+	}
 	if !t.greeted && n > 0 {
 		t.greeted = true
 		// A server may greet with 230 (already logged in): RFC 959 lets
@@ -437,9 +496,6 @@ func (t *traceConn) Read(p []byte) (int, error) {
 	}
 	t.in = t.emit(t.in, p[:n], protocols.TraceRecv)
 	if n > 0 {
-		t.s.mu.Lock()
-		req := t.s.req
-		t.s.mu.Unlock()
 		req.MarkActive() // the control connection may be a pooled one
 	}
 	return n, err
@@ -455,6 +511,9 @@ func (t *traceConn) Read(p []byte) (int, error) {
 // failed data connection) means its reply may be read out of turn: the
 // session is marked desynchronised and never reused.
 func (t *traceConn) Write(p []byte) (int, error) {
+	if t.fault != nil {
+		return 0, t.fault
+	}
 	s := t.s
 	if s.pipeSent != "" {
 		if string(p) == s.pipeSent {
@@ -554,16 +613,20 @@ func sizeIn150(line []byte) int64 {
 type captureConn struct {
 	net.Conn
 	buf *bytes.Buffer
+	max int64
 }
 
+// Read takes the whole listing into buf, up to max bytes, and gives the
+// library none of it: deref parses the listing itself, and the library's
+// own entries would cost several times the listing's size.
 func (c *captureConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if c.buf.Len() <= maxListing {
-		c.buf.Write(p[:n])
-	} else if err == nil {
-		return n, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, maxListing)
+	if _, err := c.buf.ReadFrom(io.LimitReader(c.Conn, c.max+1-int64(c.buf.Len()))); err != nil {
+		return 0, err
 	}
-	return n, err
+	if int64(c.buf.Len()) > c.max {
+		return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.max)
+	}
+	return 0, io.EOF
 }
 
 var _ io.Reader = (*captureConn)(nil)

@@ -40,9 +40,6 @@ type Fetcher struct {
 	Ask func(ctx context.Context, questions []Question) ([]string, error)
 }
 
-// maxMenu bounds a menu or attribute reply held for parsing.
-const maxMenu = 16 << 20
-
 // textTypes are the item types whose replies are dot-terminated text.
 func textType(t byte) bool {
 	return t == '0' || t == '1' || t == '7' || t == 'h' || t == 'i' || t == '3'
@@ -210,7 +207,7 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}
 	if menuType(g.Type) && (!g.HasPlus || g.Plus == "+" || strings.HasPrefix(g.Plus, "+\t")) {
-		raw, err := readAll(body, maxMenu)
+		raw, err := readAll(body, req.ListingLimit())
 		conn.Close()
 		if err != nil {
 			return nil, err
@@ -272,7 +269,7 @@ func (f *Fetcher) attributes(req *protocols.Request, resp *protocols.Response, c
 	if dotted {
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}
-	raw, err := readAll(body, maxMenu)
+	raw, err := readAll(body, req.ListingLimit())
 	conn.Close()
 	if err != nil {
 		return nil, err

@@ -77,6 +77,16 @@ type Conn struct {
 	Ascii bool
 }
 
+// Write sends raw bytes on the control connection, for replies no
+// well-behaved server sends.
+func (c *Conn) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err == nil {
+		err = c.w.Flush()
+	}
+	return n, err
+}
+
 // Reply sends one reply line.
 func (c *Conn) Reply(format string, args ...any) {
 	fmt.Fprintf(c.w, format+"\r\n", args...)
