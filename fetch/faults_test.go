@@ -1,72 +1,127 @@
 package fetch_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
-	"net"
-	"strings"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
-	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/faults"
+	"github.com/urlderef/deref/url"
 )
 
-// scripted serves every connection with fn, a fault script.
-func scripted(t *testing.T, fn func(c net.Conn)) string {
-	t.Helper()
-	ln, err := testserver.Listen(func(c net.Conn) {
-		defer c.Close()
-		br := bufio.NewReader(c)
-		for { // read the request head
-			line, err := br.ReadString('\n')
-			if err != nil || line == "\r\n" {
-				break
-			}
-		}
-		fn(c)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	return "http://" + ln.Addr().String()
+// How each fault must end: its exit codes (fetch.ExitCode) allowed.
+var faultEnds = map[string][]int{
+	faults.NeverGreet:      {6},    // timed out
+	faults.GreetForever:    {7},    // protocol error: past the reply or head bound
+	faults.EndlessLine:     {7},    // protocol error: past the line bound
+	faults.EndlessReply:    {7},    // protocol error: past the reply bound
+	faults.EndlessListing:  {7},    // too large
+	faults.EndlessBody:     {7},    // too large (MaxBytes)
+	faults.Trickle:         {6},    // --max-time
+	faults.LieAboutSize:    {7},    // ended early
+	faults.DropMidBody:     {6, 7}, // ended early, or the connection failed
+	faults.DropBeforeFinal: {6, 7}, // no final reply
+	faults.Reset:           {6},    // network failure
 }
 
-func TestFaultScripts(t *testing.T) {
-	silent := scripted(t, func(c net.Conn) { time.Sleep(5 * time.Second) })
-	garbage := scripted(t, func(c net.Conn) { io.WriteString(c, "SSH-2.0-OpenSSH_9.2\r\n\r\n") })
-	hugeHead := scripted(t, func(c net.Conn) {
-		io.WriteString(c, "HTTP/1.1 200 OK\r\n")
-		for range 40000 {
-			if _, err := io.WriteString(c, "X-Filler: "+strings.Repeat("a", 40)+"\r\n"); err != nil {
+// peakHeap samples the live heap until stop is closed, and returns the
+// largest sample.
+func peakHeap(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stop:
+				out <- peak
 				return
+			case <-time.After(2 * time.Millisecond):
 			}
 		}
-	})
-	closed := scripted(t, func(c net.Conn) {})
-	c := newClient()
-	c.ConnectTimeout = 200 * time.Millisecond
-	c.IdleTimeout = 300 * time.Millisecond
-	for _, tt := range []struct {
-		name, url string
-		want      error
-		code      int
-	}{
-		{"no reply", silent + "/x", fetch.ErrTimeout, 6},
-		{"not HTTP", garbage + "/x", fetch.ErrProtocol, 7},
-		{"endless header", hugeHead + "/x", fetch.ErrProtocol, 7},
-		{"closed at once", closed + "/x", fetch.ErrNetwork, 6},
-	} {
-		start := time.Now()
-		_, err := c.Get(context.Background(), tt.url)
-		if !errors.Is(err, tt.want) || fetch.ExitCode(err) != tt.code {
-			t.Errorf("%s: %v (exit %d), want %v (exit %d)", tt.name, err, fetch.ExitCode(err), tt.want, tt.code)
+	}()
+	return out
+}
+
+// TestFaultCatalogue runs every fault of every protocol's table
+// (internal/testserver/faults) through a download and checks how it ends:
+// the error's class, within the connect and idle time-outs (or --max-time
+// for a trickle), with the heap bounded, and nothing under the final name.
+func TestFaultCatalogue(t *testing.T) {
+	const connect, idle, maxTime = 300 * time.Millisecond, 700 * time.Millisecond, 2 * time.Second
+	for _, table := range faults.Tables {
+		names := make([]string, 0, len(table.Faults))
+		for n := range table.Faults {
+			names = append(names, n)
 		}
-		if tt.name == "no reply" && time.Since(start) > 4*time.Second {
-			t.Errorf("no reply: the time-out did not end the wait (%v)", time.Since(start))
+		sort.Strings(names)
+		for _, name := range names {
+			t.Run(table.Scheme+"/"+name, func(t *testing.T) {
+				s, err := table.Start(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				c := fetch.NewClient()
+				c.NetrcFile = ""
+				c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+				c.ConnectTimeout, c.IdleTimeout = connect, idle
+				c.MaxBytes, c.MaxLineLength, c.MaxListing = 1<<20, 4<<10, 1<<20
+				ctx, cancel := context.WithTimeout(context.Background(), maxTime)
+				defer cancel()
+				dir := t.TempDir()
+				runtime.GC()
+				stop := make(chan struct{})
+				peak := peakHeap(stop)
+				start := time.Now()
+				var got error
+				u, _ := url.Parse(s.URL)
+				if name == faults.EndlessListing || name == faults.GreetForever && table.Scheme == "http" {
+					var resp *fetch.Response
+					if resp, got = c.FetchWith(ctx, u, fetch.FetchOptions{}); got == nil {
+						_, got = io.Copy(io.Discard, resp.Body)
+						if cerr := resp.Body.Close(); got == nil {
+							got = cerr
+						}
+					}
+				} else {
+					_, got = c.DownloadWith(ctx, s.URL, dir, fetch.DownloadOptions{Name: "obj"})
+				}
+				elapsed := time.Since(start)
+				close(stop)
+				heap := <-peak
+				code := fetch.ExitCode(got)
+				ok := false
+				for _, want := range faultEnds[name] {
+					ok = ok || code == want
+				}
+				if got == nil || !ok {
+					t.Errorf("ended with %v (exit %d), want exit %v", got, code, faultEnds[name])
+				}
+				bound := connect + idle
+				if name == faults.Trickle {
+					bound = maxTime
+				}
+				if elapsed > bound+time.Second {
+					t.Errorf("took %v, bound %v", elapsed, bound)
+				}
+				if heap > 64<<20 {
+					t.Errorf("peak heap %d MiB", heap>>20)
+				}
+				if _, err := os.Stat(dir + "/obj"); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("a file under the final name: %v", err)
+				}
+				t.Logf("%v after %v, peak heap %.1f MiB, server sent %d bytes", got, elapsed.Round(time.Millisecond), float64(heap)/(1<<20), s.Sent.Load())
+			})
 		}
 	}
 }

@@ -255,6 +255,8 @@ func (c *conn) readReply() (int, string, error) {
 // stuffing undone.
 func (c *conn) readLines(max int) ([]string, error) {
 	var lines []string
+	var size int64
+	limit := c.req.ListingLimit()
 	for {
 		l, err := c.readLine()
 		if err != nil {
@@ -262,6 +264,10 @@ func (c *conn) readLines(max int) ([]string, error) {
 		}
 		if l == "." {
 			return lines, nil
+		}
+		if size += int64(len(l)) + 2; size > limit {
+			c.broken = true
+			return nil, fmt.Errorf("%w: a listing larger than %d bytes", protocols.ErrTooLarge, limit)
 		}
 		if len(lines) == max {
 			c.broken = true

@@ -87,6 +87,9 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Close drops the control connection.
+func (c *Conn) Close() error { return c.conn.Close() }
+
 // Reply sends one reply line.
 func (c *Conn) Reply(format string, args ...any) {
 	fmt.Fprintf(c.w, format+"\r\n", args...)
