@@ -68,7 +68,7 @@ func sendMail(ctx context.Context, u *url.URL, o *options, c *fetch.Client, stde
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	sc, err := smtp.NewClient(conn, host)
+	sc, err := smtp.NewClient(&smtpReplies{Conn: conn, left: maxSMTPReplies}, host)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("%w: smtp: %w", fetch.ErrProtocol, err)
@@ -123,4 +123,28 @@ func sendMail(ctx context.Context, u *url.URL, o *options, c *fetch.Client, stde
 	sc.Quit()
 	fmt.Fprintf(stderr, "deref: sent %d bytes to %s through %s\n", len(body), to, addr)
 	return nil
+}
+
+// maxSMTPReplies bounds all the server's replies of one conversation
+// together: a few hundred bytes in practice. net/smtp would otherwise hold
+// an endless reply line or multi-line reply whole.
+const maxSMTPReplies = 1 << 20
+
+// smtpReplies counts what the server sends, and fails the connection past
+// the bound.
+type smtpReplies struct {
+	net.Conn
+	left int64
+}
+
+func (r *smtpReplies) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, fmt.Errorf("%w: the SMTP server's replies passed %d bytes", fetch.ErrProtocol, maxSMTPReplies)
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.Conn.Read(p)
+	r.left -= int64(n)
+	return n, err
 }

@@ -184,14 +184,14 @@ func userPart(sel string) string {
 // ParseAttributes parses a Gopher+ attribute reply: blocks that start
 // "+NAME:" (with text after the colon) and go on with lines indented by a
 // space. A "$" reply holds one +INFO block per item; every block records
-// the +INFO line of its item.
+// the +INFO line of its item. A "+" line without a name starts no block.
 func ParseAttributes(text string) []protocols.Attribute {
 	var out []protocols.Attribute
 	item := ""
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		switch {
-		case strings.HasPrefix(line, "+"):
+		case strings.HasPrefix(line, "+") && len(line) > 1 && line[1] != ':':
 			name, value, _ := strings.Cut(line[1:], ":")
 			value = strings.TrimSpace(value)
 			if name == "INFO" {
