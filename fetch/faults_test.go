@@ -75,7 +75,7 @@ func TestFaultCatalogue(t *testing.T) {
 				c.NetrcFile = ""
 				c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
 				c.ConnectTimeout, c.IdleTimeout = connect, idle
-				c.MaxBytes, c.MaxLineLength, c.MaxListing = 1<<20, 4<<10, 1<<20
+				c.MaxBytes = 1 << 20 // the other bounds keep their defaults
 				ctx, cancel := context.WithTimeout(context.Background(), maxTime)
 				defer cancel()
 				dir := t.TempDir()

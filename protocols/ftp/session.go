@@ -35,11 +35,11 @@ type session struct {
 	ctx     context.Context
 	req     *protocols.Request
 	control *traceConn
-	data    net.Conn      // the data connection of the current command
-	rawData net.Conn      // the same, before any TLS, for splicing
-	capBuf  *bytes.Buffer // when set, data read is kept here too
-	useEPSV bool          // EPSV is being tried on this connection
-	tlsMode byte          // 0, 'e' or 'i'
+	data    net.Conn    // the data connection of the current command
+	rawData net.Conn    // the same, before any TLS, for splicing
+	capBuf  *listingBuf // when set, a listing's data is taken here
+	useEPSV bool        // EPSV is being tried on this connection
+	tlsMode byte        // 0, 'e' or 'i'
 	tlsConf *tls.Config
 
 	entry      string   // the directory at login, from PWD; "" if unknown
@@ -300,7 +300,7 @@ func equal(a, b []string) bool {
 // capture runs a listing command and returns what came over its data
 // connection, and whether the library used MLSD.
 func (s *session) capture(run func() error) (string, bool, error) {
-	buf := &bytes.Buffer{}
+	buf := &listingBuf{}
 	s.mu.Lock()
 	s.capBuf = buf
 	s.mu.Unlock()
@@ -308,10 +308,13 @@ func (s *session) capture(run func() error) (string, bool, error) {
 	s.mu.Lock()
 	s.capBuf = nil
 	s.mu.Unlock()
-	if err == nil && int64(buf.Len()) > s.req.ListingLimit() {
+	if err == nil && int64(len(buf.b)) > s.req.ListingLimit() {
 		err = fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, s.req.ListingLimit())
 	}
-	return buf.String(), s.c.IsTimePreciseInList(), err
+	if err != nil {
+		return "", false, err
+	}
+	return string(buf.b), s.c.IsTimePreciseInList(), nil
 }
 
 // release returns a healthy session to the pool; one whose control
@@ -392,7 +395,7 @@ type traceConn struct {
 
 // replyBound bounds the replies read on a control connection: a line
 // longer than the request's LineLimit, or a reply (all the lines of a
-// multi-line one) larger than its ListingLimit, is ErrProtocol.
+// multi-line one) larger than its ListingLimit or 1 MiB, is ErrProtocol.
 type replyBound struct {
 	line, reply int64   // bytes of the current line and reply
 	head        [4]byte // the current line's first bytes
@@ -402,7 +405,9 @@ type replyBound struct {
 }
 
 func (b *replyBound) scan(p []byte, req *protocols.Request) error {
-	maxLine, maxReply := int64(req.LineLimit()), req.ListingLimit()
+	// A reply is never a listing (deref sends no STAT): a MiB is far more
+	// than any FEAT or HELP, and the library's reader holds it twice over.
+	maxLine, maxReply := int64(req.LineLimit()), min(req.ListingLimit(), 1<<20)
 	for _, c := range p {
 		b.line++
 		b.reply++
@@ -610,23 +615,41 @@ func sizeIn150(line []byte) int64 {
 }
 
 // captureConn keeps a copy of what a listing's data connection carries.
+// listingBuf holds a listing as it arrives.
+type listingBuf struct{ b []byte }
+
 type captureConn struct {
 	net.Conn
-	buf *bytes.Buffer
+	buf *listingBuf
 	max int64
 }
 
 // Read takes the whole listing into buf, up to max bytes, and gives the
 // library none of it: deref parses the listing itself, and the library's
-// own entries would cost several times the listing's size.
+// own entries would cost several times the listing's size. The buffer
+// doubles as it fills, but never past max+1 bytes, so that a listing
+// without end costs at most max and the half of it being copied.
 func (c *captureConn) Read(p []byte) (int, error) {
-	if _, err := c.buf.ReadFrom(io.LimitReader(c.Conn, c.max+1-int64(c.buf.Len()))); err != nil {
-		return 0, err
+	b := c.buf.b
+	defer func() { c.buf.b = b }()
+	for {
+		if int64(len(b)) > c.max {
+			return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.max)
+		}
+		if len(b) == cap(b) {
+			grown := make([]byte, len(b), min(int64(max(2*cap(b), 32<<10)), c.max+1))
+			copy(grown, b)
+			b = grown
+		}
+		n, err := c.Conn.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, err
+		}
 	}
-	if int64(c.buf.Len()) > c.max {
-		return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.max)
-	}
-	return 0, io.EOF
 }
 
 var _ io.Reader = (*captureConn)(nil)

@@ -105,9 +105,11 @@ func (c counted) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// forever writes chunk until the peer goes away or 20 seconds pass.
+// forever writes chunk until the peer goes away or 20 seconds pass, in
+// writes of at least 32 KiB, so that the client, not the server, is what
+// sets the pace.
 func forever(w io.Writer, chunk string) {
-	b := []byte(chunk)
+	b := []byte(strings.Repeat(chunk, max(1, (32<<10)/max(len(chunk), 1))))
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
 		if _, err := w.Write(b); err != nil {
 			return
