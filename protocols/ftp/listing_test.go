@@ -1,7 +1,11 @@
 package ftp
 
 import (
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +73,14 @@ func TestParseListing(t *testing.T) {
 }
 
 func FuzzParseListing(f *testing.F) {
+	for _, pattern := range []string{"../../testdata/ftp/*.list", "../../testdata/ftp/*.mlsd"} {
+		names, _ := filepath.Glob(pattern)
+		for _, name := range names {
+			if b, err := os.ReadFile(name); err == nil {
+				f.Add(string(b), strings.HasSuffix(name, ".mlsd"))
+			}
+		}
+	}
 	f.Add("-rw-r--r--    1 0        0             383 Jan 02  2020 README.txt\r\n", false)
 	f.Add("type=file;size=383;modify=20200102030405; README.txt\r\n", true)
 	f.Add("01-02-20  03:04AM       <DIR>          pub\r\n", false)
@@ -115,4 +127,41 @@ func (o *oneByte) Read(p []byte) (int, error) {
 	p[0] = o.s[0]
 	o.s = o.s[1:]
 	return 1, nil
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files of testdata/ftp")
+
+// TestCapturedListings parses listings captured from vsftpd (ls -l) and
+// proftpd (MLSD, and ls -l in local time at UTC+5) in testdata/ftp at the
+// top of the module, and compares the entries with the .golden files
+// beside them; -update rewrites them.
+func TestCapturedListings(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/ftp/*.list")
+	mlsd, _ := filepath.Glob("../../testdata/ftp/*.mlsd")
+	if len(files) == 0 || len(mlsd) == 0 {
+		t.Fatal("no captures in testdata/ftp")
+	}
+	clock := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	for _, in := range append(files, mlsd...) {
+		raw, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, l := range ParseListing(string(raw), strings.HasSuffix(in, ".mlsd"), clock) {
+			fmt.Fprintf(&b, "%s\tdir=%v link=%v target=%q size=%d time=%s precision=%v\n", l.Name, l.Dir, l.Link, l.Target, l.Size, l.ModTime.UTC().Format(time.RFC3339), l.Precision)
+		}
+		golden := in + ".golden"
+		if *updateGolden {
+			os.WriteFile(golden, []byte(b.String()), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if b.String() != string(want) {
+			t.Errorf("%s:\n%s\nwant:\n%s", in, b.String(), want)
+		}
+	}
 }

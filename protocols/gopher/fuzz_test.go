@@ -9,7 +9,7 @@ import (
 // replies), seeded with pygopherd's, and the forms (+ASK) made of them:
 // no panic, and every attribute has a name.
 func FuzzParseAttributes(f *testing.F) {
-	if b, err := os.ReadFile("testdata/pygopherd-pub.attrs"); err == nil {
+	if b, err := os.ReadFile("../../testdata/gopher/pygopherd-pub.attrs"); err == nil {
 		f.Add(string(b))
 	}
 	f.Add("+INFO: 0a\t/a\th\t70\t+\r\n+ASK:\r\n Ask: Name?\tdefault\r\n Choose: Pick\ta\tb\r\n AskP: Password\r\n")

@@ -13,11 +13,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestGolden parses menus and attribute replies captured from pygopherd
-// and gophernicus (testdata/*.menu, *.attrs) and compares the rendering
-// with testdata/*.golden; -update rewrites them.
+// and gophernicus (testdata/gopher/*.menu, *.attrs at the top) and compares the rendering
+// with the .golden files beside them; -update rewrites them.
 func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.menu")
-	attrs, _ := filepath.Glob("testdata/*.attrs")
+	files, _ := filepath.Glob("../../testdata/gopher/*.menu")
+	attrs, _ := filepath.Glob("../../testdata/gopher/*.attrs")
 	if len(files) == 0 || len(attrs) == 0 {
 		t.Fatal("no captures in testdata")
 	}
@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 }
 
 func FuzzParseMenu(f *testing.F) {
-	for _, name := range []string{"testdata/pygopherd-pub.menu", "testdata/gophernicus-pub.menu"} {
+	for _, name := range []string{"../../testdata/gopher/pygopherd-pub.menu", "../../testdata/gopher/gophernicus-pub.menu"} {
 		b, _ := os.ReadFile(name)
 		f.Add(string(b))
 	}

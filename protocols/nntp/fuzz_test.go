@@ -2,13 +2,14 @@ package nntp
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // seedLines adds the lines of a capture in testdata as a seed.
 func seedLines(f *testing.F, name string) {
-	if b, err := os.ReadFile("testdata/" + name); err == nil {
+	if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nntp", name)); err == nil {
 		f.Add(string(b))
 	}
 }

@@ -350,11 +350,11 @@ func TestTLS(t *testing.T) {
 }
 
 // TestGolden parses overview and group lists captured from INN 2.7.1
-// (testdata/inn-*.txt) and compares the entries with the .golden files;
+// (testdata/nntp/inn-*.txt at the top) and compares the entries with the .golden files;
 // -update rewrites them.
 func TestGolden(t *testing.T) {
 	lines := func(name string) []string {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nntp", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +375,7 @@ func TestGolden(t *testing.T) {
 		"bad-active.txt":     render(nntp.ParseActive([]string{"short line", "g 5 9 y"}, "news:", nil)),
 		"inn-newsgroups.txt": fmt.Sprint(nntp.ParseDescriptions(lines("inn-newsgroups.txt"))) + "\n",
 	} {
-		golden := filepath.Join("testdata", name+".golden")
+		golden := filepath.Join("..", "..", "testdata", "nntp", name+".golden")
 		if *update {
 			os.WriteFile(golden, []byte(got), 0o644)
 			continue

@@ -17,7 +17,7 @@ import (
 // hex dump of the protocol notes (§16).
 func capture(t testing.TB, name string) []byte {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", name+".hex"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wais", name+".hex"))
 	if err != nil {
 		t.Fatal(err)
 	}

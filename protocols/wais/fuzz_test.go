@@ -12,7 +12,7 @@ import (
 
 func seedCaptures(f *testing.F, dir string) {
 	for _, c := range []string{"16.1", "16.2", "16.3", "16.4", "16.5", "16.6", "16.7", "16.8"} {
-		text, err := os.ReadFile(filepath.Join("testdata", c+"."+dir+".hex"))
+		text, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wais", c+"."+dir+".hex"))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 
 func dump(t *testing.T, name string) []byte {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("..", "..", "..", "protocols", "wais", "testdata", name+".hex"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "wais", name+".hex"))
 	if err != nil {
 		t.Fatal(err)
 	}
