@@ -131,10 +131,11 @@ func (o *oneByte) Read(p []byte) (int, error) {
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files of testdata/ftp")
 
-// TestCapturedListings parses listings captured from vsftpd (ls -l) and
-// proftpd (MLSD, and ls -l in local time at UTC+5) in testdata/ftp at the
-// top of the module, and compares the entries with the .golden files
-// beside them; -update rewrites them.
+// TestCapturedListings parses listings captured from vsftpd (ls -l),
+// proftpd (MLSD, and ls -l in local time at UTC+5) and pure-ftpd (ls -l
+// and MLSD, with a symbolic link) in testdata/ftp at the top of the
+// module, and compares the entries with the .golden files beside them;
+// -update rewrites them.
 func TestCapturedListings(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/ftp/*.list")
 	mlsd, _ := filepath.Glob("../../testdata/ftp/*.mlsd")
