@@ -109,8 +109,8 @@ func parseMLSD(raw string) (Line, bool) {
 			}
 		}
 	}
-	if l.Link {
-		l.Size = -1
+	if l.Link || l.Dir {
+		l.Size = -1 // a link's own size, a folder's sizd: not a file's size
 	}
 	return l, true
 }
