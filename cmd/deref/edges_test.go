@@ -238,3 +238,22 @@ func TestListingEscaped(t *testing.T) {
 		t.Errorf("--json: %q", r.stdout)
 	}
 }
+
+// TestHTTPSTraceOrder: over HTTPS too, -v shows the TLS connection before
+// the request, and the response's header lines in the order they came.
+func TestHTTPSTraceOrder(t *testing.T) {
+	s := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
+		bw.WriteString("HTTP/1.1 200 OK\r\nZeta: 1\r\nContent-Length: 2\r\nAlpha: 2\r\n\r\nok")
+		bw.Flush()
+		conn.Close()
+	}))
+	t.Cleanup(s.Close)
+	r := runDeref(t, "", "-k", "-v", s.URL+"/x")
+	tls := strings.Index(r.stderr, "* TLS ")
+	get := strings.Index(r.stderr, "> GET /x HTTP/1.1")
+	zeta, alpha := strings.Index(r.stderr, "< Zeta: 1"), strings.Index(r.stderr, "< Alpha: 2")
+	if r.code != 0 || r.stdout != "ok" || tls < 0 || get < tls || zeta < get || alpha < zeta {
+		t.Errorf("exit %d %q, trace:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

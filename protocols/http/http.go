@@ -230,7 +230,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	hctx := context.WithValue(ctx, dialKey{}, req.Dial)
 	var resp *nethttp.Response
-	if u.Scheme == "http" && req.Proxy == nil {
+	if web && req.Proxy == nil {
 		resp, err = f.rawRoundTrip(ctx, req, hreq.WithContext(hctx))
 	} else {
 		if req.Trace != nil {

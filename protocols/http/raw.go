@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,11 +21,13 @@ import (
 	"github.com/urlderef/deref/protocols/internal/splice"
 )
 
-// Plain-http GETs without a proxy go over a connection of our own, with
-// net/http's wire writer (Request.Write) and reader (ReadResponse). A
-// body framed by Content-Length is then read straight from the socket, so
-// that copying it into a file can splice the socket into the file instead
-// of passing every byte through user space.
+// HTTP and HTTPS requests without a proxy go over a connection of our own
+// (TLS where the scheme says so), with net/http's wire writer
+// (Request.Write) and reader (ReadResponse): the trace then shows both
+// heads as they went over the wire, in order. A plain-HTTP body framed by
+// Content-Length is read straight from the socket, so that copying it into
+// a file can splice the socket into the file instead of passing every byte
+// through user space.
 
 const maxIdlePerHost = 4
 
@@ -73,8 +76,9 @@ func (p *connPool) closeAll() {
 // connection that fails before the reply is replaced by a new one once.
 func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq *nethttp.Request) (*nethttp.Response, error) {
 	addr := req.URL.HostPort()
+	key := req.URL.Scheme + "://" + addr
 	for attempt := 0; ; attempt++ {
-		conn := f.pool.get(addr)
+		conn := f.pool.get(key)
 		reused := conn != nil
 		if reused {
 			req.MarkActive() // connected already: the reply is awaited for the idle time only
@@ -85,8 +89,13 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 			if conn, err = req.Dialer()(ctx, "tcp", addr); err != nil {
 				return nil, err
 			}
+			if req.URL.Scheme == "https" {
+				if conn, err = handshake(ctx, req, conn); err != nil {
+					return nil, err
+				}
+			}
 		}
-		resp, err := f.exchange(ctx, req, conn, hreq, addr)
+		resp, err := f.exchange(ctx, req, conn, hreq, key)
 		if err == nil {
 			return resp, nil
 		}
@@ -95,6 +104,27 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 			return nil, err
 		}
 	}
+}
+
+// handshake makes conn a TLS connection to req's host, HTTP/1.1 only,
+// with the certificate verified unless req.TLS says otherwise.
+func handshake(ctx context.Context, req *protocols.Request, conn net.Conn) (net.Conn, error) {
+	cfg := &tls.Config{}
+	if req.TLS != nil {
+		cfg = req.TLS.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = req.URL.Hostname()
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	st := tc.ConnectionState()
+	req.Tracef(protocols.TraceInfo, "TLS "+tls.VersionName(st.Version)+", "+tls.CipherSuiteName(st.CipherSuite))
+	return tc, nil
 }
 
 func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net.Conn, hreq *nethttp.Request, addr string) (*nethttp.Response, error) {
