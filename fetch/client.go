@@ -111,6 +111,13 @@ type Client struct {
 	// memory.
 	MaxLineLength int
 	MaxListing    int64
+	// MemoryBudget bounds what all retrievals of the Client hold whole at
+	// once (listings, menus, overviews, response heads), so that many
+	// servers sending without end at once cannot exhaust memory: a
+	// retrieval that finds it spent fails with a temporary error, which
+	// retries (the mirror's, --retry) try again. 0 means 64 MiB, negative
+	// no bound. Set it before the first retrieval.
+	MemoryBudget int64
 
 	// MaxBytes ends a transfer with ErrTooLarge past this many bytes; 0
 	// means no limit.
@@ -191,6 +198,9 @@ type Client struct {
 
 	mu       sync.RWMutex
 	fetchers map[string]protocols.Fetcher
+
+	budgetOnce sync.Once
+	budget     *protocols.Budget
 
 	netrcMu   sync.Mutex
 	netrcSeen netrcStamp
@@ -416,6 +426,7 @@ func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
 	req.TLS = c.TLSConfig
 	req.ConnectTimeout = c.connectTimeout()
 	req.MaxLineLength, req.MaxListing = c.MaxLineLength, c.MaxListing
+	req.Memory = c.memory()
 	if len(c.Header) > 0 {
 		req.Header = append(req.Header[:len(req.Header):len(req.Header)], c.Header...)
 	}
@@ -645,6 +656,19 @@ func (c *Client) netrcEntries() ([]netrc.Entry, error) {
 	}
 	c.netrcSeen, c.netrcList = stamp, entries
 	return entries, nil
+}
+
+// memory returns the Client's budget for what retrievals hold whole.
+func (c *Client) memory() *protocols.Budget {
+	c.budgetOnce.Do(func() {
+		switch {
+		case c.MemoryBudget == 0:
+			c.budget = protocols.NewBudget(64 << 20)
+		case c.MemoryBudget > 0:
+			c.budget = protocols.NewBudget(c.MemoryBudget)
+		}
+	})
+	return c.budget
 }
 
 func (c *Client) connectTimeout() time.Duration {

@@ -82,6 +82,10 @@ type Request struct {
 
 	// MaxLineLength bounds every line read from the server; 0 means 64 KiB.
 	MaxLineLength int
+	// Memory is the engine's budget for what its retrievals hold whole at
+	// once (see Budget); nil means none.
+	Memory *Budget
+
 	// MaxListing bounds a listing, menu or reply held whole in memory to
 	// be parsed (an FTP listing, a Gopher menu, a multi-line FTP reply);
 	// 0 means 16 MiB. Passing it is an error wrapping ErrTooLarge.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,8 +85,18 @@ type options struct {
 }
 
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the collector works harder as the heap nears it,
+		// so that what many hostile servers make deref hold at once (each
+		// bounded, together within the Client's memory budget) is given
+		// back before the process grows past it. GOMEMLIMIT overrides it.
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, discardIfNull(os.Stdout), os.Stderr))
 }
+
+// memoryLimit is the command's soft memory limit (runtime/debug).
+const memoryLimit = 96 << 20
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "mirror" {

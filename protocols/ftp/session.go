@@ -300,7 +300,8 @@ func equal(a, b []string) bool {
 // capture runs a listing command and returns what came over its data
 // connection, and whether the library used MLSD.
 func (s *session) capture(run func() error) (string, bool, error) {
-	buf := &listingBuf{}
+	buf := &listingBuf{held: protocols.Hold(s.req.Memory)}
+	defer buf.held.Release()
 	s.mu.Lock()
 	s.capBuf = buf
 	s.mu.Unlock()
@@ -395,7 +396,7 @@ type traceConn struct {
 
 // replyBound bounds the replies read on a control connection: a line
 // longer than the request's LineLimit, or a reply (all the lines of a
-// multi-line one) larger than its ListingLimit or 1 MiB, is ErrProtocol.
+// multi-line one) larger than its ListingLimit or 256 KiB, is ErrProtocol.
 type replyBound struct {
 	line, reply int64   // bytes of the current line and reply
 	head        [4]byte // the current line's first bytes
@@ -405,9 +406,10 @@ type replyBound struct {
 }
 
 func (b *replyBound) scan(p []byte, req *protocols.Request) error {
-	// A reply is never a listing (deref sends no STAT): a MiB is far more
-	// than any FEAT or HELP, and the library's reader holds it twice over.
-	maxLine, maxReply := int64(req.LineLimit()), min(req.ListingLimit(), 1<<20)
+	// A reply is never a listing (deref sends no STAT): 256 KiB is far
+	// more than any greeting, FEAT or HELP, and the library's reader holds
+	// a reply several times over while it reads it.
+	maxLine, maxReply := int64(req.LineLimit()), min(req.ListingLimit(), 256<<10)
 	for _, c := range p {
 		b.line++
 		b.reply++
@@ -615,8 +617,12 @@ func sizeIn150(line []byte) int64 {
 }
 
 // captureConn keeps a copy of what a listing's data connection carries.
-// listingBuf holds a listing as it arrives.
-type listingBuf struct{ b []byte }
+// listingBuf holds a listing as it arrives, its memory reserved against
+// the engine's budget.
+type listingBuf struct {
+	b    []byte
+	held *protocols.Held
+}
 
 type captureConn struct {
 	net.Conn
@@ -637,7 +643,11 @@ func (c *captureConn) Read(p []byte) (int, error) {
 			return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.max)
 		}
 		if len(b) == cap(b) {
-			grown := make([]byte, len(b), min(int64(max(2*cap(b), 32<<10)), c.max+1))
+			size := min(int64(max(2*cap(b), 32<<10)), c.max+1)
+			if err := c.buf.held.Grow(size - int64(cap(b))); err != nil {
+				return 0, err
+			}
+			grown := make([]byte, len(b), size)
 			copy(grown, b)
 			b = grown
 		}

@@ -207,7 +207,9 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}
 	if menuType(g.Type) && (!g.HasPlus || g.Plus == "+" || strings.HasPrefix(g.Plus, "+\t")) {
-		raw, err := readAll(body, req.ListingLimit())
+		held := protocols.Hold(req.Memory)
+		defer held.Release()
+		raw, err := readAll(body, req.ListingLimit(), held)
 		conn.Close()
 		if err != nil {
 			return nil, err
@@ -269,7 +271,9 @@ func (f *Fetcher) attributes(req *protocols.Request, resp *protocols.Response, c
 	if dotted {
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}
-	raw, err := readAll(body, req.ListingLimit())
+	held := protocols.Hold(req.Memory)
+	defer held.Release()
+	raw, err := readAll(body, req.ListingLimit(), held)
 	conn.Close()
 	if err != nil {
 		return nil, err
@@ -288,15 +292,30 @@ type closer struct {
 
 func (c *closer) Close() error { return c.c.Close() }
 
-func readAll(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
+func readAll(r io.Reader, max int64, held *protocols.Held) ([]byte, error) {
+	var b []byte
+	for {
+		if int64(len(b)) > max {
+			return nil, fmt.Errorf("%w: reply larger than %d bytes", protocols.ErrTooLarge, max)
+		}
+		if len(b) == cap(b) {
+			size := min(int64(cap(b))*2+32<<10, max+1)
+			if err := held.Grow(size - int64(cap(b))); err != nil {
+				return nil, err
+			}
+			grown := make([]byte, len(b), size)
+			copy(grown, b)
+			b = grown
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w: reply larger than %d bytes", protocols.ErrTooLarge, max)
-	}
-	return b, nil
 }
 
 // readLine reads one line without its CRLF or LF, bounded by limit.

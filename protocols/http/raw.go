@@ -140,7 +140,8 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	if _, err := conn.Write(out.Bytes()); err != nil {
 		return nil, err
 	}
-	head := &headLimit{r: conn, left: maxHead}
+	head := &headLimit{r: conn, left: maxHead, held: protocols.Hold(req.Memory)}
+	defer head.held.Release()
 	if req.Trace != nil {
 		head.tap = new(bytes.Buffer)
 	}
@@ -201,6 +202,7 @@ type headLimit struct {
 	left int64
 	off  bool
 	tap  *bytes.Buffer // when tracing: what was read for the head
+	held *protocols.Held
 }
 
 func (h *headLimit) Read(p []byte) (int, error) {
@@ -215,6 +217,9 @@ func (h *headLimit) Read(p []byte) (int, error) {
 	}
 	n, err := h.r.Read(p)
 	h.left -= int64(n)
+	if gerr := h.held.Grow(int64(n) * 3); gerr != nil && err == nil {
+		err = gerr // a head is held about three times over as it is parsed
+	}
 	if h.tap != nil {
 		h.tap.Write(p[:n])
 	}

@@ -255,8 +255,10 @@ func (c *conn) readReply() (int, string, error) {
 // stuffing undone.
 func (c *conn) readLines(max int) ([]string, error) {
 	var lines []string
-	var size int64
+	var size, reserved int64
 	limit := c.req.ListingLimit()
+	held := protocols.Hold(c.req.Memory)
+	defer held.Release()
 	for {
 		l, err := c.readLine()
 		if err != nil {
@@ -265,9 +267,16 @@ func (c *conn) readLines(max int) ([]string, error) {
 		if l == "." {
 			return lines, nil
 		}
-		if size += int64(len(l)) + 2; size > limit {
+		if size += int64(len(l)) + 24; size > limit { // the line and its string header
 			c.broken = true
 			return nil, fmt.Errorf("%w: a listing larger than %d bytes", protocols.ErrTooLarge, limit)
+		}
+		if size > reserved {
+			if err := held.Grow(256 << 10); err != nil {
+				c.broken = true
+				return nil, err
+			}
+			reserved += 256 << 10
 		}
 		if len(lines) == max {
 			c.broken = true

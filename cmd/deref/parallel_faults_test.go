@@ -1,0 +1,72 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/urlderef/deref/internal/testserver/faults"
+)
+
+// TestParallelHostileServers runs the built command with --parallel 64
+// against 64 servers that each send without end what deref holds whole
+// (FTP listings and replies, Gopher menus, NNTP overviews, HTTP heads and
+// lines), and checks the process's peak resident size stays under
+// 128 MiB: the Client's memory budget holds them together, where each
+// alone is bounded by MaxListing.
+func TestParallelHostileServers(t *testing.T) {
+	bin := buildDeref(t)
+	kinds := []struct {
+		table faults.Table
+		fault string
+	}{
+		{faults.FTP, faults.EndlessListing},
+		{faults.FTP, faults.EndlessReply},
+		{faults.Gopher, faults.EndlessListing},
+		{faults.NNTP, faults.EndlessListing},
+		{faults.HTTP, faults.GreetForever},
+		{faults.HTTP, faults.EndlessBody},
+		{faults.NNTP, faults.EndlessBody},
+		{faults.FTP, faults.EndlessLine},
+	}
+	var urls []string
+	for i := range 64 {
+		k := kinds[i%len(kinds)]
+		s, err := k.table.Start(k.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		urls = append(urls, s.URL)
+	}
+	list := filepath.Join(t.TempDir(), "urls")
+	os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "-q", "--no-netrc", "-s", "--parallel", "64", "-i", list, "-O", "--output-dir", dir,
+		"--max-filesize", "16M", "--idle-timeout", "5", "--max-time", "60")
+	out, _ := cmd.CombinedOutput()
+	code := cmd.ProcessState.ExitCode()
+	if code == 0 {
+		t.Errorf("exit 0 against 64 hostile servers:\n%s", out)
+	}
+	if n := strings.Count(string(out), "\n"); n != 64 {
+		t.Errorf("%d error lines for 64 URLs:\n%s", n, out)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	peak := ru.Maxrss // KiB
+	t.Logf("exit %d, peak RSS %.1f MiB", code, float64(peak)/1024)
+	if peak > 128<<10 {
+		t.Errorf("peak RSS %.1f MiB, bound 128 MiB", float64(peak)/1024)
+	}
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if !strings.HasSuffix(de.Name(), ".part") {
+			t.Errorf("a file under its final name: %s", de.Name())
+		}
+	}
+}
