@@ -18,17 +18,19 @@ import (
 
 // How each fault must end: its exit codes (fetch.ExitCode) allowed.
 var faultEnds = map[string][]int{
-	faults.NeverGreet:      {6},    // timed out
-	faults.GreetForever:    {7},    // protocol error: past the reply or head bound
-	faults.EndlessLine:     {7},    // protocol error: past the line bound
-	faults.EndlessReply:    {7},    // protocol error: past the reply bound
-	faults.EndlessListing:  {7},    // too large
-	faults.EndlessBody:     {7},    // too large (MaxBytes)
-	faults.Trickle:         {6},    // --max-time
-	faults.LieAboutSize:    {7},    // ended early
-	faults.DropMidBody:     {6, 7}, // ended early, or the connection failed
-	faults.DropBeforeFinal: {6, 7}, // no final reply
-	faults.Reset:           {6},    // network failure
+	faults.NeverGreet:       {6},    // timed out
+	faults.GreetForever:     {7},    // protocol error: past the reply or head bound
+	faults.EndlessLine:      {7},    // protocol error: past the line bound
+	faults.EndlessReply:     {7},    // protocol error: past the reply bound
+	faults.EndlessListing:   {7},    // too large
+	faults.EndlessBody:      {7},    // too large (MaxBytes)
+	faults.Trickle:          {6},    // --max-time
+	faults.LieAboutSize:     {7},    // ended early
+	faults.DropMidBody:      {6, 7}, // ended early, or the connection failed
+	faults.DropBeforeFinal:  {6, 7}, // no final reply
+	faults.Reset:            {6},    // network failure
+	faults.StallMidBody:     {6},    // timed out: idle
+	faults.StallBeforeFinal: {6},    // timed out: idle
 }
 
 // peakHeap samples the live heap until stop is closed, and returns the

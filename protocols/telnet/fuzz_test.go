@@ -1,6 +1,7 @@
 package telnet_test
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"testing"
@@ -21,6 +22,7 @@ func FuzzNegotiation(f *testing.F) {
 	f.Add([]byte{iac, 241, iac, 242, 'l', 'o', 'g', 'i', 'n', ':', ' '})
 	f.Add([]byte{iac, sb, 24})
 	f.Add([]byte{iac, iac, 'x', iac})
+	f.Add(append([]byte{iac, sb, 24}, bytes.Repeat([]byte{iac, iac}, 5000)...)) // an escaped subnegotiation without end
 	f.Fuzz(func(t *testing.T, in []byte) {
 		client, server := net.Pipe()
 		go func() {

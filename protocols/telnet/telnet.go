@@ -378,7 +378,9 @@ func (f *filter) feed(b []byte) {
 				f.state = stData
 				f.subneg(f.sbBuf)
 			case iac:
-				f.sbBuf = append(f.sbBuf, iac)
+				if len(f.sbBuf) < 4096 { // a subnegotiation is kept to 4 KiB, as above
+					f.sbBuf = append(f.sbBuf, iac)
+				}
 				f.state = stSB
 			default:
 				f.state = stSB // a malformed subnegotiation: keep looking for SE

@@ -34,6 +34,10 @@ const (
 	DropMidBody     = "drop mid-body"           // closes the connection in the middle of the object
 	DropBeforeFinal = "drop before final reply" // sends the object, then closes without its final reply
 	Reset           = "reset"                   // resets the connection at once
+	// StallMidBody and StallBeforeFinal go silent, the connection open:
+	// in the middle of the object, or after it and before the final reply.
+	StallMidBody     = "stall mid-body"
+	StallBeforeFinal = "stall before final reply"
 )
 
 // Server plays one fault to every client until closed.
@@ -186,6 +190,11 @@ var HTTP = Table{Scheme: "http", Faults: map[string]Fault{
 		readLine(bufio.NewReader(c))
 		io.WriteString(counted{s, c}, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n")
 	}},
+	StallMidBody: {Path: "/f", play: func(s *Server, c net.Conn) {
+		readLine(bufio.NewReader(c))
+		io.WriteString(counted{s, c}, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
+		silent(c)
+	}},
 	Reset: {Path: "/f", play: reset},
 }}
 
@@ -269,6 +278,20 @@ var FTP = Table{Scheme: "ftp", Faults: map[string]Fault{
 		c.Close()
 		return true
 	}},
+	StallMidBody: {Path: "/f.bin", ftp: func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb != "RETR" {
+			return false
+		}
+		return ftpData(c, func(d net.Conn) { io.WriteString(d, "01234"); silent(d) }, true)
+	}},
+	StallBeforeFinal: {Path: "/f.bin", ftp: func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb != "RETR" {
+			return false
+		}
+		ftpData(c, func(d net.Conn) { io.WriteString(d, "0123456789") }, false)
+		time.Sleep(20 * time.Second) // the 226 never comes; the connection stays open
+		return true
+	}},
 	DropBeforeFinal: {Path: "/f.bin", ftp: func(c *ftpscript.Conn, verb, arg string) bool {
 		if verb != "RETR" {
 			return false
@@ -313,6 +336,11 @@ var Gopher = Table{Scheme: "gopher", Faults: map[string]Fault{
 		readLine(bufio.NewReader(c))
 		io.WriteString(counted{s, c}, "+-1\r\na text without its final dot\r\n")
 	}},
+	StallMidBody: {Path: "/9/f", play: func(s *Server, c net.Conn) {
+		readLine(bufio.NewReader(c))
+		io.WriteString(counted{s, c}, "0123456789")
+		silent(c)
+	}},
 	Reset: {Path: "/9/f", play: reset},
 }}
 
@@ -353,6 +381,14 @@ var NNTP = Table{Scheme: "nntp", Faults: map[string]Fault{
 			return false
 		}
 		io.WriteString(w, "220 1 <id@x> article\r\nSubject: s\r\n\r\nthe start of a body\r\n")
+		return true
+	})},
+	StallMidBody: {Path: "/g/1", play: nntp(func(w io.Writer, cmd string) bool {
+		if !strings.HasPrefix(cmd, "ARTICLE") {
+			return false
+		}
+		io.WriteString(w, "220 1 <id@x> article\r\nSubject: s\r\n\r\nthe start of a body\r\n")
+		time.Sleep(20 * time.Second)
 		return true
 	})},
 	Reset: {Path: "/g/1", play: reset},
@@ -428,6 +464,11 @@ var WAIS = Table{Scheme: "wais", Faults: map[string]Fault{
 		w := counted{s, c}
 		io.WriteString(w, waisHeader(100000))
 		trickle(w)
+	}},
+	StallMidBody: {Path: "/db?word", play: func(s *Server, c net.Conn) {
+		waisRequest(c)
+		io.WriteString(counted{s, c}, waisHeader(1000)+"0123456789")
+		silent(c)
 	}},
 	Reset: {Path: "/db?word", play: reset},
 }}
