@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlderef/deref/internal/golden"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
@@ -23,7 +24,7 @@ var updateMan = flag.Bool("update-man", false, "rewrite deref.1")
 // go test -run TestManPage -update-man, rewrites it).
 func TestManPage(t *testing.T) {
 	got := manPage()
-	if *updateMan || *update {
+	if *updateMan || *golden.Update {
 		if err := os.WriteFile("deref.1", []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,13 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlderef/deref/internal/golden"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/listings")
 
 // ftpListing is LIST as real servers sent it (vsftpd, a Windows server,
 // an EPLF server), with the lines that trip parsers: a link, a size of
@@ -119,20 +117,7 @@ func TestListingGolden(t *testing.T) {
 		if st, err := os.Lstat(filepath.Join(dir, "link")); err == nil && tt.name == "file" {
 			got = strings.ReplaceAll(got, st.ModTime().UTC().Format(time.RFC3339), "LINK-TIME") // a link's own time, not settable portably
 		}
-		golden := filepath.Join("..", "..", "testdata", "listings", tt.name+".golden")
-		if *update {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test -run TestListingGolden -update writes it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s listing:\n%s\nwant (%s):\n%s", tt.name, got, golden, want)
-		}
+		golden.Check(t, filepath.Join("..", "..", "testdata", "listings", tt.name+".golden"), got)
 	}
 }
 

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/urlderef/deref/internal/golden"
 )
 
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -129,8 +130,6 @@ func (o *oneByte) Read(p []byte) (int, error) {
 	return 1, nil
 }
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files of testdata/ftp")
-
 // TestCapturedListings parses listings captured from vsftpd (ls -l),
 // proftpd (MLSD, and ls -l in local time at UTC+5) and pure-ftpd (ls -l
 // and MLSD, with a symbolic link) in testdata/ftp at the top of the
@@ -152,17 +151,6 @@ func TestCapturedListings(t *testing.T) {
 		for _, l := range ParseListing(string(raw), strings.HasSuffix(in, ".mlsd"), clock) {
 			fmt.Fprintf(&b, "%s\tdir=%v link=%v target=%q size=%d time=%s precision=%v\n", l.Name, l.Dir, l.Link, l.Target, l.Size, l.ModTime.UTC().Format(time.RFC3339), l.Precision)
 		}
-		golden := in + ".golden"
-		if *updateGolden {
-			os.WriteFile(golden, []byte(b.String()), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if b.String() != string(want) {
-			t.Errorf("%s:\n%s\nwant:\n%s", in, b.String(), want)
-		}
+		golden.Check(t, in+".golden", b.String())
 	}
 }

@@ -1,16 +1,14 @@
 package gopher
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/urlderef/deref/internal/golden"
 	"github.com/urlderef/deref/protocols"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestGolden parses menus and attribute replies captured from pygopherd
 // and gophernicus (testdata/gopher/*.menu, *.attrs at the top) and compares the rendering
@@ -39,18 +37,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 		}
-		golden := strings.TrimSuffix(in, filepath.Ext(in)) + filepath.Ext(in) + ".golden"
-		if *update {
-			os.WriteFile(golden, []byte(b.String()), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if b.String() != string(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", in, b.String(), want)
-		}
+		golden.Check(t, in+".golden", b.String())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -16,13 +15,12 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/golden"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/url"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const body2 = ".a line that starts with a dot\n..two dots\n.\nthe line above is a lone dot\n"
 
@@ -375,18 +373,7 @@ func TestGolden(t *testing.T) {
 		"bad-active.txt":     render(nntp.ParseActive([]string{"short line", "g 5 9 y"}, "news:", nil)),
 		"inn-newsgroups.txt": fmt.Sprint(nntp.ParseDescriptions(lines("inn-newsgroups.txt"))) + "\n",
 	} {
-		golden := filepath.Join("..", "..", "testdata", "nntp", name+".golden")
-		if *update {
-			os.WriteFile(golden, []byte(got), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-		}
+		golden.Check(t, filepath.Join("..", "..", "testdata", "nntp", name+".golden"), got)
 	}
 }
 

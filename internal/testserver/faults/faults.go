@@ -147,6 +147,29 @@ func reset(_ *Server, c net.Conn) {
 	c.Close()
 }
 
+// answer plays a server that reads the request line, sends text, and then
+// does what then does (nothing when nil).
+func answer(text string, then func(w io.Writer, c net.Conn)) play {
+	return func(s *Server, c net.Conn) {
+		readLine(bufio.NewReader(c))
+		w := counted{s, c}
+		io.WriteString(w, text)
+		if then != nil {
+			then(w, c)
+		}
+	}
+}
+
+// endlessly sends chunk for ever after the text; trickling a byte now and
+// then; stalling nothing, the connection open.
+func endlessly(chunk string) func(io.Writer, net.Conn) {
+	return func(w io.Writer, _ net.Conn) { forever(w, chunk) }
+}
+
+func trickling(w io.Writer, _ net.Conn) { trickle(w) }
+
+func stalling(_ io.Writer, c net.Conn) { silent(c) }
+
 // readLine reads one request line.
 func readLine(br *bufio.Reader) string {
 	l, _ := br.ReadString('\n')
@@ -157,45 +180,15 @@ var long = strings.Repeat("x", 1000)
 
 // HTTP is the catalogue of HTTP faults.
 var HTTP = Table{Scheme: "http", Faults: map[string]Fault{
-	NeverGreet: {Path: "/f", play: func(s *Server, c net.Conn) { silent(c) }},
-	GreetForever: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		w := counted{s, c}
-		io.WriteString(w, "HTTP/1.1 200 OK\r\n")
-		forever(w, "X-More: "+long+"\r\n")
-	}},
-	EndlessLine: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		w := counted{s, c}
-		io.WriteString(w, "HTTP/1.1 200 OK ")
-		forever(w, long)
-	}},
-	EndlessBody: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		w := counted{s, c}
-		io.WriteString(w, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-		forever(w, fmt.Sprintf("%x\r\n%s\r\n", len(long), long))
-	}},
-	Trickle: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		w := counted{s, c}
-		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
-		trickle(w)
-	}},
-	LieAboutSize: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
-	}},
-	DropMidBody: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n")
-	}},
-	StallMidBody: {Path: "/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
-		silent(c)
-	}},
-	Reset: {Path: "/f", play: reset},
+	NeverGreet:   {Path: "/f", play: func(s *Server, c net.Conn) { silent(c) }},
+	GreetForever: {Path: "/f", play: answer("HTTP/1.1 200 OK\r\n", endlessly("X-More: "+long+"\r\n"))},
+	EndlessLine:  {Path: "/f", play: answer("HTTP/1.1 200 OK ", endlessly(long))},
+	EndlessBody:  {Path: "/f", play: answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", endlessly(fmt.Sprintf("%x\r\n%s\r\n", len(long), long)))},
+	Trickle:      {Path: "/f", play: answer("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n", trickling)},
+	LieAboutSize: {Path: "/f", play: answer("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789", nil)},
+	DropMidBody:  {Path: "/f", play: answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n", nil)},
+	StallMidBody: {Path: "/f", play: answer("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789", stalling)},
+	Reset:        {Path: "/f", play: reset},
 }}
 
 // ftpData answers RETR or LIST: it accepts the data connection, says 150
@@ -306,42 +299,18 @@ var FTP = Table{Scheme: "ftp", Faults: map[string]Fault{
 // Gopher is the catalogue of Gopher faults; Gopher has no greeting and no
 // final reply.
 var Gopher = Table{Scheme: "gopher", Faults: map[string]Fault{
-	NeverGreet: {Path: "/9/f", play: func(s *Server, c net.Conn) { silent(c) }},
-	EndlessLine: {Path: "/1/", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		w := counted{s, c}
-		io.WriteString(w, "0")
-		forever(w, long)
-	}},
-	EndlessListing: {Path: "/1/", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		forever(counted{s, c}, "0a file\t/f\t127.0.0.1\t70\r\n")
-	}},
-	EndlessBody: {Path: "/9/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		forever(counted{s, c}, long)
-	}},
-	Trickle: {Path: "/9/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		trickle(counted{s, c})
-	}},
-	LieAboutSize: {Path: "/9/f%09%09+", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "+1000\r\n0123456789")
-	}},
+	NeverGreet:     {Path: "/9/f", play: func(s *Server, c net.Conn) { silent(c) }},
+	EndlessLine:    {Path: "/1/", play: answer("0", endlessly(long))},
+	EndlessListing: {Path: "/1/", play: answer("", endlessly("0a file\t/f\t127.0.0.1\t70\r\n"))},
+	EndlessBody:    {Path: "/9/f", play: answer("", endlessly(long))},
+	Trickle:        {Path: "/9/f", play: answer("", trickling)},
+	LieAboutSize:   {Path: "/9/f%09%09+", play: answer("+1000\r\n0123456789", nil)},
 	// A plain Gopher text that ends without its "." line cannot be told
 	// from one whose server omits the line (many do); a Gopher+ text
 	// announced as dot-terminated (+-1) can.
-	DropMidBody: {Path: "/0/f%09%09+", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "+-1\r\na text without its final dot\r\n")
-	}},
-	StallMidBody: {Path: "/9/f", play: func(s *Server, c net.Conn) {
-		readLine(bufio.NewReader(c))
-		io.WriteString(counted{s, c}, "0123456789")
-		silent(c)
-	}},
-	Reset: {Path: "/9/f", play: reset},
+	DropMidBody:  {Path: "/0/f%09%09+", play: answer("+-1\r\na text without its final dot\r\n", nil)},
+	StallMidBody: {Path: "/9/f", play: answer("0123456789", stalling)},
+	Reset:        {Path: "/9/f", play: reset},
 }}
 
 // NNTP is the catalogue of NNTP faults.
