@@ -2,6 +2,8 @@ package protocols
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 )
 
@@ -74,4 +76,72 @@ func (h *Held) Grow(n int64) error {
 func (h *Held) Release() {
 	h.b.Give(h.n)
 	h.n = 0
+}
+
+// ListingBuffer gathers what a retrieval holds whole (a listing, a menu),
+// at most Max bytes, in pieces of up to 1 MiB reserved against Held as
+// they are made: one that never ends then costs Max and no more, with no
+// buffer copied as it grows.
+type ListingBuffer struct {
+	Max    int64
+	Held   *Held
+	pieces [][]byte
+	n      int64
+}
+
+// ReadFrom reads r to its end. Past Max bytes it fails with an error
+// wrapping ErrTooLarge; a budget that is spent fails it with ErrBudget.
+func (b *ListingBuffer) ReadFrom(r io.Reader) (int64, error) {
+	var total int64
+	for {
+		if b.n > b.Max {
+			return total, fmt.Errorf("%w: larger than %d bytes", ErrTooLarge, b.Max)
+		}
+		last := len(b.pieces) - 1
+		if last < 0 || len(b.pieces[last]) == cap(b.pieces[last]) {
+			size := int64(32 << 10)
+			if last >= 0 {
+				size = min(2*int64(cap(b.pieces[last])), 1<<20)
+			}
+			size = min(size, b.Max+1-b.n)
+			if err := b.Held.Grow(size); err != nil {
+				return total, err
+			}
+			b.pieces = append(b.pieces, make([]byte, 0, size))
+			last++
+		}
+		p := b.pieces[last]
+		n, err := r.Read(p[len(p):cap(p)])
+		b.pieces[last] = p[:len(p)+n]
+		b.n += int64(n)
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// Len is the number of bytes gathered.
+func (b *ListingBuffer) Len() int64 { return b.n }
+
+// Bytes joins the pieces into one slice.
+func (b *ListingBuffer) Bytes() []byte {
+	out := make([]byte, 0, b.n)
+	for _, p := range b.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// String joins the pieces into one string.
+func (b *ListingBuffer) String() string {
+	var s strings.Builder
+	s.Grow(int(b.n))
+	for _, p := range b.pieces {
+		s.Write(p)
+	}
+	return s.String()
 }

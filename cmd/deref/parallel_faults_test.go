@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,41 @@ func TestParallelHostileServers(t *testing.T) {
 	for _, de := range des {
 		if !strings.HasSuffix(de.Name(), ".part") {
 			t.Errorf("a file under its final name: %s", de.Name())
+		}
+	}
+}
+
+// TestOneHostileServerRSS runs the built command once against each server
+// that sends without end what deref holds whole, and checks each run's
+// peak resident size stays under 64 MiB.
+func TestOneHostileServerRSS(t *testing.T) {
+	bin := buildDeref(t)
+	for _, k := range []struct {
+		table faults.Table
+		fault string
+	}{
+		{faults.FTP, faults.EndlessListing},
+		{faults.Gopher, faults.EndlessListing},
+		{faults.NNTP, faults.EndlessListing},
+		{faults.FTP, faults.EndlessReply},
+		{faults.HTTP, faults.GreetForever},
+		{faults.HTTP, faults.EndlessBody},
+	} {
+		s, err := k.table.Start(k.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-q", "--no-netrc", "-s", "--max-filesize", "16M", "--idle-timeout", "5", "--max-time", "30", s.URL)
+		cmd.Stdout = io.Discard
+		cmd.Run()
+		s.Close()
+		peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB
+		t.Logf("%s %s: exit %d, peak RSS %.1f MiB", k.table.Scheme, k.fault, cmd.ProcessState.ExitCode(), float64(peak)/1024)
+		if cmd.ProcessState.ExitCode() == 0 {
+			t.Errorf("%s %s: exit 0", k.table.Scheme, k.fault)
+		}
+		if peak > 64<<10 {
+			t.Errorf("%s %s: peak RSS %.1f MiB, bound 64 MiB", k.table.Scheme, k.fault, float64(peak)/1024)
 		}
 	}
 }

@@ -211,7 +211,7 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 	buf := s.capBuf
 	s.mu.Unlock()
 	if buf != nil {
-		return &captureConn{Conn: conn, buf: buf, max: req.ListingLimit()}, nil
+		return &captureConn{Conn: conn, buf: buf}, nil
 	}
 	return conn, nil
 }
@@ -300,8 +300,8 @@ func equal(a, b []string) bool {
 // capture runs a listing command and returns what came over its data
 // connection, and whether the library used MLSD.
 func (s *session) capture(run func() error) (string, bool, error) {
-	buf := &listingBuf{held: protocols.Hold(s.req.Memory)}
-	defer buf.held.Release()
+	buf := &listingBuf{protocols.ListingBuffer{Max: s.req.ListingLimit(), Held: protocols.Hold(s.req.Memory)}}
+	defer buf.Held.Release()
 	s.mu.Lock()
 	s.capBuf = buf
 	s.mu.Unlock()
@@ -309,13 +309,10 @@ func (s *session) capture(run func() error) (string, bool, error) {
 	s.mu.Lock()
 	s.capBuf = nil
 	s.mu.Unlock()
-	if err == nil && int64(len(buf.b)) > s.req.ListingLimit() {
-		err = fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, s.req.ListingLimit())
-	}
 	if err != nil {
 		return "", false, err
 	}
-	return string(buf.b), s.c.IsTimePreciseInList(), nil
+	return buf.String(), s.c.IsTimePreciseInList(), nil
 }
 
 // release returns a healthy session to the pool; one whose control
@@ -620,46 +617,27 @@ func sizeIn150(line []byte) int64 {
 // listingBuf holds a listing as it arrives, its memory reserved against
 // the engine's budget.
 type listingBuf struct {
-	b    []byte
-	held *protocols.Held
+	protocols.ListingBuffer
 }
 
 type captureConn struct {
 	net.Conn
 	buf *listingBuf
-	max int64
 }
 
-// Read takes the whole listing into buf, up to max bytes, and gives the
-// library none of it: deref parses the listing itself, and the library's
-// own entries would cost several times the listing's size. The buffer
-// doubles as it fills, but never past max+1 bytes, so that a listing
-// without end costs at most max and the half of it being copied.
+// Read takes the whole listing into buf (protocols.ListingBuffer: at most
+// its bound, in pieces, so that a listing without end costs the bound and
+// no more) and gives the library none of it: deref parses the listing
+// itself, and the library's own entries would cost several times the
+// listing's size.
 func (c *captureConn) Read(p []byte) (int, error) {
-	b := c.buf.b
-	defer func() { c.buf.b = b }()
-	for {
-		if int64(len(b)) > c.max {
-			return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.max)
+	if _, err := c.buf.ReadFrom(c.Conn); err != nil {
+		if errors.Is(err, protocols.ErrTooLarge) && !errors.Is(err, protocols.ErrTemporary) {
+			return 0, fmt.Errorf("%w: listing larger than %d bytes", protocols.ErrTooLarge, c.buf.Max)
 		}
-		if len(b) == cap(b) {
-			size := min(int64(max(2*cap(b), 32<<10)), c.max+1)
-			if err := c.buf.held.Grow(size - int64(cap(b))); err != nil {
-				return 0, err
-			}
-			grown := make([]byte, len(b), size)
-			copy(grown, b)
-			b = grown
-		}
-		n, err := c.Conn.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return 0, io.EOF
-		}
-		if err != nil {
-			return 0, err
-		}
+		return 0, err
 	}
+	return 0, io.EOF
 }
 
 var _ io.Reader = (*captureConn)(nil)

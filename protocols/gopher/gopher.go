@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -293,29 +294,14 @@ type closer struct {
 func (c *closer) Close() error { return c.c.Close() }
 
 func readAll(r io.Reader, max int64, held *protocols.Held) ([]byte, error) {
-	var b []byte
-	for {
-		if int64(len(b)) > max {
+	b := &protocols.ListingBuffer{Max: max, Held: held}
+	if _, err := b.ReadFrom(r); err != nil {
+		if errors.Is(err, protocols.ErrTooLarge) && !errors.Is(err, protocols.ErrTemporary) {
 			return nil, fmt.Errorf("%w: reply larger than %d bytes", protocols.ErrTooLarge, max)
 		}
-		if len(b) == cap(b) {
-			size := min(int64(cap(b))*2+32<<10, max+1)
-			if err := held.Grow(size - int64(cap(b))); err != nil {
-				return nil, err
-			}
-			grown := make([]byte, len(b), size)
-			copy(grown, b)
-			b = grown
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
+	return b.Bytes(), nil
 }
 
 // readLine reads one line without its CRLF or LF, bounded by limit.
