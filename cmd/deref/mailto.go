@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/netrc"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -61,18 +63,33 @@ func sendMail(ctx context.Context, u *url.URL, o *options, c *fetch.Client, stde
 	if len(body) > maxMessage {
 		return fmt.Errorf("the message is larger than %d bytes", maxMessage)
 	}
-	var d net.Dialer
+	connect, idle := seconds(o.connectTimeout), seconds(o.idleTimeout)
+	if connect <= 0 {
+		connect = 30 * time.Second
+	}
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
+	d := net.Dialer{Timeout: connect}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: smtp: %w", fetch.ErrNetwork, err)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	sc, err := smtp.NewClient(&smtpReplies{Conn: conn, left: maxSMTPReplies}, host)
+	// The greeting is part of connecting; after it, every reply has the
+	// idle time-out.
+	replies := &smtpReplies{Conn: conn, left: maxSMTPReplies, wait: idle}
+	conn.SetReadDeadline(time.Now().Add(connect))
+	sc, err := smtp.NewClient(replies, host)
 	if err != nil {
 		conn.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("%w within %v (the connect time-out)", protocols.ErrNoGreeting, connect)
+		}
 		return fmt.Errorf("%w: smtp: %w", fetch.ErrProtocol, err)
 	}
+	replies.greeted = true
 	defer sc.Close()
 	if ok, _ := sc.Extension("STARTTLS"); ok {
 		cfg := &tls.Config{ServerName: host}
@@ -134,10 +151,15 @@ const maxSMTPReplies = 1 << 20
 // the bound.
 type smtpReplies struct {
 	net.Conn
-	left int64
+	left    int64
+	wait    time.Duration // the idle time-out, for every read after the greeting
+	greeted bool
 }
 
 func (r *smtpReplies) Read(p []byte) (int, error) {
+	if r.greeted {
+		r.Conn.SetReadDeadline(time.Now().Add(r.wait))
+	}
 	if r.left <= 0 {
 		return 0, fmt.Errorf("%w: the SMTP server's replies passed %d bytes", fetch.ErrProtocol, maxSMTPReplies)
 	}
@@ -146,5 +168,8 @@ func (r *smtpReplies) Read(p []byte) (int, error) {
 	}
 	n, err := r.Conn.Read(p)
 	r.left -= int64(n)
+	if r.greeted && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: nothing from the SMTP server for %v", fetch.ErrTimeout, r.wait)
+	}
 	return n, err
 }

@@ -40,7 +40,7 @@ func (Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Re
 		return nil, err
 	}
 	name := filepath.FromSlash(fp.Path)
-	f, err := os.Open(name)
+	f, err := open(name)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -442,5 +442,76 @@ var WAIS = Table{Scheme: "wais", Faults: map[string]Fault{
 	Reset: {Path: "/db?word", play: reset},
 }}
 
-// Tables are every protocol's catalogue.
+// smtpServer plays an SMTP server that answers the conversation of a
+// mailto: message until fault, handed each command, takes over.
+func smtpServer(greeting string, fault func(w io.Writer, c net.Conn, cmd string) bool) play {
+	return func(s *Server, c net.Conn) {
+		w := counted{s, c}
+		br := bufio.NewReader(c)
+		io.WriteString(w, greeting)
+		for {
+			cmd := readLine(br)
+			if cmd == "" {
+				return
+			}
+			if fault(w, c, cmd) {
+				return
+			}
+			switch verb, _, _ := strings.Cut(strings.ToUpper(cmd), " "); verb {
+			case "EHLO", "HELO":
+				io.WriteString(w, "250-harness.test\r\n250 8BITMIME\r\n")
+			case "MAIL", "RCPT":
+				io.WriteString(w, "250 OK\r\n")
+			case "DATA":
+				io.WriteString(w, "354 go ahead\r\n")
+				for readLine(br) != "." {
+				}
+				io.WriteString(w, "250 queued\r\n")
+			case "QUIT":
+				io.WriteString(w, "221 bye\r\n")
+				return
+			default:
+				io.WriteString(w, "500 what?\r\n")
+			}
+		}
+	}
+}
+
+// SMTP is the catalogue of faults of a server a mailto: message is sent
+// through (deref --smtp); its URL names the server, as smtp://host:port.
+var SMTP = Table{Scheme: "smtp", Faults: map[string]Fault{
+	NeverGreet:   {play: func(s *Server, c net.Conn) { silent(c) }},
+	GreetForever: {play: func(s *Server, c net.Conn) { forever(counted{s, c}, "220-"+long+"\r\n") }},
+	EndlessLine: {play: func(s *Server, c net.Conn) {
+		w := counted{s, c}
+		io.WriteString(w, "220 ")
+		forever(w, long)
+	}},
+	EndlessReply: {play: smtpServer("220 ready\r\n", func(w io.Writer, c net.Conn, cmd string) bool {
+		if !strings.HasPrefix(strings.ToUpper(cmd), "EHLO") {
+			return false
+		}
+		forever(w, "250-"+long+"\r\n")
+		return true
+	})},
+	StallBeforeFinal: {play: smtpServer("220 ready\r\n", func(w io.Writer, c net.Conn, cmd string) bool {
+		if cmd != "DATA" {
+			return false
+		}
+		io.WriteString(w, "354 go ahead\r\n")
+		silent(c)
+		return true
+	})},
+	DropBeforeFinal: {play: smtpServer("220 ready\r\n", func(w io.Writer, c net.Conn, cmd string) bool {
+		if cmd != "DATA" {
+			return false
+		}
+		io.WriteString(w, "354 go ahead\r\n")
+		return true
+	})},
+	Reset: {play: reset},
+}}
+
+// Tables are the catalogues of the protocols deref retrieves with; SMTP's
+// is driven through the command's mailto: sending.
 var Tables = []Table{HTTP, FTP, Gopher, NNTP, WAIS}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/faults"
+	"github.com/urlderef/deref/url"
+)
+
+// TestSMTPFaults sends a mailto: message through each SMTP server of the
+// fault catalogue: each ends in an error of its class, within the connect
+// and idle time-outs, with the heap bounded; a never-greeting server is
+// given the connect time-out only.
+func TestSMTPFaults(t *testing.T) {
+	ends := map[string][]int{
+		faults.NeverGreet:       {6},
+		faults.GreetForever:     {7},
+		faults.EndlessLine:      {7},
+		faults.EndlessReply:     {7},
+		faults.StallBeforeFinal: {6, 7},
+		faults.DropBeforeFinal:  {6, 7},
+		faults.Reset:            {6, 7},
+	}
+	for name, want := range ends {
+		t.Run(name, func(t *testing.T) {
+			s, err := faults.SMTP.Start(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			c := fetch.NewClient()
+			c.NetrcFile = ""
+			o := &options{smtp: strings.TrimPrefix(s.URL, "smtp://"), stdin: strings.NewReader("hello\n"), connectTimeout: 0.3, idleTimeout: 0.7}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			runtime.GC()
+			sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			var peak uint64
+			done := make(chan struct{})
+			go func() {
+				for {
+					metrics.Read(sample)
+					peak = max(peak, sample[0].Value.Uint64())
+					select {
+					case <-done:
+						return
+					case <-time.After(2 * time.Millisecond):
+					}
+				}
+			}()
+			start := time.Now()
+			err = sendMail(ctx, url.MustParse("mailto:joe@harness.test"), o, c, io.Discard)
+			elapsed := time.Since(start)
+			close(done)
+			code := fetch.ExitCode(err)
+			ok := false
+			for _, w := range want {
+				ok = ok || code == w
+			}
+			if err == nil || !ok {
+				t.Errorf("ended with %v (exit %d), want %v", err, code, want)
+			}
+			if elapsed > time.Second+500*time.Millisecond {
+				t.Errorf("took %v", elapsed)
+			}
+			if name == faults.NeverGreet && (elapsed > 800*time.Millisecond || !errors.Is(err, fetch.ErrTimeout)) {
+				t.Errorf("a silent server: %v after %v, want a time-out at the connect time-out", err, elapsed)
+			}
+			if peak > 64<<20 {
+				t.Errorf("peak heap %d MiB", peak>>20)
+			}
+			t.Logf("%v after %v, peak heap %.1f MiB", err, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
+		})
+	}
+}
