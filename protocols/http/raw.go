@@ -140,7 +140,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	if _, err := conn.Write(out.Bytes()); err != nil {
 		return nil, err
 	}
-	head := &headLimit{r: conn, left: maxHead, held: protocols.Hold(req.Memory)}
+	head := &headLimit{r: conn, left: min(maxHead, req.ListingLimit()), held: protocols.Hold(req.Memory)}
 	defer head.held.Release()
 	if req.Trace != nil {
 		head.tap = new(bytes.Buffer)
@@ -190,10 +190,11 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	return resp, nil
 }
 
-// maxHead bounds the status line and header of a response.
+// maxHead bounds the status line and header of a response; a smaller
+// Request.MaxListing bounds it further.
 const maxHead = 1 << 20
 
-var errHeadTooLarge = errors.New("response header larger than 1 MiB")
+var errHeadTooLarge = errors.New("response header past its bound (1 MiB, or MaxListing when smaller)")
 
 // headLimit bounds what the response head may read; once the head is
 // parsed, it passes reads through.
