@@ -43,14 +43,16 @@ func TestSMTPFaults(t *testing.T) {
 			defer cancel()
 			runtime.GC()
 			sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-			var peak uint64
 			done := make(chan struct{})
+			peaks := make(chan uint64, 1)
 			go func() {
+				var peak uint64
 				for {
 					metrics.Read(sample)
 					peak = max(peak, sample[0].Value.Uint64())
 					select {
 					case <-done:
+						peaks <- peak
 						return
 					case <-time.After(2 * time.Millisecond):
 					}
@@ -60,6 +62,7 @@ func TestSMTPFaults(t *testing.T) {
 			err = sendMail(ctx, url.MustParse("mailto:joe@harness.test"), o, c, io.Discard)
 			elapsed := time.Since(start)
 			close(done)
+			peak := <-peaks
 			code := fetch.ExitCode(err)
 			ok := false
 			for _, w := range want {
