@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"sort"
 	"testing"
 	"time"
@@ -31,27 +30,6 @@ var faultEnds = map[string][]int{
 	faults.Reset:            {6},    // network failure
 	faults.StallMidBody:     {6},    // timed out: idle
 	faults.StallBeforeFinal: {6},    // timed out: idle
-}
-
-// peakHeap samples the live heap until stop is closed, and returns the
-// largest sample.
-func peakHeap(stop <-chan struct{}) <-chan uint64 {
-	out := make(chan uint64, 1)
-	go func() {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		var peak uint64
-		for {
-			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
-			select {
-			case <-stop:
-				out <- peak
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	return out
 }
 
 // TestFaultCatalogue runs every fault of every protocol's table
@@ -83,7 +61,7 @@ func TestFaultCatalogue(t *testing.T) {
 				dir := t.TempDir()
 				runtime.GC()
 				stop := make(chan struct{})
-				peak := peakHeap(stop)
+				peak := faults.PeakHeap(stop)
 				start := time.Now()
 				var got error
 				u, _ := url.Parse(s.URL)

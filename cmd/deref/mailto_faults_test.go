@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -42,22 +41,8 @@ func TestSMTPFaults(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			runtime.GC()
-			sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 			done := make(chan struct{})
-			peaks := make(chan uint64, 1)
-			go func() {
-				var peak uint64
-				for {
-					metrics.Read(sample)
-					peak = max(peak, sample[0].Value.Uint64())
-					select {
-					case <-done:
-						peaks <- peak
-						return
-					case <-time.After(2 * time.Millisecond):
-					}
-				}
-			}()
+			peaks := faults.PeakHeap(done)
 			start := time.Now()
 			err = sendMail(ctx, url.MustParse("mailto:joe@harness.test"), o, c, io.Discard)
 			elapsed := time.Since(start)

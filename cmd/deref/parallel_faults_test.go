@@ -16,6 +16,23 @@ import (
 	"github.com/urlderef/deref/internal/testserver/faults"
 )
 
+// hostile names one row of the fault catalogue.
+type hostile struct {
+	table faults.Table
+	fault string
+}
+
+// heavyFaults are the servers that send without end what deref holds
+// whole, or the most of anything.
+var heavyFaults = []hostile{
+	{faults.FTP, faults.EndlessListing},
+	{faults.Gopher, faults.EndlessListing},
+	{faults.NNTP, faults.EndlessListing},
+	{faults.FTP, faults.EndlessReply},
+	{faults.HTTP, faults.GreetForever},
+	{faults.HTTP, faults.EndlessBody},
+}
+
 // runPeak runs cmd and returns the peak resident size of the program it
 // runs, in KiB, read from /proc/PID/status (VmHWM) until it exits: the
 // rusage of a child counts the memory of the process that started it
@@ -62,19 +79,7 @@ func runPeak(t *testing.T, cmd *exec.Cmd) int64 {
 // alone is bounded by MaxListing.
 func TestParallelHostileServers(t *testing.T) {
 	bin := buildDeref(t)
-	kinds := []struct {
-		table faults.Table
-		fault string
-	}{
-		{faults.FTP, faults.EndlessListing},
-		{faults.FTP, faults.EndlessReply},
-		{faults.Gopher, faults.EndlessListing},
-		{faults.NNTP, faults.EndlessListing},
-		{faults.HTTP, faults.GreetForever},
-		{faults.HTTP, faults.EndlessBody},
-		{faults.NNTP, faults.EndlessBody},
-		{faults.FTP, faults.EndlessLine},
-	}
+	kinds := append(append([]hostile{}, heavyFaults...), hostile{faults.NNTP, faults.EndlessBody}, hostile{faults.FTP, faults.EndlessLine})
 	var urls []string
 	for i := range 64 {
 		k := kinds[i%len(kinds)]
@@ -118,17 +123,7 @@ func TestParallelHostileServers(t *testing.T) {
 // peak resident size stays under 64 MiB.
 func TestOneHostileServerRSS(t *testing.T) {
 	bin := buildDeref(t)
-	for _, k := range []struct {
-		table faults.Table
-		fault string
-	}{
-		{faults.FTP, faults.EndlessListing},
-		{faults.Gopher, faults.EndlessListing},
-		{faults.NNTP, faults.EndlessListing},
-		{faults.FTP, faults.EndlessReply},
-		{faults.HTTP, faults.GreetForever},
-		{faults.HTTP, faults.EndlessBody},
-	} {
+	for _, k := range heavyFaults {
 		s, err := k.table.Start(k.fault)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -515,3 +516,24 @@ var SMTP = Table{Scheme: "smtp", Faults: map[string]Fault{
 // Tables are the catalogues of the protocols deref retrieves with; SMTP's
 // is driven through the command's mailto: sending.
 var Tables = []Table{HTTP, FTP, Gopher, NNTP, WAIS}
+
+// PeakHeap samples the live heap (runtime/metrics) every 2 ms until stop
+// is closed, and then sends the largest sample.
+func PeakHeap(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return out
+}
