@@ -759,6 +759,8 @@ func ExitCode(err error) int {
 		return 0
 	case errors.Is(err, context.Canceled):
 		return 130
+	case errors.Is(err, ErrChecksum):
+		return 9
 	case errors.Is(err, ErrBadURL):
 		return 2
 	case errors.Is(err, ErrUnsupportedScheme), errors.Is(err, ErrNotRetrievable):

@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -44,6 +46,11 @@ type DownloadOptions struct {
 	// Progress, when set, is called as the body's bytes arrive, besides
 	// Client.Progress; it may block to slow the transfer down.
 	Progress func(Progress)
+	// Checksum, when set, is the object's expected digest: it is computed
+	// as the object streams (on resume, over the part already there first)
+	// and checked before NAME.part becomes NAME; a mismatch is ErrChecksum
+	// and removes NAME.part, so that no resume builds on wrong bytes.
+	Checksum *Checksum
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -146,9 +153,31 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 			return "", WriteError(err)
 		}
 	}
-	_, cerr := io.Copy(f, resp.Body)
+	var sum hash.Hash
+	if o.Checksum != nil {
+		sum = newHash(o.Checksum.Algorithm)
+		if offset > 0 {
+			// The part already there is read back once into the digest.
+			err := hashPrefix(sum, filepath.Join(dir, part), offset)
+			if err != nil {
+				f.Close()
+				return "", WriteError(err)
+			}
+		}
+	}
+	var cerr error
+	if sum != nil {
+		_, cerr = io.Copy(io.MultiWriter(f, sum), resp.Body) // no file fast path: every byte goes through the digest
+	} else {
+		_, cerr = io.Copy(f, resp.Body)
+	}
 	if cerr == nil {
 		cerr = resp.Body.Close()
+	}
+	if cerr == nil && sum != nil && !bytes.Equal(sum.Sum(nil), o.Checksum.Sum) {
+		f.Close()
+		d.Remove(part)
+		return "", fmt.Errorf("%w: %s of %s is %x, want %x", ErrChecksum, o.Checksum.Algorithm, name, sum.Sum(nil), o.Checksum.Sum)
 	}
 	if cerr == nil && !o.KeepModTime && !resp.ModTime.IsZero() {
 		_ = d.SetTimes(f, part, time.Now(), resp.ModTime)
@@ -194,4 +223,17 @@ func resumePoint(d *safedir.Dir, name string) (int64, string) {
 		}
 	}
 	return 0, ""
+}
+
+// hashPrefix writes the first n bytes of the file at path into h.
+func hashPrefix(h hash.Hash, path string, n int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.CopyN(h, f, n); err != nil {
+		return fmt.Errorf("reading %s back for its checksum: %w", path, err)
+	}
+	return nil
 }

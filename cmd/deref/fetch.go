@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,7 +162,11 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 				resume = true
 			}
 		}
-		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: resume, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress})
+		sum, err := expectedSum(o, u, name)
+		if err != nil {
+			return err
+		}
+		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: resume, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum})
 		res.filename = path
 		return err
 	}
@@ -256,4 +262,54 @@ func gopherPlusMeta(ctx context.Context, c *fetch.Client, u *url.URL, r *fetch.R
 			}
 		}
 	}
+}
+
+// expectedSum is the digest a download of u named name must have: from
+// --checksum, or its line in the --checksum-file; nil when neither is set.
+func expectedSum(o *options, u *url.URL, name string) (*fetch.Checksum, error) {
+	switch {
+	case o.checksum != "":
+		c, err := fetch.ParseChecksum(o.checksum)
+		return &c, err
+	case o.sums != nil:
+		if name == "" {
+			name = fetch.SuggestedName(u)
+		}
+		c, ok, err := fetch.FindChecksum(bytes.NewReader(o.sums), name)
+		if err != nil {
+			return nil, &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: --checksum-file: %w", fetch.ErrChecksum, err)}
+		}
+		if !ok {
+			return nil, &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: the --checksum-file has no line for %s", fetch.ErrChecksum, name)}
+		}
+		return &c, nil
+	}
+	return nil, nil
+}
+
+// readSums fetches a sums file, a URL of any scheme or a local path, whole
+// (at most 16 MiB).
+func readSums(ctx context.Context, c *fetch.Client, where string) ([]byte, error) {
+	if strings.Contains(where, "://") || strings.HasPrefix(where, "file:") {
+		u, err := parseArg(where)
+		if err != nil {
+			return nil, &fetch.Error{Op: "get", URL: url.RedactString(where), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+		}
+		resp, err := c.Fetch(ctx, u, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		if err == nil {
+			err = resp.Body.Close()
+		}
+		return b, err
+	}
+	f, err := os.Open(where)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 16<<20))
 }

@@ -49,6 +49,7 @@ Exit codes:
   6    network failure or time-out
   7    protocol error (bad reply, object ended early, redirect refused)
   8    write error (local file or standard output)
+  9    checksum mismatch (--checksum, --checksum-file)
   130  interrupted
 `
 
@@ -77,6 +78,8 @@ type options struct {
 	limitRate                                              int64
 	onlyNewer, help, version, noConfig                     bool
 	configs                                                []string
+	checksum, checksumFile                                 string
+	sums                                                   []byte // the --checksum-file, fetched once
 	m                                                      mirrorSettings
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
@@ -170,6 +173,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			code = fetch.ExitCode(err)
 		}
 	}
+	if o.checksumFile != "" {
+		sums, err := readSums(ctx, c, o.checksumFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref: --checksum-file: "+errorLine(err, o.checksumFile, &o))
+			return fetch.ExitCode(err)
+		}
+		o.sums = sums
+	}
 	if o.parallel > 1 && !o.silent && isTerminal(stderr) {
 		o.bars = newBarSet(ctx, stderr)
 		stderr = o.bars.p // messages go above the bars
@@ -256,6 +267,17 @@ func checkOptions(o *options, urls int) string {
 		return "-I prints metadata only; it does not go with -o or -O"
 	case o.parallel > 1 && !o.remoteName:
 		return "--parallel writes files: it goes with -O"
+	case (o.checksum != "" || o.checksumFile != "") && !toFile:
+		return "--checksum and --checksum-file check a file before it gets its name: they go with -o or -O"
+	case o.checksum != "" && urls > 1:
+		return "--checksum gives one digest: for several URLs, use --checksum-file"
+	case o.checksum != "" && o.checksumFile != "":
+		return "--checksum and --checksum-file do not go together"
+	}
+	if o.checksum != "" {
+		if _, err := fetch.ParseChecksum(o.checksum); err != nil {
+			return "--checksum: " + err.Error()
+		}
 	}
 	if o.parallel < 1 {
 		o.parallel = 1

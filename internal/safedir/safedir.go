@@ -33,6 +33,14 @@ func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
 	return d.stat(name)
 }
 
+// Remove removes the file name from the folder.
+func (d *Dir) Remove(name string) error {
+	if err := check("remove", name); err != nil {
+		return err
+	}
+	return d.remove(name)
+}
+
 // Rename renames old to new within the folder, replacing new.
 func (d *Dir) Rename(old, new string) error {
 	if err := check("rename", old); err != nil {

@@ -97,6 +97,13 @@ func (d *Dir) SetTimes(f *os.File, name string, atime, mtime time.Time) error {
 	return nil
 }
 
+func (d *Dir) remove(name string) error {
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
+		return &os.PathError{Op: "remove", Path: name, Err: err}
+	}
+	return nil
+}
+
 func (d *Dir) rename(old, new string) error {
 	if err := unix.Renameat(d.fd, old, d.fd, new); err != nil {
 		return &os.LinkError{Op: "rename", Old: old, New: new, Err: err}

@@ -55,6 +55,8 @@ func (d *Dir) SetTimes(f *os.File, name string, atime, mtime time.Time) error {
 	return d.root.Chtimes(name, atime, mtime)
 }
 
+func (d *Dir) remove(name string) error { return d.root.Remove(name) }
+
 func (d *Dir) rename(old, new string) error {
 	return d.root.Rename(old, new)
 }
