@@ -160,7 +160,7 @@ var flagTable = []flagDef{
 		help: "with -o or -O: check the object's digest (sha256, sha512, sha1, md5) before it gets its name; a mismatch leaves nothing and exits 9",
 		set:  str(func(o *options) *string { return &o.checksum })},
 	{long: "checksum-file", cmds: cmdGet, group: "Output", arg: "URL|FILE", complete: "file",
-		help: "with -O or -i: check each file against its line in this sums file (sha256sum or BSD lines), fetched once over any scheme",
+		help: "with -o or -O (and -i): check each file against its line in this sums file (sha256sum or BSD lines), fetched once over any scheme",
 		set:  str(func(o *options) *string { return &o.checksumFile })},
 	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
