@@ -27,15 +27,14 @@ func TestFileFaults(t *testing.T) {
 	}
 	stalled := filepath.Join(dir, "stalled")
 	syscall.Mkfifo(stalled, 0o600)
-	go func() {
-		// A writer that sends a little, then nothing, for a while.
-		w, err := os.OpenFile(stalled, os.O_WRONLY, 0)
-		if err == nil {
-			w.Write([]byte("the start"))
-			time.Sleep(5 * time.Second)
-			w.Close()
-		}
-	}()
+	// A writer that sends a little, then nothing, held open (O_RDWR does
+	// not wait for a reader) before the retrieval starts.
+	w, err := os.OpenFile(stalled, os.O_RDWR, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer w.Close()
+	w.Write([]byte("the start"))
 	c := fetch.NewClient()
 	c.IdleTimeout, c.MaxBytes = 500*time.Millisecond, 1<<20
 	for _, tt := range []struct {
