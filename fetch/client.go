@@ -30,7 +30,21 @@ import (
 
 // The contract types, aliased so that users import one package.
 type (
-	// Response is a streamed object and its metadata; see protocols.Response.
+	// Response is a streamed object and its metadata (the fields are
+	// documented at protocols.Response):
+	//
+	//	Body       io.ReadCloser  // the object, streamed; Close reports a final error (FTP's 226)
+	//	Kind       Kind           // KindFile, KindDirectory, KindSearchIndex, KindArticleList, KindSession, KindRedirect
+	//	Size       int64          // bytes Body yields; -1 when unknown
+	//	Offset     int64          // where Body starts within the object (resume)
+	//	ModTime    time.Time      // zero when unknown
+	//	MediaType  string         // "text/plain"; empty when unknown
+	//	Name       string         // a local file name suggested by the URL, never by the server
+	//	Entries    []Entry        // a listing's items (KindDirectory, KindArticleList)
+	//	Location   *url.URL       // where a KindRedirect points; Status its status text
+	//	Note       string         // a remark about an otherwise normal answer
+	//	Session    protocols.Session   // a KindSession's interactive session
+	//	Attributes []protocols.Attribute // Gopher+ attributes when asked for
 	Response = protocols.Response
 	// Entry is one item of a listing; see protocols.Entry.
 	Entry = protocols.Entry
@@ -164,6 +178,11 @@ type Client struct {
 	// (and to HTTP gateways), name and value, after deref's own; a field
 	// named here replaces deref's (User-Agent, Accept).
 	Header [][2]string
+
+	// Retry, when set, tries a retrieval again after a temporary failure
+	// (Temporary), as the mirror does: FetchWith when no Response has come
+	// yet, DownloadWith at any point, continuing NAME.part. Nil tries once.
+	Retry *Retry
 
 	// Trace receives each protocol exchange, passwords redacted.
 	Trace func(u *url.URL, ev TraceEvent)
@@ -325,10 +344,27 @@ type FetchOptions struct {
 	// Progress, when set, is called as this transfer's body bytes arrive,
 	// besides Client.Progress. It may block to slow the transfer down.
 	Progress func(Progress)
+	// Trace, when set, receives this retrieval's protocol conversation
+	// (passwords redacted), besides Client.Trace.
+	Trace func(TraceEvent)
 }
 
 // FetchWith is Fetch with per-retrieval options.
 func (c *Client) FetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
+	if c.Retry == nil {
+		return c.fetchWith(ctx, u, o)
+	}
+	var resp *Response
+	err := c.Retry.Do(ctx, func() error {
+		var err error
+		resp, err = c.fetchWith(ctx, u, o)
+		return err
+	}, nil)
+	return resp, err
+}
+
+// fetchWith is FetchWith without Client.Retry.
+func (c *Client) fetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
 	resp, err := c.fetchRedirects(ctx, u, o)
 	if err != nil {
 		var fe *Error
@@ -390,7 +426,7 @@ func (c *Client) redirectScheme(s string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint}
+	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
@@ -430,8 +466,11 @@ func (c *Client) prepare(req *protocols.Request) (protocols.Fetcher, error) {
 	if len(c.Header) > 0 {
 		req.Header = append(req.Header[:len(req.Header):len(req.Header)], c.Header...)
 	}
-	if c.Trace != nil {
-		req.Trace = func(ev TraceEvent) { c.Trace(u, ev) }
+	switch all, own := c.Trace, req.Trace; {
+	case all != nil && own != nil:
+		req.Trace = func(ev TraceEvent) { all(u, ev); own(ev) }
+	case all != nil:
+		req.Trace = func(ev TraceEvent) { all(u, ev) }
 	}
 	return c.route(req)
 }

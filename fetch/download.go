@@ -72,7 +72,29 @@ func (c *Client) DownloadWith(ctx context.Context, raw, dir string, o DownloadOp
 	if err != nil {
 		return "", &Error{Op: "download", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", ErrBadURL, err)}
 	}
-	path, err := c.download(ctx, u, dir, o)
+	var path string
+	if c.Retry == nil {
+		path, err = c.download(ctx, u, dir, o)
+	} else {
+		first := true
+		err = c.Retry.Do(ctx, func() error {
+			oo := o
+			if !first && !o.Resume {
+				// A later attempt continues what the failed one left.
+				name := o.Name
+				if name == "" {
+					name = SuggestedName(u)
+				}
+				if st, err := os.Lstat(filepath.Join(dir, name+PartSuffix)); err == nil && st.Mode().IsRegular() {
+					oo.Resume = true
+				}
+			}
+			first = false
+			var err error
+			path, err = c.download(ctx, u, dir, oo)
+			return err
+		}, nil)
+	}
 	if err != nil {
 		var fe *Error
 		if errors.As(err, &fe) {
@@ -111,7 +133,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 			fo.IfModifiedSince, fo.LocalSize = st.ModTime(), st.Size()
 		}
 	}
-	resp, err := c.FetchWith(ctx, u, fo)
+	resp, err := c.fetchWith(ctx, u, fo) // DownloadWith retries the whole of it
 	if err != nil {
 		return "", err
 	}
