@@ -6,12 +6,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/url"
 )
 
@@ -40,27 +39,8 @@ func TestTracePerCall(t *testing.T) {
 // (503 twice) succeeds, and a download dropped mid-body continues its part
 // with a range instead of starting over.
 func TestClientRetry(t *testing.T) {
-	var n atomic.Int32
-	var ranges []string
-	var mu sync.Mutex
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		mu.Lock()
-		ranges = append(ranges, r.Header.Get("Range"))
-		mu.Unlock()
-		switch n.Add(1) {
-		case 1, 2:
-			w.Header().Set("Retry-After", "0")
-			w.WriteHeader(503)
-		case 3:
-			w.Header().Set("Content-Length", "10")
-			w.Write([]byte("01234"))
-			w.(nethttp.Flusher).Flush()
-			conn, _, _ := w.(nethttp.Hijacker).Hijack()
-			conn.Close()
-		default:
-			nethttp.ServeContent(w, r, "o", time.Time{}, strings.NewReader("0123456789"))
-		}
-	}))
+	flaky := &testserver.Flaky{Unavailable: 2, Body: "0123456789"}
+	s := httptest.NewServer(flaky)
 	defer s.Close()
 	c := fetch.NewClient()
 	c.NetrcFile = ""
@@ -74,7 +54,7 @@ func TestClientRetry(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "0123456789" {
 		t.Errorf("file %q", b)
 	}
-	if len(ranges) != 4 || ranges[3] != "bytes=5-" {
+	if ranges := flaky.Ranges(); len(ranges) != 4 || ranges[3] != "bytes=5-" {
 		t.Errorf("requests' ranges %q: want the last to continue from byte 5", ranges)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/internal/golden"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
@@ -143,31 +144,17 @@ func TestFTPUser(t *testing.T) {
 // asks for; a transfer to standard output that broke goes on where it
 // stopped, and -w reports the attempts.
 func TestRetry(t *testing.T) {
-	var n atomic.Int32
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		switch n.Add(1) {
-		case 1:
-			w.Header().Set("Retry-After", "0")
-			w.WriteHeader(503)
-		case 2:
-			// Half the object, then the connection drops.
-			w.Header().Set("Content-Length", "10")
-			w.Write([]byte("01234"))
-			w.(nethttp.Flusher).Flush()
-			conn, _, _ := w.(nethttp.Hijacker).Hijack()
-			conn.Close()
-		default:
-			nethttp.ServeContent(w, r, "o", time.Time{}, strings.NewReader("0123456789"))
-		}
-	}))
+	flaky := &testserver.Flaky{Unavailable: 1, Body: "0123456789"}
+	s := httptest.NewServer(flaky)
 	t.Cleanup(s.Close)
 	r := runDeref(t, "", "--retry", "3", "--retry-delay", "0.01", "-w", "%{num_retries} %{exitcode}\\n", s.URL+"/o")
 	if r.code != 0 || r.stdout != "0123456789"+"2 0\n" || strings.Count(r.stderr, "trying again") != 2 {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+	if ranges := flaky.Ranges(); len(ranges) != 3 || ranges[2] != "bytes=5-" {
+		t.Errorf("ranges %q: the retry to standard output should go on from byte 5", ranges)
+	}
 	// A permanent failure is not tried again.
-	r = runDeref(t, "", "--retry", "3", s.URL+"/missing", "-o", filepath.Join(t.TempDir(), "x"))
-	n.Store(0)
 	notFound := httptest.NewServer(nethttp.NotFoundHandler())
 	t.Cleanup(notFound.Close)
 	r = runDeref(t, "", "--retry", "3", notFound.URL+"/")
