@@ -31,6 +31,9 @@ type DownloadOptions struct {
 	// Resume continues an earlier download: from NAME.part when one is
 	// there, else from NAME itself (as curl -C - does).
 	Resume bool
+	// ResumePart continues NAME.part when one is there, never NAME
+	// itself: what a new attempt after a failed one wants.
+	ResumePart bool
 	// KeepModTime leaves the file's modification time as written instead of
 	// setting it to the server's.
 	KeepModTime bool
@@ -76,22 +79,11 @@ func (c *Client) DownloadWith(ctx context.Context, raw, dir string, o DownloadOp
 	if c.Retry == nil {
 		path, err = c.download(ctx, u, dir, o)
 	} else {
-		first := true
+		attempt := o
 		err = c.Retry.Do(ctx, func() error {
-			oo := o
-			if !first && !o.Resume {
-				// A later attempt continues what the failed one left.
-				name := o.Name
-				if name == "" {
-					name = SuggestedName(u)
-				}
-				if st, err := os.Lstat(filepath.Join(dir, name+PartSuffix)); err == nil && st.Mode().IsRegular() {
-					oo.Resume = true
-				}
-			}
-			first = false
 			var err error
-			path, err = c.download(ctx, u, dir, oo)
+			path, err = c.download(ctx, u, dir, attempt)
+			attempt.ResumePart = true // a later attempt continues what this one left
 			return err
 		}, nil)
 	}
@@ -122,8 +114,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	var offset int64
 	part := ""
-	if o.Resume {
-		offset, part = resumePoint(d, name)
+	if o.Resume || o.ResumePart {
+		offset, part = resumePoint(d, name, o.Resume)
 	}
 	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress}
 	var local os.FileInfo
@@ -232,10 +224,15 @@ func SuggestedName(u *url.URL) string {
 	return protocols.NameFromURL(u, fallback)
 }
 
-// resumePoint finds what an earlier download of name left: NAME.part, else
-// NAME. It returns the size to resume from and the file to append to.
-func resumePoint(d *safedir.Dir, name string) (int64, string) {
-	for _, n := range []string{name + PartSuffix, name} {
+// resumePoint finds what an earlier download of name left: NAME.part,
+// else, when whole is set, NAME. It returns the size to resume from and
+// the file to append to.
+func resumePoint(d *safedir.Dir, name string, whole bool) (int64, string) {
+	names := []string{name + PartSuffix}
+	if whole {
+		names = append(names, name)
+	}
+	for _, n := range names {
 		size, regular, err := d.Stat(n)
 		if err == nil && regular {
 			return size, n

@@ -257,3 +257,13 @@ func TestHTTPSTraceOrder(t *testing.T) {
 		t.Errorf("exit %d %q, trace:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestChunkedTraceOnce: a chunked response's head is traced once, as it
+// came.
+func TestChunkedTraceOnce(t *testing.T) {
+	addr, _ := rawHTTP(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nZeta: 1\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+	r := runDeref(t, "", "-v", "http://"+addr+"/c")
+	if r.code != 0 || r.stdout != "ok" || strings.Count(r.stderr, "< HTTP/1.1 200 OK") != 1 || strings.Count(r.stderr, "< Zeta: 1") != 1 {
+		t.Errorf("exit %d %q, trace:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -129,7 +129,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			}
 			defer f.Close()
 			stdout = discardIfNull(f)
-			o = &options{output: "-", resume: o.resume, offset: o.offset, head: o.head, raw: o.raw, json: o.json, stdin: o.stdin, login: o.login, limitRate: o.limitRate, retry: o.retry}
+			dev := *o
+			dev.output = "-"
+			o = &dev
 		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
@@ -151,22 +153,11 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
 			}
 		}
-		resume := o.resume == "-"
-		if res.attempt > 0 {
-			// A retry continues what the failed attempt left in NAME.part.
-			part := name
-			if part == "" {
-				part = fetch.SuggestedName(u)
-			}
-			if _, err := os.Stat(filepath.Join(dir, part+fetch.PartSuffix)); err == nil {
-				resume = true
-			}
-		}
 		sum, err := expectedSum(o, u, name)
 		if err != nil {
 			return err
 		}
-		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: resume, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum})
+		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum})
 		res.filename = path
 		return err
 	}
@@ -268,9 +259,8 @@ func gopherPlusMeta(ctx context.Context, c *fetch.Client, u *url.URL, r *fetch.R
 // --checksum, or its line in the --checksum-file; nil when neither is set.
 func expectedSum(o *options, u *url.URL, name string) (*fetch.Checksum, error) {
 	switch {
-	case o.checksum != "":
-		c, err := fetch.ParseChecksum(o.checksum)
-		return &c, err
+	case o.sum != nil:
+		return o.sum, nil
 	case o.sums != nil:
 		if name == "" {
 			name = fetch.SuggestedName(u)

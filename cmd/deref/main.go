@@ -79,7 +79,8 @@ type options struct {
 	onlyNewer, help, version, noConfig                     bool
 	configs                                                []string
 	checksum, checksumFile                                 string
-	sums                                                   []byte // the --checksum-file, fetched once
+	sums                                                   []byte          // the --checksum-file, fetched once
+	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
@@ -275,9 +276,11 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum and --checksum-file do not go together"
 	}
 	if o.checksum != "" {
-		if _, err := fetch.ParseChecksum(o.checksum); err != nil {
+		sum, err := fetch.ParseChecksum(o.checksum)
+		if err != nil {
 			return "--checksum: " + err.Error()
 		}
+		o.sum = &sum
 	}
 	if o.parallel < 1 {
 		o.parallel = 1

@@ -35,11 +35,11 @@ type session struct {
 	ctx     context.Context
 	req     *protocols.Request
 	control *traceConn
-	data    net.Conn    // the data connection of the current command
-	rawData net.Conn    // the same, before any TLS, for splicing
-	capBuf  *listingBuf // when set, a listing's data is taken here
-	useEPSV bool        // EPSV is being tried on this connection
-	tlsMode byte        // 0, 'e' or 'i'
+	data    net.Conn                 // the data connection of the current command
+	rawData net.Conn                 // the same, before any TLS, for splicing
+	capBuf  *protocols.ListingBuffer // when set, a listing's data is taken here
+	useEPSV bool                     // EPSV is being tried on this connection
+	tlsMode byte                     // 0, 'e' or 'i'
 	tlsConf *tls.Config
 
 	entry      string   // the directory at login, from PWD; "" if unknown
@@ -300,7 +300,7 @@ func equal(a, b []string) bool {
 // capture runs a listing command and returns what came over its data
 // connection, and whether the library used MLSD.
 func (s *session) capture(run func() error) (string, bool, error) {
-	buf := &listingBuf{protocols.ListingBuffer{Max: s.req.ListingLimit(), Held: protocols.Hold(s.req.Memory)}}
+	buf := &protocols.ListingBuffer{Max: s.req.ListingLimit(), Held: protocols.Hold(s.req.Memory)}
 	defer buf.Held.Release()
 	s.mu.Lock()
 	s.capBuf = buf
@@ -614,15 +614,9 @@ func sizeIn150(line []byte) int64 {
 }
 
 // captureConn keeps a copy of what a listing's data connection carries.
-// listingBuf holds a listing as it arrives, its memory reserved against
-// the engine's budget.
-type listingBuf struct {
-	protocols.ListingBuffer
-}
-
 type captureConn struct {
 	net.Conn
-	buf *listingBuf
+	buf *protocols.ListingBuffer
 }
 
 // Read takes the whole listing into buf (protocols.ListingBuffer: at most

@@ -237,7 +237,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			hctx = httptrace.WithClientTrace(hctx, clientTrace(req, hreq))
 		}
 		hreq = hreq.WithContext(hctx)
-		resp, err = f.transport(req, direct).RoundTrip(hreq)
+		if resp, err = f.transport(req, direct).RoundTrip(hreq); err == nil {
+			traceResponse(req, resp) // the own-connection path traces the head as it comes
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -247,9 +249,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			return nil, err
 		}
 		return nil, protocols.NetError(err)
-	}
-	if _, raw := resp.Body.(*rawBody); !raw {
-		traceResponse(req, resp) // the raw path traced the head as it came
 	}
 	return f.response(req, resp)
 }
