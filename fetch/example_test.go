@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 
@@ -25,4 +26,29 @@ func ExampleClient_Get() {
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Printf("%s %d %s", resp.MediaType, resp.Size, b)
 	// Output: text/plain 13 dereferenced
+}
+
+// An unchanged http.Client fetches deref's schemes once the transport is
+// registered for them.
+func ExampleNewTransport() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "note.txt"), []byte("dereferenced\n"), 0o644)
+
+	t := &http.Transport{}
+	rt := fetch.NewTransport(fetch.NewClient())
+	for _, scheme := range []string{"ftp", "gopher", "news", "nntp", "wais", "file"} {
+		t.RegisterProtocol(scheme, rt)
+	}
+	client := &http.Client{Transport: t}
+
+	resp, err := client.Get("file://" + filepath.ToSlash(dir) + "/note.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	fmt.Printf("%s %s %s", resp.Status, resp.Header.Get("Content-Type"), b)
+	// Output: 200 OK text/plain dereferenced
 }

@@ -3,7 +3,6 @@ package mirror_test
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,40 +15,21 @@ import (
 	"testing"
 	"time"
 
-	ftpserver "github.com/fclairamb/ftpserverlib"
-	"github.com/spf13/afero"
-
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 )
 
-// ftpDriver serves a folder to anonymous users through
-// github.com/fclairamb/ftpserverlib, an independent FTP server.
-type ftpDriver struct {
-	root     string
-	settings *ftpserver.Settings
-}
-
-func (d *ftpDriver) GetSettings() (*ftpserver.Settings, error) { return d.settings, nil }
-func (d *ftpDriver) ClientConnected(cc ftpserver.ClientContext) (string, error) {
-	return "deref mirror test", nil
-}
-func (d *ftpDriver) ClientDisconnected(cc ftpserver.ClientContext) {}
-func (d *ftpDriver) AuthUser(cc ftpserver.ClientContext, user, pass string) (ftpserver.ClientDriver, error) {
-	return afero.NewBasePathFs(afero.NewOsFs(), d.root), nil
-}
-func (d *ftpDriver) GetTLSConfig() (*tls.Config, error) { return nil, errors.New("no TLS") }
-
-// serveFTP serves root over FTP on loopback and returns the base URL.
+// serveFTP serves root over FTP on loopback through an independent
+// server (ftpd) and returns the base URL.
 func serveFTP(t testing.TB, root string) string {
 	t.Helper()
-	s := ftpserver.NewFtpServer(&ftpDriver{root: root, settings: &ftpserver.Settings{ListenAddr: "127.0.0.1:0", DefaultTransferType: ftpserver.TransferTypeBinary}})
-	if err := s.Listen(); err != nil {
+	s, err := ftpd.Start(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	t.Cleanup(func() { s.Stop() })
-	return "ftp://" + s.Addr() + "/"
+	t.Cleanup(func() { s.Close() })
+	return s.URL()
 }
 
 var old = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
