@@ -197,7 +197,7 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "mirror", URL: url.RedactString(src), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
 	m := &run{c: c, o: o, start: u, report: &Report{DryRun: o.DryRun}}
-	if m.src, err = newSource(u); err != nil {
+	if m.tree, err = fetch.NewTree(u); err != nil {
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	if err := m.checkOptions(); err != nil {
@@ -214,7 +214,8 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		burst := int(min(max(o.LimitRate/8, 1), 64<<10))
 		m.limiter = rate.NewLimiter(rate.Limit(o.LimitRate), burst)
 	}
-	top := m.src.root()
+	r := m.tree.Root()
+	top := &dirNode{u: r.URL, depth: 1, sel: r.Selector}
 	listing, err := m.list(ctx, top)
 	if err != nil {
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
@@ -233,7 +234,7 @@ type run struct {
 	c       *fetch.Client
 	o       Options
 	start   *url.URL
-	src     source
+	tree    *fetch.Tree
 	root    *os.Root // nil in a dry run whose destination does not exist
 	fold    bool
 	limiter *rate.Limiter
@@ -515,7 +516,11 @@ func (m *run) list(ctx context.Context, d *dirNode) ([]child, error) {
 			return err
 		}
 		defer release()
-		out, err = m.src.list(ctx, m.c, d)
+		entries, err := m.tree.List(ctx, m.c, fetch.TreeEntry{Dir: true, URL: d.u, Selector: d.sel, Size: -1})
+		out = make([]child, len(entries))
+		for i, e := range entries {
+			out[i] = child{name: e.Name, dir: e.Dir, u: e.URL, size: e.Size, mod: e.ModTime, link: e.Link, target: e.Target, refuse: e.Refuse, article: e.Article, sel: e.Selector}
+		}
 		return err
 	})
 	return out, err
@@ -906,7 +911,7 @@ func (m *run) followLink(d *dirNode, k child) (*url.URL, bool) {
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
 		return nil, false
 	}
-	u, err := m.src.fileURL(p)
+	u, err := m.tree.FileURL(p)
 	if err != nil {
 		return nil, false
 	}

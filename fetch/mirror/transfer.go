@@ -24,7 +24,7 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 	k := fj.c
 	if m.o.DryRun {
 		reason := ""
-		if action == ActionUpdate && m.o.OnlyNewer && m.src.conditional() {
+		if action == ActionUpdate && m.o.OnlyNewer && m.tree.Conditional() {
 			// The real run asks the server (If-Modified-Since), which
 			// may well answer "not modified".
 			action, reason = ActionCheck, "only the server can tell whether it changed"
@@ -33,7 +33,7 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 		return
 	}
 	var since time.Time
-	if m.o.OnlyNewer && fj.local != nil && m.src.conditional() {
+	if m.o.OnlyNewer && fj.local != nil && m.tree.Conditional() {
 		since = fj.local.mod
 	}
 	var got int64

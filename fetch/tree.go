@@ -1,4 +1,4 @@
-package mirror
+package fetch
 
 import (
 	"context"
@@ -6,20 +6,78 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/net/html"
 
-	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
 
+// Tree is a remote folder tree seen through its listings: FTP and file:
+// folders, HTTP index pages (the links of each page to the files and
+// folders directly below it), Gopher menus (the items on the same server
+// whose selector is the menu's plus one path element) and newsgroups (one
+// file per article, named by its number). It is what the mirror copies
+// and NewFS shows.
+type Tree struct{ src source }
+
+// TreeEntry is one entry of a Tree's folder.
+type TreeEntry struct {
+	// Name is the entry's name within its folder, as the tree gives it:
+	// one path element, not yet checked to be a safe local name.
+	Name string
+	Dir  bool
+	URL  *url.URL // where it is fetched (a file in binary mode)
+	Size int64    // -1 when unknown
+	// ModTime is zero when unknown.
+	ModTime time.Time
+	// Link marks a symbolic link; Target is where it points, when known.
+	Link   bool
+	Target string
+	// Refuse says why the entry cannot be fetched, when its listing line
+	// already tells (a line not understood).
+	Refuse string
+	// Article marks a news article, which never changes once posted.
+	Article bool
+	// Selector is a Gopher item's selector.
+	Selector string
+}
+
+// NewTree views the tree whose top folder is u: an ftp:, ftps:, file:,
+// http:, https:, gopher: (a menu), news: or nntp: URL (a newsgroup).
+func NewTree(u *url.URL) (*Tree, error) {
+	src, err := newSource(u)
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{src: src}, nil
+}
+
+// Root is the top folder.
+func (t *Tree) Root() TreeEntry { return t.src.root() }
+
+// List returns the entries of dir, a folder of the tree (Root or an entry
+// with Dir set), fetched with c.
+func (t *Tree) List(ctx context.Context, c *Client, dir TreeEntry) ([]TreeEntry, error) {
+	return t.src.list(ctx, c, dir)
+}
+
+// FileURL is the URL of the file at rel, a slash-separated path below the
+// top, for links followed inside the tree; trees without such paths
+// (Gopher menus, newsgroups) return an error.
+func (t *Tree) FileURL(rel string) (*url.URL, error) { return t.src.fileURL(rel) }
+
+// Conditional says whether the tree's files can be fetched on condition
+// that they changed (FetchOptions.IfModifiedSince): HTTP.
+func (t *Tree) Conditional() bool { return t.src.conditional() }
+
 // source lists the folders of one kind of remote tree.
 type source interface {
 	// root is the start folder.
-	root() *dirNode
+	root() TreeEntry
 	// list returns the entries of a folder.
-	list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error)
+	list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error)
 	// fileURL is the URL of the file at rel below the start, for links
 	// followed inside the tree.
 	fileURL(rel string) (*url.URL, error)
@@ -38,16 +96,16 @@ func newSource(u *url.URL) (source, error) {
 	case "gopher", "gophers":
 		g, err := u.Gopher()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", fetch.ErrBadURL, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 		}
 		if g.Type != '1' || g.HasSearch {
-			return nil, fmt.Errorf("%w: a Gopher mirror starts at a menu (type 1), not type %q", fetch.ErrBadURL, g.Type)
+			return nil, fmt.Errorf("%w: a Gopher tree starts at a menu (type 1), not type %q", ErrBadURL, g.Type)
 		}
 		return &gopherSource{top: u, sel: g.Selector}, nil
 	case "news", "snews", "nntp", "nntps":
 		return &newsSource{top: u}, nil
 	}
-	return nil, fmt.Errorf("%w: %s: cannot be mirrored", fetch.ErrUnsupportedScheme, u.Scheme)
+	return nil, fmt.Errorf("%w: %s: has no tree of listings", ErrUnsupportedScheme, u.Scheme)
 }
 
 // dirURL is u naming a folder: with a final "/".
@@ -63,7 +121,7 @@ func dirURL(u *url.URL) *url.URL {
 // listSource mirrors FTP and file: folders from their listings.
 type listSource struct{ top *url.URL }
 
-func (s *listSource) root() *dirNode    { return &dirNode{u: s.top, depth: 1} }
+func (s *listSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Size: -1} }
 func (s *listSource) conditional() bool { return false }
 
 func (s *listSource) fileURL(rel string) (*url.URL, error) {
@@ -78,29 +136,29 @@ func (s *listSource) fileURL(rel string) (*url.URL, error) {
 	return url.Parse(raw)
 }
 
-func (s *listSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := fetchListing(ctx, c, d.u, fetch.KindDirectory, "a folder")
+func (s *listSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
+	resp, err := fetchListing(ctx, c, d.URL, KindDirectory, "a folder")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]child, 0, len(resp.Entries))
+	out := make([]TreeEntry, 0, len(resp.Entries))
 	for _, e := range resp.Entries {
-		k := child{name: e.Name, size: e.Size, mod: e.ModTime, link: e.Kind == fetch.KindLink, target: e.Target}
+		k := TreeEntry{Name: e.Name, Size: e.Size, ModTime: e.ModTime, Link: e.Kind == KindLink, Target: e.Target}
 		switch {
 		case e.URL == "" || e.Type == "unparsed":
-			k.refuse = "listing line not understood"
-		case e.Kind == fetch.KindDirectory:
-			k.dir = true
-		case e.Kind != fetch.KindFile && e.Kind != fetch.KindLink:
+			k.Refuse = "listing line not understood"
+		case e.Kind == KindDirectory:
+			k.Dir = true
+		case e.Kind != KindFile && e.Kind != KindLink:
 			continue
 		}
 		if e.URL != "" {
 			raw := e.URL
-			if !k.dir && (d.u.Scheme == "ftp" || d.u.Scheme == "ftps") {
+			if !k.Dir && (d.URL.Scheme == "ftp" || d.URL.Scheme == "ftps") {
 				raw += ";type=i" // a mirror copies bytes: no newline conversion
 			}
-			if k.u, err = url.Parse(raw); err != nil && k.refuse == "" {
-				k.refuse = "bad URL in the listing"
+			if k.URL, err = url.Parse(raw); err != nil && k.Refuse == "" {
+				k.Refuse = "bad URL in the listing"
 			}
 		}
 		out = append(out, k)
@@ -114,27 +172,27 @@ type webSource struct{ listSource }
 
 func (s *webSource) conditional() bool { return true }
 
-func (s *webSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := c.Fetch(ctx, d.u, 0)
+func (s *webSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
+	resp, err := c.Fetch(ctx, d.URL, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.MediaType != "text/html" && resp.MediaType != "application/xhtml+xml" {
-		return nil, fmt.Errorf("%w: %s is %s, not an HTML index page", fetch.ErrNotRetrievable, d.u.Redacted(), orUnknown(resp.MediaType))
+		return nil, fmt.Errorf("%w: %s is %s, not an HTML index page", ErrNotRetrievable, d.URL.Redacted(), orUnknown(resp.MediaType))
 	}
 	hrefs, err := links(resp.Body)
 	if err != nil {
 		return nil, err
 	}
-	var out []child
+	var out []TreeEntry
 	seen := map[string]bool{}
 	for _, h := range hrefs {
-		k, ok := s.below(d.u, h)
-		if !ok || seen[k.name] {
+		k, ok := s.below(d.URL, h)
+		if !ok || seen[k.Name] {
 			continue
 		}
-		seen[k.name] = true
+		seen[k.Name] = true
 		out = append(out, k)
 	}
 	return out, nil
@@ -142,32 +200,32 @@ func (s *webSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]ch
 
 // below resolves a link and keeps it when it names a file or folder
 // directly below the page's folder on the same server.
-func (s *webSource) below(base *url.URL, href string) (child, bool) {
+func (s *webSource) below(base *url.URL, href string) (TreeEntry, bool) {
 	ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(href)))
 	if err != nil || ref.HasQuery {
-		return child{}, false
+		return TreeEntry{}, false
 	}
 	u := base.ResolveReference(ref)
 	u.HasFragment, u.Fragment = false, ""
 	if u.Scheme != base.Scheme || !strings.EqualFold(u.Hostname(), base.Hostname()) || u.PortNumber() != base.PortNumber() {
-		return child{}, false
+		return TreeEntry{}, false
 	}
 	rest, ok := strings.CutPrefix(u.Path, base.Path)
 	if !ok || rest == "" {
-		return child{}, false
+		return TreeEntry{}, false
 	}
-	k := child{size: -1, u: u}
+	k := TreeEntry{Size: -1, URL: u}
 	if seg, ok := strings.CutSuffix(rest, "/"); ok {
-		k.dir, rest = true, seg
+		k.Dir, rest = true, seg
 	}
 	if rest == "" || strings.Contains(rest, "/") {
-		return child{}, false // deeper: reached through its own folder's page
+		return TreeEntry{}, false // deeper: reached through its own folder's page
 	}
 	name, err := url.Unescape(rest)
 	if err != nil {
-		return child{}, false
+		return TreeEntry{}, false
 	}
-	k.name = name
+	k.Name = name
 	return k, true
 }
 
@@ -216,25 +274,25 @@ type gopherSource struct {
 	sel string
 }
 
-func (s *gopherSource) root() *dirNode    { return &dirNode{u: s.top, depth: 1, sel: s.sel} }
+func (s *gopherSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Selector: s.sel, Size: -1} }
 func (s *gopherSource) conditional() bool { return false }
 
 func (s *gopherSource) fileURL(rel string) (*url.URL, error) {
 	return nil, fmt.Errorf("gopher menus have no links")
 }
 
-func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := fetchListing(ctx, c, d.u, fetch.KindDirectory, "a menu")
+func (s *gopherSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
+	resp, err := fetchListing(ctx, c, d.URL, KindDirectory, "a menu")
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.TrimSuffix(d.sel, "/") + "/"
+	prefix := strings.TrimSuffix(d.Selector, "/") + "/"
 	unhashed := unhash(prefix)
-	var out []child
+	var out []TreeEntry
 	plus := false
 	for _, e := range resp.Entries {
 		switch e.Kind {
-		case fetch.KindFile, fetch.KindDirectory:
+		case KindFile, KindDirectory:
 		default:
 			continue // info lines, searches, sessions: nothing to copy
 		}
@@ -252,8 +310,8 @@ func (s *gopherSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([
 		if u := unhash(name); u != name && shownAs(e.Name, u) {
 			name = u
 		}
-		k := child{name: name, size: -1, sel: e.Selector, dir: e.Kind == fetch.KindDirectory}
-		if k.u, err = url.Parse(e.URL); err != nil {
+		k := TreeEntry{Name: name, Size: -1, Selector: e.Selector, Dir: e.Kind == KindDirectory}
+		if k.URL, err = url.Parse(e.URL); err != nil {
 			continue
 		}
 		plus = plus || strings.HasSuffix(e.Type, "+")
@@ -300,8 +358,8 @@ func shownAs(display, name string) bool {
 // modDates asks a Gopher+ server for the attributes of every item of a
 // menu at once ("$") and takes each item's Mod-Date. Without them the
 // items are fetched as plain Gopher items are.
-func (s *gopherSource) modDates(ctx context.Context, c *fetch.Client, d *dirNode, kids []child) {
-	u, err := gopher.WithPlus(d.u, "$")
+func (s *gopherSource) modDates(ctx context.Context, c *Client, d TreeEntry, kids []TreeEntry) {
+	u, err := gopher.WithPlus(d.URL, "$")
 	if err != nil {
 		return
 	}
@@ -312,7 +370,7 @@ func (s *gopherSource) modDates(ctx context.Context, c *fetch.Client, d *dirNode
 	resp.Body.Close()
 	bySel := map[string][]int{}
 	for i, k := range kids {
-		bySel[k.sel] = append(bySel[k.sel], i)
+		bySel[k.Selector] = append(bySel[k.Selector], i)
 	}
 	attrs := resp.Attributes
 	for i := 0; i < len(attrs); {
@@ -323,7 +381,7 @@ func (s *gopherSource) modDates(ctx context.Context, c *fetch.Client, d *dirNode
 		if f := strings.Split(attrs[i].Item, "\t"); len(f) >= 2 {
 			if t, ok := gopher.ModDate(attrs[i:j]); ok {
 				for _, n := range bySel[f[1]] {
-					kids[n].mod = t
+					kids[n].ModTime = t
 				}
 			}
 		}
@@ -335,41 +393,41 @@ func (s *gopherSource) modDates(ctx context.Context, c *fetch.Client, d *dirNode
 // number in the group.
 type newsSource struct{ top *url.URL }
 
-func (s *newsSource) root() *dirNode    { return &dirNode{u: s.top, depth: 1} }
+func (s *newsSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Size: -1} }
 func (s *newsSource) conditional() bool { return false }
 func (s *newsSource) fileURL(rel string) (*url.URL, error) {
 	return nil, fmt.Errorf("newsgroups have no links")
 }
 
-func (s *newsSource) list(ctx context.Context, c *fetch.Client, d *dirNode) ([]child, error) {
-	resp, err := fetchListing(ctx, c, d.u, fetch.KindArticleList, "a newsgroup")
+func (s *newsSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
+	resp, err := fetchListing(ctx, c, d.URL, KindArticleList, "a newsgroup")
 	if err != nil {
 		return nil, err
 	}
-	var out []child
+	var out []TreeEntry
 	for _, e := range resp.Entries {
-		if e.Kind != fetch.KindFile || e.Number <= 0 || e.URL == "" {
+		if e.Kind != KindFile || e.Number <= 0 || e.URL == "" {
 			continue
 		}
 		u, err := url.Parse(e.URL)
 		if err != nil {
 			continue
 		}
-		out = append(out, child{name: strconv.FormatInt(e.Number, 10), u: u, size: -1, mod: e.ModTime, article: true})
+		out = append(out, TreeEntry{Name: strconv.FormatInt(e.Number, 10), URL: u, Size: -1, ModTime: e.ModTime, Article: true})
 	}
 	return out, nil
 }
 
 // fetchListing fetches u, which must be a listing of kind (what names it
 // in the error otherwise), and returns its entries in the response.
-func fetchListing(ctx context.Context, c *fetch.Client, u *url.URL, kind fetch.Kind, what string) (*fetch.Response, error) {
+func fetchListing(ctx context.Context, c *Client, u *url.URL, kind Kind, what string) (*Response, error) {
 	resp, err := c.Fetch(ctx, u, 0)
 	if err != nil {
 		return nil, err
 	}
 	resp.Body.Close()
 	if resp.Kind != kind {
-		return nil, fmt.Errorf("%w: %s is not %s", fetch.ErrNotRetrievable, u.Redacted(), what)
+		return nil, fmt.Errorf("%w: %s is not %s", ErrNotRetrievable, u.Redacted(), what)
 	}
 	return resp, nil
 }
