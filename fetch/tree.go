@@ -274,7 +274,9 @@ type gopherSource struct {
 	sel string
 }
 
-func (s *gopherSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Selector: s.sel, Size: -1} }
+func (s *gopherSource) root() TreeEntry {
+	return TreeEntry{Dir: true, URL: s.top, Selector: s.sel, Size: -1}
+}
 func (s *gopherSource) conditional() bool { return false }
 
 func (s *gopherSource) fileURL(rel string) (*url.URL, error) {
