@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -51,4 +52,33 @@ func ExampleNewTransport() {
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Printf("%s %s %s", resp.Status, resp.Header.Get("Content-Type"), b)
 	// Output: 200 OK text/plain dereferenced
+}
+
+// Any tree of listings is a file system: here a file: folder, the same
+// for an FTP folder, a Gopher menu, an HTTP index page or a newsgroup.
+func ExampleNewFS() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, "pub", "docs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pub", "README"), []byte("read me\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pub", "docs", "guide.txt"), []byte("a guide\n"), 0o644)
+
+	fsys, err := fetch.NewFS(context.Background(), fetch.NewClient(), "file://"+filepath.ToSlash(dir)+"/pub/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			fmt.Println(p, info.Size())
+		}
+		return err
+	})
+	b, _ := fs.ReadFile(fsys, "docs/guide.txt")
+	fmt.Print(string(b))
+	// Output:
+	// README 8
+	// docs/guide.txt 8
+	// a guide
 }

@@ -1,0 +1,225 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/gopherd"
+	"github.com/urlderef/deref/internal/testserver/nntpd"
+)
+
+// fsTree is the content of the trees served in the io/fs tests.
+var fsTree = map[string]string{
+	"README.txt":           "top\n",
+	"pub/a.txt":            "alpha\n",
+	"pub/b.bin":            "\x00\x01\x02\r\n\x03",
+	"pub/empty.bin":        "",
+	"pub/with space.txt":   "spaced\n",
+	"pub/nested/deep.txt":  "deep\n",
+	"pub/nested/more/x.md": "# x\n",
+}
+
+// fsFiles are fsTree's names, for fstest.TestFS.
+func fsFiles() []string {
+	var out []string
+	for n := range fsTree {
+		out = append(out, n)
+	}
+	return out
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, when, when)
+	}
+	return root
+}
+
+func fileURLOf(dir string) string {
+	u := "file://" + filepath.ToSlash(dir)
+	if !strings.HasPrefix(u, "file:///") {
+		u = "file:///" + strings.TrimPrefix(u, "file://")
+	}
+	return u + "/"
+}
+
+// TestFS checks NewFS with testing/fstest against each kind of tree, each
+// served in-process.
+func TestFS(t *testing.T) {
+	root := writeTree(t, fsTree)
+	fs1, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs1.Close()
+	gs := &gopherd.Server{Root: root}
+	startOrFail(t, gs.Start, gs.Close)
+	hs := httptest.NewServer(nethttp.FileServer(nethttp.Dir(root)))
+	defer hs.Close()
+
+	c := newClient()
+	for _, tt := range []struct{ name, url string }{
+		{"file", fileURLOf(root)},
+		{"ftp", fs1.URL()},
+		{"gopher", "gopher://" + gs.Addr() + "/1/"},
+		{"http", hs.URL + "/"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys, err := fetch.NewFS(context.Background(), c, tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fstest.TestFS(fsys, fsFiles()...); err != nil {
+				t.Fatal(err)
+			}
+			b, err := fs.ReadFile(fsys, "pub/b.bin")
+			if err != nil || string(b) != fsTree["pub/b.bin"] {
+				t.Errorf("pub/b.bin: %q %v", b, err)
+			}
+			if _, err := fs.Stat(fsys, "pub/none.txt"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a missing name: %v", err)
+			}
+		})
+	}
+}
+
+// Listed sizes and times are the FileInfo's; the entry is its Sys.
+func TestFSInfo(t *testing.T) {
+	root := writeTree(t, fsTree)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL()+"pub/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := fs.Stat(fsys, "a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() != 6 || !info.ModTime().Equal(time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)) || info.IsDir() {
+		t.Errorf("a.txt: %d %v %v", info.Size(), info.ModTime(), info.IsDir())
+	}
+	if e, ok := info.Sys().(fetch.TreeEntry); !ok || e.URL.String() != s.URL()+"pub/a.txt;type=i" {
+		t.Errorf("Sys: %#v", info.Sys())
+	}
+	des, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	if got := strings.Join(names, ","); got != "a.txt,b.bin,empty.bin,nested,with space.txt" {
+		t.Errorf("ReadDir: %s", got)
+	}
+	if _, err := fetch.NewFS(context.Background(), newClient(), s.URL()+"pub/a.txt"); err == nil {
+		t.Error("a file as the top of a tree")
+	}
+}
+
+// os.CopyFS of an FTP tree is the tree.
+func TestFSCopy(t *testing.T) {
+	root := writeTree(t, fsTree)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(dst, fsys); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	filepath.WalkDir(dst, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dst, p)
+			got[filepath.ToSlash(rel)] = string(b)
+		}
+		return err
+	})
+	if len(got) != len(fsTree) {
+		t.Errorf("%d files, want %d: %v", len(got), len(fsTree), got)
+	}
+	for n, want := range fsTree {
+		if got[n] != want {
+			t.Errorf("%s: %q, want %q", n, got[n], want)
+		}
+	}
+}
+
+// Names that are not path elements are left out, never renamed.
+func TestFSNames(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("these names cannot be made there")
+	}
+	root := writeTree(t, map[string]string{"ok.txt": "ok\n", `back\slash.txt`: "b\n", "bad\xffutf8.txt": "u\n"})
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(fsys, "ok.txt"); err != nil {
+		t.Fatal(err)
+	}
+	des, _ := fs.ReadDir(fsys, ".")
+	if len(des) != 1 {
+		t.Errorf("%d entries: %v", len(des), des)
+	}
+}
+
+// A newsgroup is a folder of articles named by number.
+func TestFSNews(t *testing.T) {
+	ns := nntpd.New()
+	ns.AddGroup("local.test", "")
+	ns.Post("local.test", "<a1@test>", []string{"From: A <a@test>", "Subject: first", "Date: Sun, 22 Nov 2026 10:00:00 +0000"}, "Hello.\n")
+	ns.Post("local.test", "<a2@test>", []string{"From: B <b@test>", "Subject: second/with slash"}, "Again.\n")
+	startOrFail(t, ns.Start, ns.Close)
+	fsys, err := fetch.NewFS(context.Background(), newClient(), "nntp://"+ns.Addr()+"/local.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(fsys, "1", "2"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := fs.ReadFile(fsys, "2")
+	if err != nil || !strings.HasSuffix(string(b), "\n\nAgain.\n") {
+		t.Errorf("%q %v", b, err)
+	}
+	info, _ := fs.Stat(fsys, "1")
+	if info == nil || !info.ModTime().Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("article 1: %v", info)
+	}
+}
