@@ -65,6 +65,43 @@ func newHash(alg string) hash.Hash {
 // the digest's length) and BSD lines ("SHA256 (name) = HEX"). It reports
 // false when the file names no digest for name.
 func FindChecksum(r io.Reader, name string) (Checksum, bool, error) {
+	var found Checksum
+	ok := false
+	err := scanSums(r, func(n string, c Checksum, err error) (bool, error) {
+		if n != name {
+			return false, nil
+		}
+		found, ok = c, err == nil
+		return true, err
+	})
+	return found, ok, err
+}
+
+// ReadChecksums reads every line of a sums file (the forms FindChecksum
+// reads) into a map from name (without a leading "./") to digest; the
+// first line for a name counts. A malformed digest is an error; at most
+// 4 MiB of lines are read.
+func ReadChecksums(r io.Reader) (map[string]Checksum, error) {
+	out := map[string]Checksum{}
+	err := scanSums(io.LimitReader(r, 4<<20), func(n string, c Checksum, err error) (bool, error) {
+		if err != nil {
+			return true, err
+		}
+		if _, dup := out[n]; !dup {
+			out[n] = c
+		}
+		return false, nil
+	})
+	return out, err
+}
+
+// Hash returns a new hash of the checksum's algorithm.
+func (c Checksum) Hash() hash.Hash { return newHash(c.Algorithm) }
+
+// scanSums calls each for every line of a sums file that names a file,
+// with the line's digest or the error reading it, until each says stop
+// or returns an error.
+func scanSums(r io.Reader, each func(name string, c Checksum, err error) (stop bool, _ error)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -72,29 +109,34 @@ func FindChecksum(r io.Reader, name string) (Checksum, bool, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		// BSD: ALG (name) = hex
+		var name string
+		var c Checksum
+		var err error
 		if alg, rest, ok := strings.Cut(line, " ("); ok {
-			if n, hx, ok := strings.Cut(rest, ") = "); ok && n == name {
-				c, err := ParseChecksum(strings.ToLower(alg) + ":" + hx)
-				return c, err == nil, err
+			// BSD: ALG (name) = hex
+			n, hx, ok := strings.Cut(rest, ") = ")
+			if !ok {
+				continue
 			}
-			continue
+			name = n
+			c, err = ParseChecksum(strings.ToLower(alg) + ":" + hx)
+		} else {
+			// GNU: hex, two spaces (or a space and *), name
+			hx, n, ok := strings.Cut(line, " ")
+			if !ok {
+				continue
+			}
+			name = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(n, " "), "*"), "./")
+			if alg := map[int]string{64: "sha256", 128: "sha512", 40: "sha1", 32: "md5"}[len(hx)]; alg != "" {
+				c, err = ParseChecksum(alg + ":" + hx)
+			} else {
+				err = fmt.Errorf("the digest of %s is %d hex digits, no algorithm's length", name, len(hx))
+			}
 		}
-		// GNU: hex, two spaces (or a space and *), name
-		hx, n, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
+		stop, err := each(name, c, err)
+		if err != nil || stop {
+			return err
 		}
-		n = strings.TrimPrefix(strings.TrimPrefix(n, " "), "*")
-		if strings.TrimPrefix(n, "./") != name {
-			continue
-		}
-		alg := map[int]string{64: "sha256", 128: "sha512", 40: "sha1", 32: "md5"}[len(hx)]
-		if alg == "" {
-			return Checksum{}, false, fmt.Errorf("the digest of %s is %d hex digits, no algorithm's length", name, len(hx))
-		}
-		c, err := ParseChecksum(alg + ":" + hx)
-		return c, err == nil, err
 	}
-	return Checksum{}, false, sc.Err()
+	return sc.Err()
 }

@@ -507,25 +507,70 @@ func (c *Client) watched(ctx context.Context, req *protocols.Request) (context.C
 // names the server gave a time for. A protocol, gateway or proxy that
 // cannot gives an error wrapping errors.ErrUnsupported.
 func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[string]time.Time, error) {
+	var out map[string]time.Time
+	err := c.askFolder(ctx, "mdtm", u, func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) (err error) {
+		mt, ok := f.(protocols.ModTimer)
+		if !ok {
+			return errors.ErrUnsupported
+		}
+		if req == nil {
+			return nil
+		}
+		out, err = mt.ModTimes(ctx, req, names)
+		return err
+	})
+	return out, err
+}
+
+// Checksums asks the server for the digests of many files of the folder
+// u (a URL ending in "/") in one exchange, where its protocol can (FTP
+// HASH, or XSHA256, XSHA512, XSHA1 or XMD5, pipelined on one control
+// connection); the result holds the names the server gave a digest for,
+// all of one algorithm. A protocol, server, gateway or proxy that cannot
+// gives an error wrapping errors.ErrUnsupported.
+func (c *Client) Checksums(ctx context.Context, u *url.URL, names []string) (map[string]Checksum, error) {
+	var out map[string]Checksum
+	err := c.askFolder(ctx, "hash", u, func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) error {
+		h, ok := f.(protocols.Hasher)
+		if !ok {
+			return errors.ErrUnsupported
+		}
+		if req == nil {
+			return nil
+		}
+		alg, sums, err := h.Digests(ctx, req, names)
+		out = make(map[string]Checksum, len(sums))
+		for n, s := range sums {
+			out[n] = Checksum{Algorithm: alg, Sum: s}
+		}
+		return err
+	})
+	return out, err
+}
+
+// askFolder runs ask, a question about the files of the folder u, with
+// the fetcher of u's scheme on a direct connection (not through a proxy
+// or gateway) and the credentials of a retrieval. ask is first called
+// with a nil request, to say whether the fetcher can answer at all
+// before any credentials are looked up.
+func (c *Client) askFolder(ctx context.Context, op string, u *url.URL, ask func(context.Context, protocols.Fetcher, *protocols.Request) error) error {
 	req := &protocols.Request{URL: u}
 	f, err := c.prepare(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	mt, ok := f.(protocols.ModTimer)
-	if !ok || req.Proxy != nil {
-		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: errors.ErrUnsupported}
+	if err := ask(ctx, f, nil); err != nil || req.Proxy != nil {
+		return &Error{Op: op, URL: u.Redacted(), Err: errors.ErrUnsupported}
 	}
 	if err := c.credentials(req, true); err != nil {
-		return nil, err
+		return err
 	}
 	fctx, cancel, done := c.watched(ctx, req)
 	defer cancel()
-	out, err := mt.ModTimes(fctx, req, names)
-	if err = done(err); err != nil {
-		return nil, &Error{Op: "mdtm", URL: u.Redacted(), Err: err}
+	if err = done(ask(fctx, f, req)); err != nil {
+		return &Error{Op: op, URL: u.Redacted(), Err: err}
 	}
-	return out, nil
+	return nil
 }
 
 // route picks the fetcher for req: a gateway, a proxy, or the scheme's own

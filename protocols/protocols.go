@@ -35,6 +35,16 @@ type ModTimer interface {
 	ModTimes(ctx context.Context, req *Request, names []string) (map[string]time.Time, error)
 }
 
+// Hasher is implemented by a Fetcher whose servers can tell the digests
+// of many files of one folder (FTP HASH, XSHA256 and kin). Request.URL
+// names the folder; the result is the algorithm ("sha256", "sha512",
+// "sha1" or "md5") and each name's digest. Names the server gave no
+// digest for are left out; a server that cannot hash gives an error
+// wrapping errors.ErrUnsupported.
+type Hasher interface {
+	Digests(ctx context.Context, req *Request, names []string) (alg string, sums map[string][]byte, err error)
+}
+
 // DialFunc opens a connection, as net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 

@@ -26,16 +26,43 @@ const mdtmWindow = 128
 // left out. A server without MDTM, or a control connection under explicit
 // TLS (the library holds its encryption), gives errors.ErrUnsupported.
 func (f *Fetcher) ModTimes(ctx context.Context, req *protocols.Request, names []string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	err := f.inFolder(ctx, req, names, func(s *session, ask []string) (bool, error) {
+		if !s.c.IsGetTimeSupported() {
+			return false, errors.ErrUnsupported
+		}
+		cmds := make([]string, len(ask))
+		for i, n := range ask {
+			cmds[i] = "MDTM " + n
+		}
+		return s.pipeline(cmds, func(i, code int, msg string) error {
+			if code == 213 {
+				if t, ok := parseMDTM(msg); ok {
+					out[ask[i]] = s.f.mdtmTime(s.addr, t)
+				}
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// inFolder runs op on a control connection changed into the folder
+// req.URL names, with the names fit for a command line (no CR, LF or
+// NUL); it is not run when none are. A refused CWD or an unsupported
+// command leaves the connection for reuse; a connection kept from before
+// that turns out to be dead is replaced once.
+func (f *Fetcher) inFolder(ctx context.Context, req *protocols.Request, names []string, op func(s *session, ask []string) (broken bool, err error)) error {
 	fp, err := req.URL.FTP()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
+		return fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
 	}
 	if fp.Name != "" || fp.Type == 'd' {
-		return nil, fmt.Errorf("%w: %s is not a folder URL (it ends in /)", protocols.ErrBadURL, req.URL.Redacted())
+		return fmt.Errorf("%w: %s is not a folder URL (it ends in /)", protocols.ErrBadURL, req.URL.Redacted())
 	}
 	login, err := f.credentials(ctx, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ask := make([]string, 0, len(names))
 	for _, n := range names {
@@ -44,17 +71,17 @@ func (f *Fetcher) ModTimes(ctx context.Context, req *protocols.Request, names []
 		}
 	}
 	if len(ask) == 0 {
-		return map[string]time.Time{}, nil
+		return nil
 	}
 	for attempt := 0; ; attempt++ {
 		s, reused, err := f.session(ctx, req, login)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out, broken, err := s.modTimes(ctx, req, fp.Dirs, ask)
+		broken, err := s.inFolder(ctx, req, fp.Dirs, ask, op)
 		if err == nil {
 			s.release()
-			return out, nil
+			return nil
 		}
 		var re *ReplyError
 		if !broken && (errors.As(err, &re) || errors.Is(err, errors.ErrUnsupported)) {
@@ -65,62 +92,73 @@ func (f *Fetcher) ModTimes(ctx context.Context, req *protocols.Request, names []
 		if reused && attempt == 0 && (errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale)) && ctx.Err() == nil {
 			continue
 		}
-		return nil, err
+		return err
 	}
 }
 
-// modTimes changes into dirs and pipelines MDTM for names. An error after
-// the first MDTM is sent leaves the connection's state unknown: broken is
-// then true.
-func (s *session) modTimes(ctx context.Context, req *protocols.Request, dirs, names []string) (out map[string]time.Time, broken bool, err error) {
+func (s *session) inFolder(ctx context.Context, req *protocols.Request, dirs, ask []string, op func(s *session, ask []string) (bool, error)) (bool, error) {
 	stop := s.bind(ctx, req)
 	defer stop()
 	s.mu.Lock()
 	control := s.control
 	s.mu.Unlock()
-	if control == nil || control.encrypted || !s.c.IsGetTimeSupported() {
-		return nil, false, errors.ErrUnsupported
+	if control == nil || control.encrypted {
+		return false, errors.ErrUnsupported
 	}
 	if err := s.cwdTo(dirs, false); err != nil {
-		return nil, false, err
+		return false, err
 	}
-	out = make(map[string]time.Time, len(names))
+	return op(s, ask)
+}
+
+// pipeline writes cmds on the control connection, a window of them ahead
+// of the replies read, and calls each with every command's reply. A 4xx
+// or 5xx reply is one command's refusal, passed on; 421, a reply that is
+// no reply, or an error from each ends it, leaving the connection's state
+// unknown (broken).
+func (s *session) pipeline(cmds []string, each func(i, code int, msg string) error) (broken bool, err error) {
+	s.mu.Lock()
+	control := s.control
+	s.mu.Unlock()
 	// The library reads replies through a buffer of its own, which holds
 	// nothing now: every reply to its commands has been read, and the
 	// server sends nothing unasked.
 	r := textproto.NewReader(bufio.NewReader(control))
 	w := bufio.NewWriter(control)
 	sent := 0
-	for done := range names {
-		if sent < len(names) && sent-done < mdtmWindow/2 {
-			for ; sent < len(names) && sent-done < mdtmWindow; sent++ {
-				fmt.Fprintf(w, "MDTM %s\r\n", names[sent])
+	for done := range cmds {
+		if sent < len(cmds) && sent-done < mdtmWindow/2 {
+			for ; sent < len(cmds) && sent-done < mdtmWindow; sent++ {
+				w.WriteString(cmds[sent] + "\r\n")
 			}
 			if err := w.Flush(); err != nil {
-				return nil, true, mapErr("MDTM", err)
+				return true, mapErr(verb(cmds[done]), err)
 			}
 		}
 		code, msg, err := r.ReadResponse(0)
 		switch {
 		case err != nil:
-			return nil, true, mapErr("MDTM "+names[done], err)
-		case code == 213:
-			if t, ok := parseMDTM(msg); ok {
-				out[names[done]] = s.f.mdtmTime(s.addr, t)
-			}
+			return true, mapErr(cmds[done], err)
 		case code == 421:
-			return nil, true, mapErr("MDTM "+names[done], &textproto.Error{Code: code, Msg: msg})
-		case code/100 == 4 || code/100 == 5:
-			// no time for this one (a folder, gone, refused, busy): its
-			// transfer asks again
+			return true, mapErr(cmds[done], &textproto.Error{Code: code, Msg: msg})
+		case code/100 == 2, code/100 == 4, code/100 == 5:
+			if err := each(done, code, msg); err != nil {
+				return true, err
+			}
 		default:
-			return nil, true, fmt.Errorf("%w: MDTM %s: unexpected reply %d %s", protocols.ErrProtocol, names[done], code, msg)
+			return true, fmt.Errorf("%w: %s: unexpected reply %d %s", protocols.ErrProtocol, cmds[done], code, msg)
 		}
 	}
 	if r.R.Buffered() > 0 {
-		return nil, true, fmt.Errorf("%w: more replies than MDTM commands", protocols.ErrProtocol)
+		return true, fmt.Errorf("%w: more replies than commands", protocols.ErrProtocol)
 	}
-	return out, false, nil
+	return false, nil
+}
+
+// verb is a command line's first word.
+func verb(cmd string) string {
+	v, _, _ := strings.Cut(cmd, " ")
+	return v
 }
 
 // parseMDTM reads an MDTM reply's time: YYYYMMDDHHMMSS in UTC (RFC 3659
