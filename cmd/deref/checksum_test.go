@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 )
 
 // TestChecksumFlags: --checksum and --checksum-file (fetched over HTTP, or
@@ -66,5 +68,37 @@ func TestChecksumFlags(t *testing.T) {
 		if r := runDeref(t, "", args...); r.code != 1 || !strings.HasSuffix(r.stderr, "see 'deref -h'\n") {
 			t.Errorf("%q: exit %d, %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestMirrorChecksumFlags: deref mirror --checksum-file checks each file
+// against its folder's sums file (a mismatch exits 9 and leaves nothing
+// under its name); --checksum goes only with --only-newer, and says where
+// the server cannot tell digests.
+func TestMirrorChecksumFlags(t *testing.T) {
+	digest := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b.txt"), []byte("bravo, changed\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "MD5SUMS"), []byte(digest("alpha\n")+"  a.txt\n"+digest("bravo\n")+"  b.txt\n"), 0o644)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dst := t.TempDir()
+	r := runDeref(t, "", "mirror", "--checksum-file", "MD5SUMS", s.URL(), dst)
+	if _, err := os.Stat(filepath.Join(dst, "b.txt")); r.code != 9 || !os.IsNotExist(err) || !strings.Contains(r.stderr, "b.txt") {
+		t.Errorf("mismatch: exit %d, %v, %s", r.code, err, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "a.txt")); string(b) != "alpha\n" {
+		t.Errorf("a.txt: %q", b)
+	}
+	if r := runDeref(t, "", "mirror", "--checksum", s.URL(), dst); r.code != 1 || !strings.Contains(r.stderr, "--only-newer") {
+		t.Errorf("--checksum alone: exit %d, %s", r.code, r.stderr)
+	}
+	r = runDeref(t, "", "mirror", "--only-newer", "--checksum", s.URL(), dst)
+	if r.code != 0 || strings.Count(r.stderr, "cannot tell digests") != 1 {
+		t.Errorf("a server without digests: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -53,6 +53,10 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, err.Error())
 	case len(pos) != 2:
 		return mirrorUsageError(stderr, "want URL and DIR")
+	case o.m.opts.Checksum && !o.m.opts.OnlyNewer:
+		return mirrorUsageError(stderr, "--checksum compares local copies: it goes with --only-newer")
+	case strings.ContainsAny(o.m.opts.ChecksumFile, `/\`):
+		return mirrorUsageError(stderr, "--checksum-file names a file of each folder, not a path")
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
 	var progress bool
@@ -92,7 +96,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		if bars != nil {
 			bars.event(ev)
 		}
-		if ev.Type != mirror.EventDone && ev.Type != mirror.EventRetry {
+		if ev.Type != mirror.EventDone && ev.Type != mirror.EventRetry && ev.Type != mirror.EventNote {
 			return
 		}
 		mu.Lock()
@@ -102,6 +106,16 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 			out = bars.p
 		}
 		switch {
+		case ev.Type == mirror.EventNote:
+			where := ev.Path
+			if where == "" {
+				where = ev.URL
+			}
+			line := "deref: " + oneLine(where) + ": " + oneLine(ev.Reason)
+			if ev.Err != nil && o.verbose {
+				line += " (" + oneLine(ev.Err.Error()) + ")"
+			}
+			fmt.Fprintln(out, line)
 		case ev.Type == mirror.EventRetry:
 			if o.verbose {
 				fmt.Fprintf(out, "deref: retry %s in %v: %s\n", ev.Path, ev.Wait.Round(1e6), oneLine(ev.Err.Error()))

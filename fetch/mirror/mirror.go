@@ -34,6 +34,18 @@ type Options struct {
 	// OnlyNewer skips files whose local copy is unchanged (see the package
 	// documentation for how each protocol tells).
 	OnlyNewer bool
+	// Checksum, with OnlyNewer, compares the server's digests of a
+	// folder's files (Client.Checksums: FTP HASH, XSHA256 and kin) with
+	// the local copies' instead of sizes and times, as rclone's --checksum
+	// does. Where the server cannot hash, sizes and times decide, and an
+	// EventNote says so once per host.
+	Checksum bool
+	// ChecksumFile names a sums file (such as SHA256SUMS) looked for in
+	// every folder: each file it names, in that folder or below it, is
+	// verified as it arrives and fails with fetch.ErrChecksum, keeping
+	// nothing under its name, when its digest differs. The sums file
+	// nearest to a file counts.
+	ChecksumFile string
 	// Delete removes local files and folders the server no longer lists.
 	// It never touches anything outside the destination, nor what Include
 	// and Exclude leave out, nor folders that were not listed.
@@ -123,6 +135,7 @@ const (
 	EventProgress                      // bytes arrived
 	EventRetry                         // a temporary failure, tried again after Wait
 	EventDone                          // a path is settled: see Action
+	EventNote                          // a remark about the run, in Reason
 )
 
 // Event is one step of a Run.
@@ -247,6 +260,7 @@ type run struct {
 
 	mu     sync.Mutex
 	report *Report
+	noted  map[string]bool // the keys of notes emitted once
 }
 
 func (m *run) checkOptions() error {
@@ -476,6 +490,32 @@ type dirNode struct {
 	u     *url.URL
 	depth int    // 1 for the top
 	sel   string // the Gopher selector, for menus
+	sums  []sums // the sums files of this folder and those above, nearest first
+}
+
+// sums is a sums file's digests (Options.ChecksumFile), by path below
+// the folder rel it was found in.
+type sums struct {
+	rel string
+	m   map[string]fetch.Checksum
+}
+
+// sumFor finds the digest of the file at rel in the nearest sums file
+// that names it.
+func (d *dirNode) sumFor(rel string) *fetch.Checksum {
+	for _, s := range d.sums {
+		key := rel
+		if s.rel != "" {
+			var ok bool
+			if key, ok = strings.CutPrefix(rel, s.rel+"/"); !ok {
+				continue
+			}
+		}
+		if c, ok := s.m[key]; ok {
+			return &c
+		}
+	}
+	return nil
 }
 
 // child is one entry of a remote folder, as a source reports it.
@@ -500,6 +540,7 @@ type fileJob struct {
 	local  *localFile // nil when there is no local file of that name
 	part   int64      // size of NAME.part, -1 when there is none
 	update bool
+	sum    *fetch.Checksum // the digest it must have (Options.ChecksumFile)
 }
 
 type localFile struct {
@@ -555,6 +596,10 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 	for i := range kids {
 		remote[kids[i].name] = &kids[i]
 	}
+	if k := remote[m.o.ChecksumFile]; m.o.ChecksumFile != "" && k != nil && !k.dir && !k.link {
+		m.readSums(ctx, d, k)
+	}
+	var compare []*fileJob // local copies to compare by digest (Options.Checksum)
 	for _, k := range kids {
 		rel := join(d.rel, k.name)
 		refuse := ""
@@ -638,18 +683,22 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 					continue
 				}
 			}
-			q.push(job{dir: &dirNode{rel: rel, u: k.u, depth: d.depth + 1, sel: k.sel}})
+			q.push(job{dir: &dirNode{rel: rel, u: k.u, depth: d.depth + 1, sel: k.sel, sums: d.sums}})
 			continue
 		}
 		if !m.inShard(rel) {
 			continue
 		}
-		fj := &fileJob{rel: rel, c: k, local: locals[k.name], part: -1}
+		fj := &fileJob{rel: rel, c: k, local: locals[k.name], part: -1, sum: d.sumFor(rel)}
 		if p := locals[k.name+partSuffix]; p != nil && !p.dir {
 			fj.part = p.size
 		}
 		if fj.local != nil && fj.local.dir {
 			m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(fmt.Errorf("%s is a folder here, not a file", rel)), Size: -1})
+			continue
+		}
+		if fj.local != nil && m.o.OnlyNewer && m.o.Checksum && k.target == "" {
+			compare = append(compare, fj)
 			continue
 		}
 		if fj.local != nil && m.o.OnlyNewer {
@@ -662,6 +711,7 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 		fj.update = fj.local != nil
 		todo = append(todo, fj)
 	}
+	todo = append(todo, m.compareDigests(ctx, d, compare)...)
 	m.exactTimes(ctx, d, todo)
 	for _, fj := range todo {
 		q.push(job{file: fj})

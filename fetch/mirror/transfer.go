@@ -115,13 +115,30 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 			return 0, fetch.WriteError(err)
 		}
 	}
+	v, err := m.newVerifier(fj, folder+part, offset)
+	if err != nil {
+		f.Close()
+		return 0, fetch.WriteError(err)
+	}
 	var body io.Reader = resp.Body
 	if m.limiter != nil {
 		body = &rateReader{ctx: ctx, r: resp.Body, l: m.limiter}
 	}
-	n, err := io.Copy(f, body)
+	var w io.Writer = f
+	if v != nil {
+		w = io.MultiWriter(f, v.h) // every byte through the digest, as it arrives
+	}
+	n, err := io.Copy(w, body)
 	if err == nil {
 		err = resp.Body.Close()
+	}
+	if err == nil && v != nil {
+		if err = v.check(fj.rel); err != nil {
+			f.Close()
+			d.Remove(part)
+			fj.part = -1
+			return n, err
+		}
 	}
 	mod := resp.ModTime
 	if mod.IsZero() {

@@ -32,9 +32,13 @@ func (d *driver) AuthUser(_ ftpserver.ClientContext, _, _ string) (ftpserver.Cli
 func (d *driver) GetTLSConfig() (*tls.Config, error) { return nil, errors.New("no TLS") }
 
 // Start serves root on 127.0.0.1 at a free port, in binary mode by
-// default.
-func Start(root string) (*Server, error) {
-	s := ftpserver.NewFtpServer(&driver{root: root, settings: &ftpserver.Settings{ListenAddr: "127.0.0.1:0", DefaultTransferType: ftpserver.TransferTypeBinary}})
+// default; tweaks adjust the server's settings (EnableHASH, say).
+func Start(root string, tweaks ...func(*ftpserver.Settings)) (*Server, error) {
+	settings := &ftpserver.Settings{ListenAddr: "127.0.0.1:0", DefaultTransferType: ftpserver.TransferTypeBinary}
+	for _, t := range tweaks {
+		t(settings)
+	}
+	s := ftpserver.NewFtpServer(&driver{root: root, settings: settings})
 	if err := s.Listen(); err != nil {
 		return nil, err
 	}
