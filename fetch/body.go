@@ -36,9 +36,13 @@ type guardedBody struct {
 	progress func(Progress) // Client.Progress and the transfer's own, nil if neither
 }
 
-func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int64, cancel context.CancelFunc, own func(Progress)) io.ReadCloser {
+func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int64, cancel context.CancelFunc, own func(Progress), quiet bool) io.ReadCloser {
 	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: size, start: time.Now(), idle: c.idle()}
-	switch all := c.Progress; {
+	all := c.Progress
+	if quiet {
+		all = nil // one segment of many: the whole reports
+	}
+	switch {
 	case all != nil && own != nil:
 		g.progress = func(p Progress) { all(p); own(p) }
 	case all != nil:

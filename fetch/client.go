@@ -347,6 +347,8 @@ type FetchOptions struct {
 	// Trace, when set, receives this retrieval's protocol conversation
 	// (passwords redacted), besides Client.Trace.
 	Trace func(TraceEvent)
+
+	segment bool // one segment of a segmented download: no Client.Progress
 }
 
 // FetchWith is Fetch with per-retrieval options.
@@ -445,7 +447,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		if o.HeadOnly {
 			size = -1 // the size is the object's; the body of a HEAD is empty
 		}
-		resp.Body = c.guard(ctx, u, resp, size, cancel, o.Progress)
+		resp.Body = c.guard(ctx, u, resp, size, cancel, o.Progress, o.segment)
 	} else {
 		cancel()
 	}

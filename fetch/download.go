@@ -54,6 +54,18 @@ type DownloadOptions struct {
 	// and checked before NAME.part becomes NAME; a mismatch is ErrChecksum
 	// and removes NAME.part, so that no resume builds on wrong bytes.
 	Checksum *Checksum
+	// Segments > 1 fetches the object over that many connections at once,
+	// each writing its byte range into NAME.part at its offset (HTTP
+	// Range, FTP REST), as aria2 and lftp's pget do, for servers that cap
+	// each connection's rate. It is used when the size is known (asked
+	// first: HTTP HEAD, FTP SIZE), at least SegmentMin and 2 MiB, and the
+	// server resumes; else the object comes over one connection. A range
+	// is at least 1 MiB. NAME.part.segments (SegmentsSuffix) keeps each
+	// range's progress, so that a download continued with Resume or
+	// ResumePart (as Client.Retry does) continues every range; a Checksum
+	// is then computed by reading the file back once.
+	Segments   int
+	SegmentMin int64
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -111,6 +123,11 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	name := o.Name
 	if name == "" {
 		name = SuggestedName(u)
+	}
+	if o.Segments > 1 {
+		if path, handled, err := c.downloadSegments(ctx, u, dir, d, name, o); handled {
+			return path, err
+		}
 	}
 	var offset int64
 	part := ""

@@ -157,7 +157,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		if err != nil {
 			return err
 		}
-		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum})
+		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum,
+			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
 		return err
 	}

@@ -79,6 +79,8 @@ type options struct {
 	onlyNewer, help, version, noConfig                     bool
 	configs                                                []string
 	checksum, checksumFile                                 string
+	segments                                               int
+	segmentMin                                             int64
 	sums                                                   []byte          // the --checksum-file, fetched once
 	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings
@@ -274,6 +276,10 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum gives one digest: for several URLs, use --checksum-file"
 	case o.checksum != "" && o.checksumFile != "":
 		return "--checksum and --checksum-file do not go together"
+	case o.segments > 1 && !toFile:
+		return "--segments writes ranges of a file at their offsets: it goes with -o or -O"
+	case o.segments < 0 || o.segments > 64:
+		return "--segments takes 1 to 64 connections"
 	}
 	if o.checksum != "" {
 		sum, err := fetch.ParseChecksum(o.checksum)
