@@ -67,6 +67,7 @@ func main() {
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
 	serve := flag.String("serve", "", "for -url and -mirror: the local path the server serves the URL from; the runner writes the object there first and removes it at the end (it must not exist yet)")
 	files := flag.Int("files", 2000, "for -mirror with -serve: how many small files to write")
+	segments := flag.Int("segments", 0, "for -url: time deref --segments N against aria2c -x N -s N and curl, to a file")
 	flag.Parse()
 	if *serve != "" {
 		if _, err := os.Lstat(*serve); err == nil {
@@ -115,6 +116,10 @@ func main() {
 		go http.Serve(ln, http.FileServer(http.Dir(tmp)))
 		urls = []string{"http://" + ln.Addr().String() + "/big.bin", "file://" + name}
 	}
+	if *segments > 0 {
+		segmentBench(bin, urls[0], tmp, *runs, *segments)
+		return
+	}
 	tools := []tool{
 		{"deref", func(u, out string) []string { return []string{bin, "-s", "-o", orNull(out), u} }, nil},
 		{"curl", func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", orNull(out), u} }, nil},
@@ -159,6 +164,47 @@ func main() {
 				fmt.Printf("%-6s %-9s %-44s %9s %9s %8d KiB\n", t.name, dest, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
 			}
 			ratios(res, dest)
+		}
+	}
+}
+
+// segmentBench times one large file fetched to a file by deref
+// --segments n, aria2c with n connections and n splits, and curl over one
+// connection.
+func segmentBench(bin, u, tmp string, runs, n int) {
+	ns := strconv.Itoa(n)
+	tools := []tool{
+		{"deref", func(u, out string) []string { return []string{bin, "-s", "--segments", ns, "-o", out, u} }, nil},
+		{"aria2", func(u, out string) []string {
+			return []string{"aria2c", "-q", "-x", ns, "-s", ns, "-k", "1M", "--file-allocation=none", "--allow-overwrite=true", "--auto-file-renaming=false", "-d", filepath.Dir(out), "-o", filepath.Base(out), u}
+		}, nil},
+		{"curl", func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", out, u} }, nil},
+	}
+	fmt.Printf("%-6s %-44s %9s %9s %12s\n", "tool", "url", "wall", "cpu", "peak RSS")
+	res := map[string]measure{}
+	for _, t := range tools {
+		if _, err := exec.LookPath(t.argv(u, "x")[0]); err != nil && t.name != "deref" {
+			continue
+		}
+		out := filepath.Join(tmp, "out-"+t.name)
+		var ms []measure
+		for range runs {
+			os.Remove(out)
+			syncDisks()
+			m, err := runOnce(t.argv(u, out))
+			if err != nil {
+				fatal("%s %s: %v", t.name, u, err)
+			}
+			ms = append(ms, m)
+		}
+		m := median(ms)
+		res[t.name] = m
+		fmt.Printf("%-6s %-44s %9s %9s %8d KiB\n", t.name, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+	}
+	d := res["deref"]
+	for _, other := range []string{"aria2", "curl"} {
+		if o, ok := res[other]; ok {
+			fmt.Printf("  deref/%s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
 		}
 	}
 }
