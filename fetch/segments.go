@@ -281,9 +281,11 @@ func (c *Client) fetchSegment(ctx context.Context, u *url.URL, f *os.File, sg *s
 	if resp.Size >= 0 && resp.Offset+resp.Size != size {
 		return fmt.Errorf("%w: the object is now %d bytes, not %d: it changed during the download", ErrProtocol, resp.Offset+resp.Size, size)
 	}
-	buf := make([]byte, 128<<10)
+	// Whole buffers are written: concurrent writes to one file contend
+	// for it, and fewer, larger ones contend less.
+	buf := make([]byte, 512<<10)
 	for pos < sg.end {
-		n, err := resp.Body.Read(buf[:min(int64(len(buf)), sg.end-pos)])
+		n, err := io.ReadFull(resp.Body, buf[:min(int64(len(buf)), sg.end-pos)])
 		if n > 0 {
 			if _, werr := f.WriteAt(buf[:n], pos); werr != nil {
 				return WriteError(werr)
@@ -292,9 +294,9 @@ func (c *Client) fetchSegment(ctx context.Context, u *url.URL, f *os.File, sg *s
 			sg.done.Add(int64(n))
 		}
 		switch {
-		case err == io.EOF && pos < sg.end:
+		case (err == io.EOF || err == io.ErrUnexpectedEOF) && pos < sg.end:
 			return fmt.Errorf("%w: the segment from byte %d ended at %d", ErrShortBody, sg.start, pos)
-		case err == io.EOF:
+		case err == io.EOF, err == io.ErrUnexpectedEOF:
 			return nil
 		case err != nil:
 			return err
