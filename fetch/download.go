@@ -66,6 +66,10 @@ type DownloadOptions struct {
 	// is then computed by reading the file back once.
 	Segments   int
 	SegmentMin int64
+	// Root, when set, is the folder the download cannot leave: the dir
+	// given is then a folder below it ("" or "." for Root itself), opened
+	// through it, and the path returned begins with Root's name.
+	Root *os.Root
 }
 
 // Download fetches raw into the folder dir under the name the URL
@@ -114,7 +118,13 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Name != "" && (o.Name != filepath.Base(o.Name) || o.Name == "." || o.Name == ".." || strings.ContainsAny(o.Name, `/\`)) {
 		return "", WriteError(fmt.Errorf("name %q is not a single file name", o.Name))
 	}
-	d, err := safedir.Open(dir)
+	var d *safedir.Dir
+	var err error
+	if o.Root != nil {
+		d, err = safedir.OpenIn(o.Root, dir)
+	} else {
+		d, err = safedir.Open(dir)
+	}
 	if err != nil {
 		return "", WriteError(err)
 	}
@@ -135,11 +145,10 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		offset, part = resumePoint(d, name, o.Resume)
 	}
 	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress}
-	var local os.FileInfo
+	var local *localCopy
 	if o.OnlyNewer && offset == 0 {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
-			local = st
-			fo.IfModifiedSince, fo.LocalSize = st.ModTime(), st.Size()
+		if local = localFile(d, name); local != nil {
+			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
 		}
 	}
 	resp, err := c.fetchWith(ctx, u, fo) // DownloadWith retries the whole of it
@@ -147,7 +156,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		return "", err
 	}
 	defer resp.Body.Close()
-	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.ModTime()) && (resp.Size < 0 || resp.Size == local.Size()) {
+	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.mod) && (resp.Size < 0 || resp.Size == local.size) {
 		return "", fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
 	}
 	switch {
@@ -189,7 +198,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		sum = newHash(o.Checksum.Algorithm)
 		if offset > 0 {
 			// The part already there is read back once into the digest.
-			err := hashPrefix(sum, filepath.Join(dir, part), offset)
+			err := hashPrefix(sum, d, part, offset)
 			if err != nil {
 				f.Close()
 				return "", WriteError(err)
@@ -224,7 +233,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 			return "", WriteError(err)
 		}
 	}
-	return filepath.Join(dir, name), nil
+	return filepath.Join(rootName(o.Root), dir, name), nil
 }
 
 // SuggestedName is the local file name for u: its last path segment,
@@ -261,15 +270,42 @@ func resumePoint(d *safedir.Dir, name string, whole bool) (int64, string) {
 	return 0, ""
 }
 
-// hashPrefix writes the first n bytes of the file at path into h.
-func hashPrefix(h hash.Hash, path string, n int64) error {
-	f, err := os.Open(path)
+// localCopy is what NAME is when it is a regular file.
+type localCopy struct {
+	size int64
+	mod  time.Time
+}
+
+// localFile describes the regular file name of d, or is nil.
+func localFile(d *safedir.Dir, name string) *localCopy {
+	size, regular, err := d.Stat(name)
+	if err != nil || !regular {
+		return nil
+	}
+	mod, _, err := d.ModTime(name)
+	if err != nil {
+		return nil
+	}
+	return &localCopy{size: size, mod: mod}
+}
+
+// rootName is the folder of root, "" for none.
+func rootName(root *os.Root) string {
+	if root == nil {
+		return ""
+	}
+	return root.Name()
+}
+
+// hashPrefix writes the first n bytes of the file name of d into h.
+func hashPrefix(h hash.Hash, d *safedir.Dir, name string, n int64) error {
+	f, err := d.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	if _, err := io.CopyN(h, f, n); err != nil {
-		return fmt.Errorf("reading %s back for its checksum: %w", path, err)
+		return fmt.Errorf("reading %s back for its checksum: %w", name, err)
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 		return "", false, nil
 	}
 	if o.OnlyNewer {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() && !head.ModTime.IsZero() && !head.ModTime.After(st.ModTime()) && st.Size() == size {
+		if l := localFile(d, name); l != nil && !head.ModTime.IsZero() && !head.ModTime.After(l.mod) && l.size == size {
 			return "", true, fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
 		}
 	}
@@ -149,7 +149,7 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 	// Continue what an earlier attempt left, if it was this object.
 	var st *segState
 	if o.Resume || o.ResumePart {
-		if b, err := readSmall(filepath.Join(dir, stateName), 1<<20); err == nil {
+		if b, err := readSmall(d, stateName, 1<<20); err == nil {
 			if s, err := parseSegState(b); err == nil && s.size == size && s.mod.Equal(head.ModTime) {
 				if psize, regular, err := d.Stat(part); err == nil && regular && psize == size {
 					st = s
@@ -244,7 +244,7 @@ wait:
 	if o.Checksum != nil {
 		// The segments arrived out of order: the file is read back once.
 		sum := newHash(o.Checksum.Algorithm)
-		if err := hashPrefix(sum, filepath.Join(dir, part), size); err != nil {
+		if err := hashPrefix(sum, d, part, size); err != nil {
 			return "", true, WriteError(err)
 		}
 		if !bytes.Equal(sum.Sum(nil), o.Checksum.Sum) {
@@ -264,7 +264,7 @@ wait:
 		return "", true, WriteError(err)
 	}
 	d.Remove(stateName)
-	return filepath.Join(dir, name), true, nil
+	return filepath.Join(rootName(o.Root), dir, name), true, nil
 }
 
 // fetchSegment fetches what is missing of sg and writes it at its offset.
@@ -322,9 +322,9 @@ func writeState(d *safedir.Dir, name string, b []byte) error {
 	return d.Rename(tmp, name)
 }
 
-// readSmall reads a file of at most limit bytes.
-func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readSmall reads the file name of d, at most limit bytes of it.
+func readSmall(d *safedir.Dir, name string, limit int64) ([]byte, error) {
+	f, err := d.Open(name)
 	if err != nil {
 		return nil, err
 	}

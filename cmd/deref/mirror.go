@@ -53,6 +53,8 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, err.Error())
 	case len(pos) != 2:
 		return mirrorUsageError(stderr, "want URL and DIR")
+	case o.segments < 0 || o.segments > 64:
+		return mirrorUsageError(stderr, "--segments takes 1 to 64 connections")
 	case o.m.opts.Checksum && !o.m.opts.OnlyNewer:
 		return mirrorUsageError(stderr, "--checksum compares local copies: it goes with --only-newer")
 	case strings.ContainsAny(o.m.opts.ChecksumFile, `/\`):
@@ -62,6 +64,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	var progress bool
 	src, dst := unwrap(pos[0]), pos[1]
 	mo.Parallel = max(o.parallel, 1)
+	mo.Segments, mo.SegmentMin = o.segments, o.segmentMin
 	mo.LimitRate = float64(o.limitRate)
 	if o.m.shard != "" {
 		i, n, err := parseShard(o.m.shard)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 )
 
 // TestSegmentsFlag: --segments N fetches one file over N ranges at once;
@@ -49,5 +51,30 @@ func TestSegmentsFlag(t *testing.T) {
 	}
 	if r := runDeref(t, "", "--segments", "4", s.URL+"/data.bin"); r.code != 1 || !strings.Contains(r.stderr, "--segments") {
 		t.Errorf("to standard output: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestMirrorSegmentsFlag: deref mirror --segments fetches large files in
+// ranges; the tree is the server's.
+func TestMirrorSegmentsFlag(t *testing.T) {
+	root := t.TempDir()
+	big := bytes.Repeat([]byte("deref"), 1<<20)
+	os.WriteFile(filepath.Join(root, "big.bin"), big, 0o644)
+	os.WriteFile(filepath.Join(root, "small.txt"), []byte("small\n"), 0o644)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dst := t.TempDir()
+	r := runDeref(t, "", "mirror", "-v", "--segments", "4", "--segment-min", "1M", s.URL(), dst)
+	if b, _ := os.ReadFile(filepath.Join(dst, "big.bin")); r.code != 0 || !bytes.Equal(b, big) {
+		t.Fatalf("exit %d, %d bytes: %s", r.code, len(b), r.stderr)
+	}
+	if des, _ := os.ReadDir(dst); len(des) != 2 {
+		t.Errorf("left %v", des)
+	}
+	if r := runDeref(t, "", "mirror", "--segments", "100", s.URL(), dst); r.code != 1 || !strings.Contains(r.stderr, "--segments") {
+		t.Errorf("--segments 100: exit %d, %s", r.code, r.stderr)
 	}
 }

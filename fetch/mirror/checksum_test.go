@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/url"
 )
 
 func sha(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
@@ -108,5 +110,41 @@ func TestMirrorOnlyNewerChecksum(t *testing.T) {
 	rep = run(t, plain, dst, mirror.Options{OnlyNewer: true, Checksum: true, Events: events})
 	if rep.Updated != 0 || rep.Unchanged != 3 || len(notes) != 1 || !strings.Contains(notes[0], "cannot tell digests") {
 		t.Errorf("without digests: %+v, notes %q", rep, notes)
+	}
+}
+
+// Files of at least SegmentMin come over Segments connections (FTP REST
+// at each range's start; fewer where a range would be under 1 MiB),
+// inside the destination; smaller ones over one.
+func TestMirrorSegments(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 3<<16) // 3 MiB
+	root := t.TempDir()
+	makeTree(t, root, map[string]string{"big.bin": big, "sub/big2.bin": big[:5<<19], "small.txt": "small\n"})
+	src := serveFTP(t, root)
+	c := fetch.NewClient()
+	var mu sync.Mutex
+	var rest []string
+	c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+		if strings.HasPrefix(ev.Text, "REST ") {
+			mu.Lock()
+			rest = append(rest, u.Path+" "+ev.Text)
+			mu.Unlock()
+		}
+	}
+	dst := t.TempDir()
+	rep, err := mirror.Run(context.Background(), c, src, dst, mirror.Options{Segments: 3, SegmentMin: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.New != 3 || rep.Failed != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	got := readTree(t, dst)
+	if got["big.bin"] != big || got["sub/big2.bin"] != big[:5<<19] || got["small.txt"] != "small\n" || len(got) != 3 {
+		t.Errorf("tree of %d files", len(got))
+	}
+	slices.Sort(rest)
+	if want := "/big.bin;type=i REST 1048576|/big.bin;type=i REST 2097152|/sub/big2.bin;type=i REST 1310720"; strings.Join(rest, "|") != want {
+		t.Errorf("REST sent: %q", rest)
 	}
 }

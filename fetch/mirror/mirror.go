@@ -63,6 +63,13 @@ type Options struct {
 	// LimitRate caps the bytes per second of all transfers together; 0
 	// means no cap.
 	LimitRate float64
+	// Segments > 1 fetches each file of at least SegmentMin bytes (and
+	// 2 MiB) over that many connections at once, as
+	// fetch.DownloadOptions.Segments does (through Client.DownloadWith,
+	// which also honours Client.Retry); not with LimitRate, nor for a
+	// file HTTP is asked for on condition (OnlyNewer).
+	Segments   int
+	SegmentMin int64
 	// Retries is how many more times a temporary failure (FTP 4xx and 421,
 	// time-outs, dropped connections, HTTP 429 and 5xx) is tried again,
 	// after an exponential backoff with jitter that honours Retry-After.
@@ -611,6 +618,8 @@ func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child)
 			refuse = k.refuse
 		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)] != nil:
 			refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
+		case strings.HasSuffix(k.name, fetch.SegmentsSuffix) && remote[strings.TrimSuffix(k.name, fetch.SegmentsSuffix)] != nil:
+			refuse = "its name is the segment state of " + quote(strings.TrimSuffix(k.name, fetch.SegmentsSuffix))
 		}
 		if refuse == "" {
 			key := m.key(k.name)
@@ -809,6 +818,9 @@ func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[stri
 		if base, ok := strings.CutSuffix(n, partSuffix); ok && !lf.dir && kept[m.key(base)] {
 			continue // an unfinished transfer of a file still there: kept to resume
 		}
+		if base, ok := strings.CutSuffix(n, fetch.SegmentsSuffix); ok && !lf.dir && kept[m.key(base)] {
+			continue // and the state of its segments
+		}
 		if strings.HasPrefix(n, ".deref-case-") {
 			continue
 		}
@@ -819,7 +831,7 @@ func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[stri
 		if lf.dir && m.o.Shards > 1 {
 			continue // folders are shared between shards
 		}
-		if !lf.dir && !m.inShard(strings.TrimSuffix(rel, partSuffix)) {
+		if !lf.dir && !m.inShard(strings.TrimSuffix(strings.TrimSuffix(rel, fetch.SegmentsSuffix), partSuffix)) {
 			continue
 		}
 		ev := Event{Type: EventDone, Path: rel, Action: ActionDelete, Reason: "no longer on the server", Size: -1}
@@ -972,6 +984,7 @@ func (m *run) followLink(d *dirNode, k child) (*url.URL, bool) {
 func (m *run) dropPart(fj *fileJob) {
 	if fj.part >= 0 && !m.o.DryRun && m.root != nil {
 		m.root.Remove(fj.rel + partSuffix)
+		m.root.Remove(fj.rel + fetch.SegmentsSuffix)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -65,6 +67,9 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 // It returns the bytes written in this attempt.
 func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int64, error) {
 	k := fj.c
+	if m.o.Segments > 1 && m.limiter == nil && since.IsZero() && k.size >= max(m.o.SegmentMin, 2<<20) {
+		return m.fetchSegmented(ctx, fj)
+	}
 	offset := max(fj.part, 0)
 	if k.size >= 0 && offset >= k.size {
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
@@ -162,6 +167,31 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	}
 	fj.part = -1
 	return n, nil
+}
+
+// fetchSegmented fetches a large file over Options.Segments connections
+// with Client.DownloadWith, inside the destination's root; NAME.part and
+// its segment state carry over to the next attempt.
+func (m *run) fetchSegmented(ctx context.Context, fj *fileJob) (int64, error) {
+	k := fj.c
+	folder, name := path.Split(fj.rel)
+	var got atomic.Int64
+	o := fetch.DownloadOptions{Name: name, Root: m.root, ResumePart: true, Segments: m.o.Segments, SegmentMin: m.o.SegmentMin, Checksum: fj.sum,
+		Progress: func(p fetch.Progress) {
+			got.Store(p.Bytes)
+			if m.o.Events != nil {
+				m.o.Events(Event{Type: EventProgress, Path: fj.rel, URL: redacted(k.u), Bytes: p.Bytes, Size: p.Total})
+			}
+		}}
+	if !k.mod.IsZero() && (k.exact || precision(k.mod) == time.Second) {
+		o.ModTimeHint = k.mod
+	}
+	m.emit(Event{Type: EventStart, Path: fj.rel, URL: redacted(k.u), Size: k.size})
+	_, err := m.c.DownloadWith(ctx, k.u.String(), strings.TrimSuffix(folder, "/"), o)
+	if err == nil {
+		fj.part = -1
+	}
+	return got.Load(), err
 }
 
 // retry runs op, and again after a backoff while it fails temporarily

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 )
 
 // OpenFile opens or creates the file name in the folder for writing with
@@ -31,6 +32,24 @@ func (d *Dir) Stat(name string) (size int64, regular bool, err error) {
 		return 0, false, err
 	}
 	return d.stat(name)
+}
+
+// Open opens the file name of the folder for reading. A symbolic link at
+// name is an error where the system can tell (Linux).
+func (d *Dir) Open(name string) (*os.File, error) {
+	if err := check("open", name); err != nil {
+		return nil, err
+	}
+	return d.open(name)
+}
+
+// ModTime is the modification time of the entry name, not following a
+// link, and whether it is a regular file.
+func (d *Dir) ModTime(name string) (mod time.Time, regular bool, err error) {
+	if err := check("stat", name); err != nil {
+		return time.Time{}, false, err
+	}
+	return d.modTime(name)
 }
 
 // Remove removes the file name from the folder.

@@ -68,6 +68,27 @@ func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error
 	}
 }
 
+func (d *Dir) open(name string) (*os.File, error) {
+	for {
+		fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
+	}
+}
+
+func (d *Dir) modTime(name string) (time.Time, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return time.Time{}, false, &os.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return time.Unix(st.Mtim.Unix()), st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}
+
 func (d *Dir) stat(name string) (size int64, regular bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {

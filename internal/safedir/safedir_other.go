@@ -41,6 +41,16 @@ func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error
 	return d.root.OpenFile(name, flag|os.O_WRONLY, perm)
 }
 
+func (d *Dir) open(name string) (*os.File, error) { return d.root.Open(name) }
+
+func (d *Dir) modTime(name string) (time.Time, bool, error) {
+	st, err := d.root.Lstat(name)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return st.ModTime(), st.Mode().IsRegular(), nil
+}
+
 func (d *Dir) stat(name string) (size int64, regular bool, err error) {
 	st, err := d.root.Lstat(name)
 	if err != nil {

@@ -2,8 +2,10 @@ package safedir
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -96,6 +98,35 @@ func TestNoWayOut(t *testing.T) {
 		}
 		if _, regular, err := d.Stat(name); err != nil || regular {
 			t.Errorf("Stat(%q): regular %v, %v; want a link, not followed", name, regular, err)
+		}
+		if _, regular, err := d.ModTime(name); err != nil || regular {
+			t.Errorf("ModTime(%q): regular %v, %v; want a link, not followed", name, regular, err)
+		}
+		if name == "out" { // a link out of the folder is never read through
+			if f, err := d.Open(name); err == nil {
+				b, _ := io.ReadAll(f)
+				f.Close()
+				if runtime.GOOS == "linux" || string(b) == "keep" {
+					t.Errorf("Open(%q) read %q through the link", name, b)
+				}
+			}
+		}
+	}
+	for _, name := range []string{"../outside", outside, "a/b", ".."} {
+		if f, err := d.Open(name); !errors.Is(err, ErrName) {
+			t.Errorf("Open(%q): %v, want ErrName", name, err)
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if f, err := d.Open("in"); err != nil {
+		t.Error(err)
+	} else {
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if string(b) != "keep" {
+			t.Errorf("in: %q", b)
 		}
 	}
 	for _, p := range []string{outside, filepath.Join(dir, "in")} {
