@@ -1,13 +1,18 @@
 package fetch_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/urlderef/deref/fetch"
 )
@@ -81,4 +86,56 @@ func ExampleNewFS() {
 	// README 8
 	// docs/guide.txt 8
 	// a guide
+}
+
+// A download keeps its name only when its digest is the one expected:
+// here the digest comes from a sums file, as sha256sum writes them.
+func ExampleFindChecksum() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "release.tar"), []byte("the release\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.tar"), []byte("changed since\n"), 0o644)
+	sums := "f406618d666ff07cf9d4495e096098b9c095ee1f15420609a1da227d69b10958  release.tar\n" +
+		"0000000000000000000000000000000000000000000000000000000000000000  other.tar\n"
+
+	c := fetch.NewClient()
+	out, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(out)
+	for _, name := range []string{"release.tar", "other.tar"} {
+		sum, ok, err := fetch.FindChecksum(strings.NewReader(sums), name)
+		if err != nil || !ok {
+			fmt.Println(name, ok, err)
+			continue
+		}
+		_, err = c.DownloadWith(context.Background(), "file://"+filepath.ToSlash(dir)+"/"+name, out, fetch.DownloadOptions{Checksum: &sum})
+		fmt.Println(name, sum.Algorithm, errors.Is(err, fetch.ErrChecksum))
+	}
+	entries, _ := os.ReadDir(out)
+	fmt.Println(len(entries), "file kept:", entries[0].Name())
+	// Output:
+	// release.tar sha256 false
+	// other.tar sha256 true
+	// 1 file kept: release.tar
+}
+
+// A large file over several connections, each fetching its own range,
+// for servers that cap each connection's rate.
+func ExampleDownloadOptions_segments() {
+	data := bytes.Repeat([]byte("segment "), 1<<19) // 4 MiB
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "big.bin", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+
+	p, err := fetch.NewClient().DownloadWith(context.Background(), srv.URL+"/big.bin", dir,
+		fetch.DownloadOptions{Segments: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := os.ReadFile(p)
+	fmt.Println(filepath.Base(p), len(b), bytes.Equal(b, data))
+	// Output: big.bin 4194304 true
 }
