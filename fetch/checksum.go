@@ -123,8 +123,8 @@ func scanSums(r io.Reader, each func(name string, c Checksum, err error) (stop b
 		} else {
 			// GNU: hex, two spaces (or a space and *), name
 			hx, n, ok := strings.Cut(line, " ")
-			if !ok {
-				continue
+			if !ok || hx == "" || strings.Trim(hx, "0123456789abcdefABCDEF") != "" {
+				continue // not a sums line (sha256sum -c warns and goes on)
 			}
 			name = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(n, " "), "*"), "./")
 			if alg := map[int]string{64: "sha256", 128: "sha512", 40: "sha1", 32: "md5"}[len(hx)]; alg != "" {

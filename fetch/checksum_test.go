@@ -38,6 +38,37 @@ func TestFindChecksum(t *testing.T) {
 	}
 }
 
+// ReadChecksums reads every form FindChecksum reads, keeps the first
+// line of a name, and refuses a digest of no algorithm's length.
+func TestReadChecksums(t *testing.T) {
+	sums := "# comment\n\n" + strings.Repeat("a", 64) + "  a.txt\n" + strings.Repeat("b", 40) + " *./sub/b.bin\n" +
+		"MD5 (with space.txt) = " + strings.Repeat("c", 32) + "\n" + strings.Repeat("d", 64) + "  a.txt\n" +
+		"SHA1 (x) = " + strings.Repeat("e", 40) + "\nnot a sums line\n"
+	got, err := fetch.ReadChecksums(strings.NewReader(sums))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a.txt":          "sha256:" + strings.Repeat("a", 64),
+		"sub/b.bin":      "sha1:" + strings.Repeat("b", 40),
+		"with space.txt": "md5:" + strings.Repeat("c", 32),
+		"x":              "sha1:" + strings.Repeat("e", 40),
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d digests: %v", len(got), got)
+	}
+	for n, w := range want {
+		if got[n].String() != w {
+			t.Errorf("%s: %s, want %s", n, got[n], w)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("a", 63) + "  a\n", "SHA256 (a) = " + strings.Repeat("a", 40) + "\n", "CRC32 (a) = 00000000\n"} {
+		if _, err := fetch.ReadChecksums(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
 // TestDownloadChecksum: the digest is computed as the object streams (over
 // the part already there when resuming) and checked before the rename; a
 // mismatch leaves neither the file nor its part.
