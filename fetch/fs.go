@@ -16,9 +16,9 @@ import (
 )
 
 // NewFS views the tree of listings whose top folder raw names as a file
-// system: file: and FTP folders, HTTP index pages, Gopher menus and
-// newsgroups (articles as files named by their number), as Tree reads
-// them. Every retrieval is made with c and ctx.
+// system: file: and FTP folders, HTTP index pages, Gopher menus,
+// newsgroups (articles as files named by their number) and WAIS searches
+// (hits as files named by their docids), as Tree reads them. Every retrieval is made with c and ctx.
 //
 // The result implements fs.ReadDirFS, fs.StatFS, fs.ReadFileFS and
 // fs.SubFS, so that fs.WalkDir, fs.Glob, os.CopyFS and

@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/waisd"
 )
 
 // fsTree is the content of the trees served in the io/fs tests.
@@ -221,5 +222,33 @@ func TestFSNews(t *testing.T) {
 	info, _ := fs.Stat(fsys, "1")
 	if info == nil || !info.ModTime().Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("article 1: %v", info)
+	}
+}
+
+// A WAIS search is a folder of its hits, named by their docids' file
+// names.
+func TestFSWAIS(t *testing.T) {
+	ws := waisd.New()
+	startOrFail(t, ws.Start, ws.Close)
+	fsys, err := fetch.NewFS(context.Background(), newClient(), "wais://"+ws.Addr()+"/test?gophers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	des, err := fs.ReadDir(fsys, ".")
+	if err != nil || len(des) == 0 {
+		t.Fatalf("%v %v", des, err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	if err := fstest.TestFS(fsys, names...); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(fsys, "alpha.txt"); err != nil || string(b) != waisd.Alpha {
+		t.Errorf("alpha.txt: %q %v (names %v)", b, err, names)
+	}
+	if _, err := fetch.NewFS(context.Background(), newClient(), "wais://"+ws.Addr()+"/test"); !errors.Is(err, fetch.ErrBadURL) {
+		t.Errorf("a database without a search: %v", err)
 	}
 }

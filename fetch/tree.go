@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/urlderef/deref/protocols/gopher"
+	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -45,7 +46,8 @@ type TreeEntry struct {
 }
 
 // NewTree views the tree whose top folder is u: an ftp:, ftps:, file:,
-// http:, https:, gopher: (a menu), news: or nntp: URL (a newsgroup).
+// http:, https:, gopher: (a menu), news: or nntp: URL (a newsgroup), or
+// a wais: search (its hits as files).
 func NewTree(u *url.URL) (*Tree, error) {
 	src, err := newSource(u)
 	if err != nil {
@@ -104,6 +106,11 @@ func newSource(u *url.URL) (source, error) {
 		return &gopherSource{top: u, sel: g.Selector}, nil
 	case "news", "snews", "nntp", "nntps":
 		return &newsSource{top: u}, nil
+	case "wais":
+		if !u.HasQuery {
+			return nil, fmt.Errorf("%w: a WAIS tree is a search (wais://host/database?words), whose hits are its files", ErrBadURL)
+		}
+		return &waisSource{top: u}, nil
 	}
 	return nil, fmt.Errorf("%w: %s: has no tree of listings", ErrUnsupportedScheme, u.Scheme)
 }
@@ -416,6 +423,35 @@ func (s *newsSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEn
 			continue
 		}
 		out = append(out, TreeEntry{Name: strconv.FormatInt(e.Number, 10), URL: u, Size: -1, ModTime: e.ModTime, Article: true})
+	}
+	return out, nil
+}
+
+// waisSource views a WAIS search as one folder: a file per document hit,
+// named by the file name in its docid (wais.SuggestedName).
+type waisSource struct{ top *url.URL }
+
+func (s *waisSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Size: -1} }
+func (s *waisSource) conditional() bool { return false }
+func (s *waisSource) fileURL(rel string) (*url.URL, error) {
+	return nil, fmt.Errorf("WAIS searches have no links")
+}
+
+func (s *waisSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
+	resp, err := fetchListing(ctx, c, d.URL, KindDirectory, "a WAIS search")
+	if err != nil {
+		return nil, err
+	}
+	var out []TreeEntry
+	for _, e := range resp.Entries {
+		if e.Kind != KindFile || e.URL == "" {
+			continue
+		}
+		u, err := url.Parse(e.URL)
+		if err != nil {
+			continue
+		}
+		out = append(out, TreeEntry{Name: wais.SuggestedName(u), URL: u, Size: e.Size, ModTime: e.ModTime})
 	}
 	return out, nil
 }
