@@ -68,11 +68,7 @@ func fileURLOf(dir string) string {
 // served in-process.
 func TestFS(t *testing.T) {
 	root := writeTree(t, fsTree)
-	fs1, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs1.Close()
+	fs1 := serveFTP(t, root)
 	gs := &gopherd.Server{Root: root}
 	startOrFail(t, gs.Start, gs.Close)
 	hs := httptest.NewServer(nethttp.FileServer(nethttp.Dir(root)))
@@ -104,18 +100,21 @@ func TestFS(t *testing.T) {
 	}
 }
 
+// ftpFS serves files over FTP and views the folder path of it as a file
+// system.
+func ftpFS(t *testing.T, files map[string]string, path string) (fs.FS, *ftpd.Server) {
+	t.Helper()
+	s := serveFTP(t, writeTree(t, files))
+	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL()+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys, s
+}
+
 // Listed sizes and times are the FileInfo's; the entry is its Sys.
 func TestFSInfo(t *testing.T) {
-	root := writeTree(t, fsTree)
-	s, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL()+"pub/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, s := ftpFS(t, fsTree, "pub/")
 	info, err := fs.Stat(fsys, "a.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -144,16 +143,7 @@ func TestFSInfo(t *testing.T) {
 
 // os.CopyFS of an FTP tree is the tree.
 func TestFSCopy(t *testing.T) {
-	root := writeTree(t, fsTree)
-	s, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, _ := ftpFS(t, fsTree, "")
 	dst := filepath.Join(t.TempDir(), "copy")
 	if err := os.CopyFS(dst, fsys); err != nil {
 		t.Fatal(err)
@@ -182,16 +172,7 @@ func TestFSNames(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("these names cannot be made there")
 	}
-	root := writeTree(t, map[string]string{"ok.txt": "ok\n", `back\slash.txt`: "b\n", "bad\xffutf8.txt": "u\n"})
-	s, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	fsys, err := fetch.NewFS(context.Background(), newClient(), s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, _ := ftpFS(t, map[string]string{"ok.txt": "ok\n", `back\slash.txt`: "b\n", "bad\xffutf8.txt": "u\n"}, "")
 	if err := fstest.TestFS(fsys, "ok.txt"); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
-	"github.com/urlderef/deref/internal/testserver/ftpd"
 )
 
 func randomBytes(n int) []byte {
@@ -86,6 +85,17 @@ func (rs *rangeServer) seen() []int64 {
 	return out
 }
 
+// onlyFile checks that the file p holds data and is all dir holds.
+func onlyFile(t *testing.T, dir, p string, data []byte) {
+	t.Helper()
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, data) {
+		t.Errorf("%d bytes differ from the %d served", len(b), len(data))
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 1 {
+		t.Errorf("left %v", des)
+	}
+}
+
 // Segments split the object into equal ranges fetched at once, over HTTP
 // and FTP; the file is the object and nothing else is left.
 func TestSegments(t *testing.T) {
@@ -93,11 +103,7 @@ func TestSegments(t *testing.T) {
 	rs := newRangeServer(t, data, true)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "data.bin"), data, 0o644)
-	fs, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs.Close()
+	fs := serveFTP(t, root)
 	c := newClient()
 	var last fetch.Progress
 	for _, src := range []string{rs.URL + "/data", fs.URL() + "data.bin"} {
@@ -131,12 +137,7 @@ func TestSegmentsNoResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(p); !bytes.Equal(b, data) {
-		t.Errorf("%d bytes differ", len(b))
-	}
-	if des, _ := os.ReadDir(dir); len(des) != 1 {
-		t.Errorf("left %v", des)
-	}
+	onlyFile(t, dir, p, data)
 	// Every answer came from 0: the segments that asked before the first
 	// found out, and then the one connection.
 	if got := rs.seen(); len(got) < 2 || len(got) > 4 || slices.Max(got) != 0 {
@@ -166,15 +167,9 @@ func TestSegmentsResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(p); !bytes.Equal(b, data) {
-		t.Errorf("%d bytes differ", len(b))
-	}
-	if des, _ := os.ReadDir(dir); len(des) != 1 {
-		t.Errorf("left %v", des)
-	}
-	again := rs.seen()[:0]
+	onlyFile(t, dir, p, data)
 	rs.mu.Lock()
-	again = append(again, rs.starts[first:]...)
+	again := slices.Clone(rs.starts[first:])
 	rs.mu.Unlock()
 	for _, s := range again {
 		if s%(1<<20) == 0 {

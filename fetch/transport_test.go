@@ -28,6 +28,17 @@ func startOrFail(t *testing.T, start func() error, stop func() error) {
 	t.Cleanup(func() { stop() })
 }
 
+// serveFTP serves root through ftpd until the test ends.
+func serveFTP(t *testing.T, root string) *ftpd.Server {
+	t.Helper()
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // httpClient is net/http's own client, with deref's transport registered
 // for the schemes net/http does not speak.
 func httpClient(c *fetch.Client) *nethttp.Client {
@@ -58,11 +69,7 @@ func TestTransport(t *testing.T) {
 		os.Chtimes(filepath.Join(root, "pub", n), when, when)
 	}
 
-	fs, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
+	fs := serveFTP(t, root)
 	gs := &gopherd.Server{Root: root}
 	startOrFail(t, gs.Start, gs.Close)
 	ns := nntpd.New()
@@ -184,11 +191,7 @@ func TestTransportNoAnswer(t *testing.T) {
 func TestTransportCloseEarly(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 32<<20), 0o644)
-	fs, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs.Close()
+	fs := serveFTP(t, root)
 	hc := httpClient(newClient())
 	for i := 0; i < 3; i++ {
 		resp, err := hc.Get(fs.URL() + "big.bin")

@@ -56,21 +56,15 @@ func OpenIn(root *os.Root, rel string) (*Dir, error) {
 func (d *Dir) Close() error { return unix.Close(d.fd) }
 
 func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	for {
-		fd, err := unix.Openat(d.fd, name, flag|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return nil, &os.PathError{Op: "open", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
-	}
+	return d.openat(name, flag|unix.O_WRONLY, perm)
 }
 
-func (d *Dir) open(name string) (*os.File, error) {
+func (d *Dir) open(name string) (*os.File, error) { return d.openat(name, unix.O_RDONLY, 0) }
+
+// openat opens name in the folder, never following a link at it.
+func (d *Dir) openat(name string, flag int, perm os.FileMode) (*os.File, error) {
 	for {
-		fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
 		switch {
 		case err == unix.EINTR:
 			continue

@@ -147,19 +147,7 @@ func main() {
 				if dest == "file" {
 					out = filepath.Join(tmp, "out-"+t.name)
 				}
-				var ms []measure
-				for range *runs {
-					if out != "" {
-						os.Remove(out) // never /dev/null: out is a file of the temporary folder
-					}
-					syncDisks()
-					m, err := runOnce(t.argv(u, out))
-					if err != nil {
-						fatal("%s %s: %v", t.name, u, err)
-					}
-					ms = append(ms, m)
-				}
-				m := median(ms)
+				m := timeRuns(t, u, out, *runs)
 				res[t.name] = m
 				fmt.Printf("%-6s %-9s %-44s %9s %9s %8d KiB\n", t.name, dest, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
 			}
@@ -187,17 +175,7 @@ func segmentBench(bin, u, tmp string, runs, n int) {
 			continue
 		}
 		out := filepath.Join(tmp, "out-"+t.name)
-		var ms []measure
-		for range runs {
-			os.Remove(out)
-			syncDisks()
-			m, err := runOnce(t.argv(u, out))
-			if err != nil {
-				fatal("%s %s: %v", t.name, u, err)
-			}
-			ms = append(ms, m)
-		}
-		m := median(ms)
+		m := timeRuns(t, u, out, runs)
 		res[t.name] = m
 		fmt.Printf("%-6s %-44s %9s %9s %8d KiB\n", t.name, short(u), m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
 	}
@@ -207,6 +185,24 @@ func segmentBench(bin, u, tmp string, runs, n int) {
 			fmt.Printf("  deref/%s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
 		}
 	}
+}
+
+// timeRuns runs t on u into out (a file of the temporary folder, or ""
+// for /dev/null) runs times and returns the median.
+func timeRuns(t tool, u, out string, runs int) measure {
+	var ms []measure
+	for range runs {
+		if out != "" {
+			os.Remove(out) // never /dev/null
+		}
+		syncDisks()
+		m, err := runOnce(t.argv(u, out))
+		if err != nil {
+			fatal("%s %s: %v", t.name, u, err)
+		}
+		ms = append(ms, m)
+	}
+	return median(ms)
 }
 
 func orNull(out string) string {
