@@ -126,7 +126,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			case protocols.TraceRecv:
 				prefix = "< "
 			}
+			errMu.Lock()
 			fmt.Fprintln(stderr, prefix+oneLine(ev.Text))
+			errMu.Unlock()
 		}
 	}
 	if f, ok := stderr.(*os.File); ok && !o.silent && o.parallel <= 1 && term.IsTerminal(int(f.Fd())) {

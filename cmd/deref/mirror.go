@@ -94,7 +94,6 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	if progress {
 		bars = newBarSet(ctx, stderr)
 	}
-	var mu sync.Mutex
 	mo.Events = func(ev mirror.Event) {
 		if bars != nil {
 			bars.event(ev)
@@ -102,8 +101,8 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		if ev.Type != mirror.EventDone && ev.Type != mirror.EventRetry && ev.Type != mirror.EventNote {
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		errMu.Lock()
+		defer errMu.Unlock()
 		out := stderr
 		if bars != nil {
 			out = bars.p

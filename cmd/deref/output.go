@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
@@ -131,3 +132,7 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 	}
 	return bw.Flush()
 }
+
+// errMu keeps the lines that transfers running at once (--parallel,
+// segments, the mirror) write to standard error whole, one at a time.
+var errMu sync.Mutex
