@@ -16,6 +16,7 @@ import (
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/telnetd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 )
 
@@ -44,7 +45,7 @@ func serveFTP(t *testing.T, root string) *ftpd.Server {
 func httpClient(c *fetch.Client) *nethttp.Client {
 	t := &nethttp.Transport{}
 	rt := fetch.NewTransport(c)
-	for _, s := range []string{"ftp", "gopher", "news", "nntp", "wais", "file"} {
+	for _, s := range []string{"ftp", "gopher", "news", "nntp", "wais", "file", "telnet"} {
 		t.RegisterProtocol(s, rt)
 	}
 	return &nethttp.Client{Transport: t}
@@ -78,6 +79,8 @@ func TestTransport(t *testing.T) {
 	startOrFail(t, ns.Start, ns.Close)
 	ws := waisd.New()
 	startOrFail(t, ws.Start, ws.Close)
+	ts := &telnetd.Server{}
+	startOrFail(t, ts.Start, ts.Close)
 	hs := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		if r.URL.Path != "/here" {
 			nethttp.NotFound(w, r)
@@ -123,6 +126,8 @@ func TestTransport(t *testing.T) {
 
 		{"GET", "wais://" + ws.Addr() + alphaPath, "", 200, waisd.Alpha, nil},
 		{"GET", "wais://" + ws.Addr() + "/test?gophers", "", 200, "~file\t", nil},
+
+		{"GET", "telnet://" + ts.Addr() + "/", "", 501, "~an interactive session, not an object", nil},
 
 		{"GET", hs.URL + "/here", "", 200, "over HTTP\n", map[string]string{"Last-Modified": lm}},
 		{"GET", hs.URL + "/here", "bytes=5-", 206, "HTTP\n", map[string]string{"Content-Range": "bytes 5-9/10"}},
