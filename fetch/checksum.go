@@ -15,7 +15,7 @@ import (
 )
 
 // ErrChecksum is the error of an object whose digest is not the one
-// expected (DownloadOptions.Checksum): nothing is left under its name.
+// expected ([DownloadOptions.Checksum]): nothing is left under its name.
 var ErrChecksum = errors.New("checksum mismatch")
 
 // Checksum is an expected digest: an algorithm and its value.
@@ -43,7 +43,7 @@ func ParseChecksum(s string) (Checksum, error) {
 	return Checksum{Algorithm: alg, Sum: sum}, nil
 }
 
-// String writes the checksum as ParseChecksum reads it.
+// String writes the checksum as [ParseChecksum] reads it.
 func (c Checksum) String() string { return c.Algorithm + ":" + hex.EncodeToString(c.Sum) }
 
 func newHash(alg string) hash.Hash {
@@ -77,7 +77,7 @@ func FindChecksum(r io.Reader, name string) (Checksum, bool, error) {
 	return found, ok, err
 }
 
-// ReadChecksums reads every line of a sums file (the forms FindChecksum
+// ReadChecksums reads every line of a sums file (the forms [FindChecksum]
 // reads) into a map from name (without a leading "./") to digest; the
 // first line for a name counts. A malformed digest is an error; at most
 // 4 MiB of lines are read.

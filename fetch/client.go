@@ -87,7 +87,7 @@ var (
 	ErrRangeNotSatisfied = protocols.ErrRangeNotSatisfied
 	ErrNotModified       = protocols.ErrNotModified
 	// ErrUnsafePort refuses a URL whose port belongs to another protocol
-	// (RFC 1738 §6). It wraps ErrBadURL.
+	// (RFC 1738 §6). It wraps [ErrBadURL].
 	ErrUnsafePort = fmt.Errorf("%w: unsafe port", protocols.ErrBadURL)
 	// ErrRedirect refuses a redirect: to file:, from https to http, to a
 	// scheme not allowed, a loop, or too many. It wraps ErrProtocol.
@@ -96,7 +96,7 @@ var (
 
 // Error is the error of every Client method: the operation, the URL with
 // its password redacted, and the cause, which unwraps to a sentinel such as
-// ErrNotFound and to the protocol's own error.
+// [ErrNotFound] and to the protocol's own error.
 type Error struct {
 	Op  string // "get", "download"
 	URL string // redacted
@@ -227,7 +227,7 @@ type Client struct {
 	httpF     *http.Fetcher
 }
 
-// Progress reports a transfer's state to Client.Progress.
+// Progress reports a transfer's state to [Client.Progress].
 type Progress struct {
 	URL   *url.URL
 	Bytes int64 // received so far in this transfer
@@ -329,7 +329,7 @@ type FetchOptions struct {
 	Offset int64
 	// IfModifiedSince makes the retrieval conditional where the protocol
 	// allows (HTTP): an unchanged object is an error wrapping
-	// ErrNotModified.
+	// [ErrNotModified].
 	IfModifiedSince time.Time
 	// LocalSize is the size of the copy IfModifiedSince describes; see
 	// protocols.Request.
@@ -342,10 +342,10 @@ type FetchOptions struct {
 	SizeHint    int64
 	ModTimeHint time.Time
 	// Progress, when set, is called as this transfer's body bytes arrive,
-	// besides Client.Progress. It may block to slow the transfer down.
+	// besides [Client.Progress]. It may block to slow the transfer down.
 	Progress func(Progress)
 	// Trace, when set, receives this retrieval's protocol conversation
-	// (passwords redacted), besides Client.Trace.
+	// (passwords redacted), besides [Client.Trace].
 	Trace func(TraceEvent)
 
 	segment bool // one segment of a segmented download: no Client.Progress
@@ -365,7 +365,7 @@ func (c *Client) FetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	return resp, err
 }
 
-// fetchWith is FetchWith without Client.Retry.
+// fetchWith is FetchWith without [Client.Retry].
 func (c *Client) fetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
 	resp, err := c.fetchRedirects(ctx, u, o)
 	if err != nil {

@@ -13,6 +13,6 @@
 // everything around it.
 //
 // Errors are *Error values naming the operation and the URL (password
-// redacted) and unwrapping to a sentinel (ErrNotFound, ErrAuth, ...) and to
+// redacted) and unwrapping to a sentinel ([ErrNotFound], ErrAuth, ...) and to
 // the protocol's own error.
 package fetch

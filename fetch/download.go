@@ -22,7 +22,7 @@ import (
 // PartSuffix ends the name an object is written under until it is complete.
 const PartSuffix = ".part"
 
-// DownloadOptions adjust Client.DownloadWith.
+// DownloadOptions adjust [Client.DownloadWith].
 type DownloadOptions struct {
 	// Name is the file name inside the folder; empty means the name the
 	// URL suggests (never one the server chose). It must be a single path
@@ -38,20 +38,20 @@ type DownloadOptions struct {
 	// setting it to the server's.
 	KeepModTime bool
 	// ModTimeHint is the object's exact time when already known (from
-	// Client.ModTimes); see protocols.Request.
+	// [Client.ModTimes]); see protocols.Request.
 	ModTimeHint time.Time
 	// OnlyNewer leaves a file NAME that is as new as the server's copy:
 	// the retrieval is conditional (HTTP If-Modified-Since; FTP compares
 	// MDTM and SIZE before RETR), and where the protocol cannot say, the
 	// response's time and size are compared before anything is written.
-	// The skip is an error wrapping ErrNotModified; NAME is untouched.
+	// The skip is an error wrapping [ErrNotModified]; NAME is untouched.
 	OnlyNewer bool
 	// Progress, when set, is called as the body's bytes arrive, besides
-	// Client.Progress; it may block to slow the transfer down.
+	// [Client.Progress]; it may block to slow the transfer down.
 	Progress func(Progress)
 	// Checksum, when set, is the object's expected digest: it is computed
 	// as the object streams (on resume, over the part already there first)
-	// and checked before NAME.part becomes NAME; a mismatch is ErrChecksum
+	// and checked before NAME.part becomes NAME; a mismatch is [ErrChecksum]
 	// and removes NAME.part, so that no resume builds on wrong bytes.
 	Checksum *Checksum
 	// Segments > 1 fetches the object over that many connections at once,
@@ -62,7 +62,7 @@ type DownloadOptions struct {
 	// server resumes; else the object comes over one connection. A range
 	// is at least 1 MiB. NAME.part.segments (SegmentsSuffix) keeps each
 	// range's progress, so that a download continued with Resume or
-	// ResumePart (as Client.Retry does) continues every range; a Checksum
+	// ResumePart (as [Client.Retry] does) continues every range; a Checksum
 	// is then computed by reading the file back once.
 	Segments   int
 	SegmentMin int64

@@ -25,7 +25,7 @@ import (
 // http.FileServerFS work on it. Open streams the file: nothing is
 // fetched until the first Read, and Close ends the transfer. Sizes and
 // times come from the listings (a size the listing does not give is 0);
-// a FileInfo's Sys is the TreeEntry. Entries whose names are not valid
+// a FileInfo's Sys is the [TreeEntry]. Entries whose names are not valid
 // path elements (fs.ValidPath: "..", a name holding "/" or "\", invalid
 // UTF-8), symbolic links, entries the listing could not read, and second
 // entries of one name are left out, never renamed. Folders' listings are

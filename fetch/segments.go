@@ -20,7 +20,7 @@ import (
 )
 
 // SegmentsSuffix ends the name of the file beside NAME.part that keeps a
-// segmented download's progress (DownloadOptions.Segments).
+// segmented download's progress ([DownloadOptions.Segments]).
 const SegmentsSuffix = ".part.segments"
 
 // minSegment is the smallest range worth a connection of its own.

@@ -20,7 +20,7 @@ import (
 // folders directly below it), Gopher menus (the items on the same server
 // whose selector is the menu's plus one path element) and newsgroups (one
 // file per article, named by its number). It is what the mirror copies
-// and NewFS shows.
+// and [NewFS] shows.
 type Tree struct{ src source }
 
 // TreeEntry is one entry of a Tree's folder.
@@ -71,7 +71,7 @@ func (t *Tree) List(ctx context.Context, c *Client, dir TreeEntry) ([]TreeEntry,
 func (t *Tree) FileURL(rel string) (*url.URL, error) { return t.src.fileURL(rel) }
 
 // Conditional says whether the tree's files can be fetched on condition
-// that they changed (FetchOptions.IfModifiedSince): HTTP.
+// that they changed ([FetchOptions].IfModifiedSince): HTTP.
 func (t *Tree) Conditional() bool { return t.src.conditional() }
 
 // source lists the folders of one kind of remote tree.

@@ -42,7 +42,7 @@ type Options struct {
 	Checksum bool
 	// ChecksumFile names a sums file (such as SHA256SUMS) looked for in
 	// every folder: each file it names, in that folder or below it, is
-	// verified as it arrives and fails with fetch.ErrChecksum, keeping
+	// verified as it arrives and fails with [fetch.ErrChecksum], keeping
 	// nothing under its name, when its digest differs. The sums file
 	// nearest to a file counts.
 	ChecksumFile string
@@ -65,7 +65,7 @@ type Options struct {
 	LimitRate float64
 	// Segments > 1 fetches each file of at least SegmentMin bytes (and
 	// 2 MiB) over that many connections at once, as
-	// fetch.DownloadOptions.Segments does (through Client.DownloadWith,
+	// [fetch.DownloadOptions.Segments] does (through Client.DownloadWith,
 	// which also honours Client.Retry); not with LimitRate, nor for a
 	// file HTTP is asked for on condition (OnlyNewer).
 	Segments   int

@@ -204,7 +204,7 @@ func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error
 }
 
 // Temporary says whether err is worth another attempt; see
-// fetch.Temporary.
+// [fetch.Temporary].
 func Temporary(err error) bool { return fetch.Temporary(err) }
 
 // rateReader reads no faster than the limiter allows: each read is at
