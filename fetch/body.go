@@ -33,6 +33,8 @@ type guardedBody struct {
 	stopCtx  func() bool
 	closeErr error
 	once     sync.Once
+	closeMu  sync.Mutex     // abort and Close, which may come at once
+	closed   bool           // rc is closed (by abort or Close)
 	progress func(Progress) // Client.Progress and the transfer's own, nil if neither
 }
 
@@ -98,10 +100,17 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 // each chunk and the body is a local file, the copy is left to the
 // destination, so a file-to-file copy can use copy_file_range.
 func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
+	if err := g.ctx.Err(); err != nil {
+		return 0, err
+	}
 	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.progress == nil {
 		g.stopTimer()
 		n, err := io.Copy(w, f)
-		err = WriteError(err) // a local file read fails far less often than a write
+		if err != nil && g.ctx.Err() != nil {
+			err = g.ctx.Err() // the file was closed under the copy
+		} else {
+			err = WriteError(err) // a local file read fails far less often than a write
+		}
 		g.n += n
 		if err == nil && g.size >= 0 && g.n < g.size {
 			err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
@@ -140,11 +149,17 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 // abort unblocks a Read under way: through the body's Abort where it has
 // one, else by closing it (safe for bodies on a plain connection).
 func (g *guardedBody) abort() {
+	g.closeMu.Lock()
+	defer g.closeMu.Unlock()
+	if g.closed {
+		return
+	}
 	if a, ok := g.rc.(protocols.Aborter); ok {
 		a.Abort()
 		return
 	}
 	g.rc.Close()
+	g.closed = true
 }
 
 // step accounts for a chunk that a Copier moved.
@@ -188,7 +203,12 @@ func (g *guardedBody) Close() error {
 	g.once.Do(func() {
 		g.stopTimer()
 		g.stopCtx()
-		g.closeErr = g.rc.Close()
+		g.closeMu.Lock() // an abort under way (the timer's, the context's) ends first
+		if !g.closed {
+			g.closeErr = g.rc.Close()
+			g.closed = true
+		}
+		g.closeMu.Unlock()
 		g.cancel()
 		if g.closeErr != nil && (g.idleHit.Load() || errors.Is(g.closeErr, os.ErrClosed)) {
 			g.closeErr = nil
