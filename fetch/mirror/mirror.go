@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -587,147 +588,288 @@ func (m *run) listDir(ctx context.Context, q *queue, d *dirNode) {
 	m.settleDir(ctx, q, d, kids)
 }
 
-// settleDir checks each entry of a listed folder, queues files and
-// subfolders, and deletes local entries that are gone remotely.
+// settleDir decides what each entry of a listed folder needs (decide)
+// and does it (apply).
 func (m *run) settleDir(ctx context.Context, q *queue, d *dirNode, kids []child) {
 	locals, err := m.readLocal(d.rel)
 	if err != nil {
 		m.emit(Event{Type: EventDone, Path: d.rel + "/", Action: ActionFail, Err: fetch.WriteError(err), Size: -1})
 		return
 	}
+	if m.o.ChecksumFile != "" {
+		for _, k := range kids {
+			if k.name == m.o.ChecksumFile && !k.dir && !k.link {
+				m.readSums(ctx, d, &k)
+				break
+			}
+		}
+	}
+	m.apply(ctx, q, d, m.decide(d, kids, locals))
+}
+
+// verdict is what the mirror does with one name of a folder.
+type verdict int
+
+const (
+	doFetch   verdict = iota + 1 // fetch the file: new, or changed
+	doSkip                       // the local copy is unchanged
+	doCompare                    // compare the local copy by digest first (Options.Checksum)
+	doDescend                    // list the folder
+	doDelete                     // remove the local entry: the server no longer has it
+	doRefuse                     // report it, mirror nothing
+	doFail                       // report a failure: a file here where a folder is there, or the reverse
+	doLeave                      // leave it be: filtered out, another shard's, below MaxDepth
+)
+
+var verdictNames = [...]string{"", "fetch", "skip", "compare", "descend", "delete", "refuse", "fail", "leave"}
+
+func (v verdict) String() string { return verdictNames[v] }
+
+// decision is the verdict on one name of a folder.
+type decision struct {
+	do     verdict
+	rel    string     // the local path; an unsafe name quoted
+	k      child      // the remote entry; a link to be followed as its target
+	local  *localFile // the local entry of that name, if any
+	part   int64      // the size of NAME.part, -1 when there is none
+	reason string     // why it is refused, unchanged or deleted
+	err    error      // for doFail
+}
+
+// decide judges a listed folder with no I/O: each remote entry against
+// the local one of its name, then each local entry the server no longer
+// lists. A local name is kept when a remote entry of that name (folded
+// where case is folded) was judged at all, whatever the verdict; only
+// Delete turns the others into doDelete.
+func (m *run) decide(d *dirNode, kids []child, locals map[string]*localFile) []decision {
+	kids = slices.Clone(kids)
 	sort.SliceStable(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
-	var todo []*fileJob       // files to fetch, queued once all are known
-	kept := map[string]bool{} // local names (folded when folding) that the server still has
-	seen := map[string]string{}
 	remote := map[string]*child{}
 	for i := range kids {
 		remote[kids[i].name] = &kids[i]
 	}
-	if k := remote[m.o.ChecksumFile]; m.o.ChecksumFile != "" && k != nil && !k.dir && !k.link {
-		m.readSums(ctx, d, k)
-	}
-	var compare []*fileJob // local copies to compare by digest (Options.Checksum)
+	var out []decision
+	kept := map[string]bool{} // local names (folded) the server still has
+	seen := map[string]string{}
 	for _, k := range kids {
-		rel := join(d.rel, k.name)
-		refuse := ""
-		switch {
-		case !safeName(k.name):
-			refuse = "unsafe name " + quote(k.name)
-			rel = join(d.rel, quote(k.name))
-		case k.refuse != "":
-			refuse = k.refuse
-		case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)] != nil:
-			refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
-		case strings.HasSuffix(k.name, fetch.SegmentsSuffix) && remote[strings.TrimSuffix(k.name, fetch.SegmentsSuffix)] != nil:
-			refuse = "its name is the segment state of " + quote(strings.TrimSuffix(k.name, fetch.SegmentsSuffix))
-		}
-		if refuse == "" {
-			key := m.key(k.name)
-			if first, ok := seen[key]; ok {
-				refuse = "name collides with " + quote(first) + " on a file system that ignores case"
-			} else {
-				seen[key] = k.name
-			}
-		}
-		if refuse == "" && m.excluded(rel, k.name, k.dir) {
-			kept[m.key(k.name)] = true // filtered out: never deleted either
-			continue
-		}
-		if refuse != "" {
-			if safeName(k.name) {
-				kept[m.key(k.name)] = true
-			}
-			m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionRefuse, Reason: refuse, Size: -1})
-			continue
-		}
-		if k.link {
+		dec := m.judge(d, k, remote, seen, locals)
+		if safeName(k.name) {
 			kept[m.key(k.name)] = true
-			target, ok := m.followLink(d, k)
-			// A link to a neighbour in the same folder takes the
-			// neighbour's size and time from the listing, so that
-			// OnlyNewer can tell it unchanged; a link to a folder is not
-			// followed (the folder is mirrored under its own name, and a
-			// link to an ancestor would never end).
-			var sib *child
-			toDir := false
-			if ok {
-				if n := strings.TrimSuffix(strings.TrimPrefix(k.target, "./"), "/"); !strings.Contains(n, "/") {
-					sib = remote[n]
-					toDir = n == "." || n == ".." || sib != nil && sib.dir
-				}
-			}
-			if !ok || toDir {
-				reason := "symbolic link"
-				if k.target != "" {
-					reason += " to " + quote(k.target)
-				}
-				switch {
-				case toDir:
-					reason += ", a folder (not followed)"
-				case m.o.FollowSymlinks:
-					reason += " outside the mirrored tree"
-				default:
-					reason += " (not followed)"
-				}
-				m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionRefuse, Reason: reason, Size: -1})
-				continue
-			}
-			k.u, k.size, k.mod, k.link, k.dir = target, -1, time.Time{}, false, false
-			if sib != nil && !sib.link {
-				k.size, k.mod = sib.size, sib.mod
-			}
 		}
-		kept[m.key(k.name)] = true
-		if k.dir {
-			if m.o.MaxDepth > 0 && d.depth >= m.o.MaxDepth {
-				continue
+		out = append(out, dec)
+	}
+	if m.o.Delete {
+		out = append(out, m.gone(d, locals, kept)...)
+	}
+	return out
+}
+
+// judge decides one remote entry k.
+func (m *run) judge(d *dirNode, k child, remote map[string]*child, seen map[string]string, locals map[string]*localFile) decision {
+	rel := join(d.rel, k.name)
+	dec := decision{rel: rel, k: k, local: locals[k.name], part: -1}
+	refuse := ""
+	switch {
+	case !safeName(k.name):
+		refuse = "unsafe name " + quote(k.name)
+		dec.rel = join(d.rel, quote(k.name))
+	case k.refuse != "":
+		refuse = k.refuse
+	case strings.HasSuffix(k.name, partSuffix) && remote[strings.TrimSuffix(k.name, partSuffix)] != nil:
+		refuse = "its name is the temporary name of " + quote(strings.TrimSuffix(k.name, partSuffix))
+	case strings.HasSuffix(k.name, fetch.SegmentsSuffix) && remote[strings.TrimSuffix(k.name, fetch.SegmentsSuffix)] != nil:
+		refuse = "its name is the segment state of " + quote(strings.TrimSuffix(k.name, fetch.SegmentsSuffix))
+	}
+	if refuse == "" {
+		key := m.key(k.name)
+		if first, ok := seen[key]; ok {
+			refuse = "name collides with " + quote(first) + " on a file system that ignores case"
+		} else {
+			seen[key] = k.name
+		}
+	}
+	if refuse == "" && m.excluded(rel, k.name, k.dir) {
+		dec.do = doLeave
+		return dec
+	}
+	if refuse != "" {
+		dec.do, dec.reason = doRefuse, refuse
+		return dec
+	}
+	if k.link {
+		target, reason := m.linkTarget(d, k, remote)
+		if target == nil {
+			dec.do, dec.reason = doRefuse, reason
+			return dec
+		}
+		dec.k = *target
+	}
+	k = dec.k
+	if k.dir {
+		switch {
+		case m.o.MaxDepth > 0 && d.depth >= m.o.MaxDepth:
+			dec.do = doLeave
+		case dec.local != nil && !dec.local.dir:
+			dec.do, dec.err = doFail, fmt.Errorf("%s is a file here, not a folder", rel)
+		default:
+			dec.do = doDescend
+		}
+		return dec
+	}
+	if !m.inShard(rel) {
+		dec.do = doLeave
+		return dec
+	}
+	if p := locals[k.name+partSuffix]; p != nil && !p.dir {
+		dec.part = p.size
+	}
+	switch {
+	case dec.local != nil && dec.local.dir:
+		dec.do, dec.err = doFail, fmt.Errorf("%s is a folder here, not a file", rel)
+	case dec.local != nil && m.o.OnlyNewer && m.o.Checksum && k.target == "":
+		dec.do = doCompare
+	case dec.local != nil && m.o.OnlyNewer:
+		dec.do = doFetch
+		if reason, same := unchanged(k, dec.local); same {
+			dec.do, dec.reason = doSkip, reason
+		}
+	default:
+		dec.do = doFetch
+	}
+	return dec
+}
+
+// linkTarget is what a remote symbolic link k is fetched as: its target
+// inside the tree, as a regular file; nil and the reason when it is not
+// followed. A link to a neighbour in the same folder takes the
+// neighbour's size and time from the listing, so that OnlyNewer can tell
+// it unchanged; a link to a folder is not followed (the folder is
+// mirrored under its own name, and a link to an ancestor would never
+// end).
+func (m *run) linkTarget(d *dirNode, k child, remote map[string]*child) (*child, string) {
+	target, ok := m.followLink(d, k)
+	var sib *child
+	toDir := false
+	if ok {
+		if n := strings.TrimSuffix(strings.TrimPrefix(k.target, "./"), "/"); !strings.Contains(n, "/") {
+			sib = remote[n]
+			toDir = n == "." || n == ".." || sib != nil && sib.dir
+		}
+	}
+	if !ok || toDir {
+		reason := "symbolic link"
+		if k.target != "" {
+			reason += " to " + quote(k.target)
+		}
+		switch {
+		case toDir:
+			reason += ", a folder (not followed)"
+		case m.o.FollowSymlinks:
+			reason += " outside the mirrored tree"
+		default:
+			reason += " (not followed)"
+		}
+		return nil, reason
+	}
+	k.u, k.size, k.mod, k.link, k.dir = target, -1, time.Time{}, false, false
+	if sib != nil && !sib.link {
+		k.size, k.mod = sib.size, sib.mod
+	}
+	return &k, ""
+}
+
+// gone judges the local entries no remote entry kept: deleted, except an
+// unfinished transfer of a kept file (NAME.part and its segment state),
+// the case probe, what the filters leave out and another shard's.
+func (m *run) gone(d *dirNode, locals map[string]*localFile, kept map[string]bool) []decision {
+	names := make([]string, 0, len(locals))
+	for n := range locals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []decision
+	for _, n := range names {
+		lf := locals[n]
+		base := strings.TrimSuffix(strings.TrimSuffix(n, fetch.SegmentsSuffix), partSuffix)
+		rel := join(d.rel, n)
+		switch {
+		case kept[m.key(n)]:
+		case base != n && !lf.dir && kept[m.key(base)]: // kept to resume
+		case strings.HasPrefix(n, ".deref-case-"):
+		case m.excluded(rel, n, lf.dir):
+		case lf.dir && m.o.Shards > 1: // folders are shared between shards
+		case !lf.dir && !m.inShard(join(d.rel, base)):
+		default:
+			out = append(out, decision{do: doDelete, rel: rel, local: lf, part: -1, reason: "no longer on the server"})
+		}
+	}
+	return out
+}
+
+// apply does what the decisions say: events for refusals, failures and
+// unchanged files, folders created and queued, files compared by digest
+// and queued, local entries deleted.
+func (m *run) apply(ctx context.Context, q *queue, d *dirNode, decisions []decision) {
+	var todo, compare []*fileJob
+	for _, dec := range decisions {
+		k := dec.k
+		switch dec.do {
+		case doRefuse:
+			m.emit(Event{Type: EventDone, Path: dec.rel, URL: redacted(k.u), Action: ActionRefuse, Reason: dec.reason, Size: -1})
+		case doFail:
+			path := dec.rel
+			if k.dir {
+				path += "/"
 			}
-			if lf := locals[k.name]; lf != nil && !lf.dir {
-				m.emit(Event{Type: EventDone, Path: rel + "/", URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(fmt.Errorf("%s is a file here, not a folder", rel)), Size: -1})
-				continue
-			}
+			m.emit(Event{Type: EventDone, Path: path, URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(dec.err), Size: -1})
+		case doDescend:
 			if m.root != nil && !m.o.DryRun {
-				if err := m.root.MkdirAll(rel, 0o755); err != nil {
-					m.emit(Event{Type: EventDone, Path: rel + "/", URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(err), Size: -1})
+				if err := m.root.MkdirAll(dec.rel, 0o755); err != nil {
+					m.emit(Event{Type: EventDone, Path: dec.rel + "/", URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(err), Size: -1})
 					continue
 				}
 			}
-			q.push(job{dir: &dirNode{rel: rel, u: k.u, depth: d.depth + 1, sel: k.sel, sums: d.sums}})
-			continue
-		}
-		if !m.inShard(rel) {
-			continue
-		}
-		fj := &fileJob{rel: rel, c: k, local: locals[k.name], part: -1, sum: d.sumFor(rel)}
-		if p := locals[k.name+partSuffix]; p != nil && !p.dir {
-			fj.part = p.size
-		}
-		if fj.local != nil && fj.local.dir {
-			m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionFail, Err: fetch.WriteError(fmt.Errorf("%s is a folder here, not a file", rel)), Size: -1})
-			continue
-		}
-		if fj.local != nil && m.o.OnlyNewer && m.o.Checksum && k.target == "" {
-			compare = append(compare, fj)
-			continue
-		}
-		if fj.local != nil && m.o.OnlyNewer {
-			if reason, same := unchanged(k, fj.local); same {
+			q.push(job{dir: &dirNode{rel: dec.rel, u: k.u, depth: d.depth + 1, sel: k.sel, sums: d.sums}})
+		case doSkip, doCompare, doFetch:
+			fj := &fileJob{rel: dec.rel, c: k, local: dec.local, part: dec.part, sum: d.sumFor(dec.rel), update: dec.local != nil}
+			switch dec.do {
+			case doSkip:
 				m.dropPart(fj)
-				m.emit(Event{Type: EventDone, Path: rel, URL: redacted(k.u), Action: ActionUnchanged, Reason: reason, Size: k.size})
-				continue
+				m.emit(Event{Type: EventDone, Path: dec.rel, URL: redacted(k.u), Action: ActionUnchanged, Reason: dec.reason, Size: k.size})
+			case doCompare:
+				compare = append(compare, fj)
+			default:
+				todo = append(todo, fj)
 			}
+		case doDelete:
+			m.remove(dec)
 		}
-		fj.update = fj.local != nil
-		todo = append(todo, fj)
 	}
 	todo = append(todo, m.compareDigests(ctx, d, compare)...)
 	m.exactTimes(ctx, d, todo)
 	for _, fj := range todo {
 		q.push(job{file: fj})
 	}
-	if m.o.Delete {
-		m.deleteGone(d, locals, kept)
+}
+
+// remove deletes a local entry the server no longer has.
+func (m *run) remove(dec decision) {
+	ev := Event{Type: EventDone, Path: dec.rel, Action: ActionDelete, Reason: dec.reason, Size: -1}
+	if dec.local.dir {
+		ev.Path += "/"
 	}
+	if !m.o.DryRun && m.root != nil {
+		var err error
+		if dec.local.dir {
+			err = m.root.RemoveAll(dec.rel)
+		} else {
+			err = m.root.Remove(dec.rel)
+		}
+		if err != nil {
+			ev.Action, ev.Err, ev.Reason = ActionFail, fetch.WriteError(err), ""
+		}
+	}
+	m.emit(ev)
 }
 
 // exactTimes asks in one exchange (Client.ModTimes) for the exact times
@@ -800,57 +942,6 @@ func (m *run) key(name string) string {
 		return strings.ToLower(name)
 	}
 	return name
-}
-
-// deleteGone removes local entries of a listed folder that the server no
-// longer has.
-func (m *run) deleteGone(d *dirNode, locals map[string]*localFile, kept map[string]bool) {
-	names := make([]string, 0, len(locals))
-	for n := range locals {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		lf := locals[n]
-		if kept[m.key(n)] {
-			continue
-		}
-		if base, ok := strings.CutSuffix(n, partSuffix); ok && !lf.dir && kept[m.key(base)] {
-			continue // an unfinished transfer of a file still there: kept to resume
-		}
-		if base, ok := strings.CutSuffix(n, fetch.SegmentsSuffix); ok && !lf.dir && kept[m.key(base)] {
-			continue // and the state of its segments
-		}
-		if strings.HasPrefix(n, ".deref-case-") {
-			continue
-		}
-		rel := join(d.rel, n)
-		if m.excluded(rel, n, lf.dir) {
-			continue
-		}
-		if lf.dir && m.o.Shards > 1 {
-			continue // folders are shared between shards
-		}
-		if !lf.dir && !m.inShard(strings.TrimSuffix(strings.TrimSuffix(rel, fetch.SegmentsSuffix), partSuffix)) {
-			continue
-		}
-		ev := Event{Type: EventDone, Path: rel, Action: ActionDelete, Reason: "no longer on the server", Size: -1}
-		if lf.dir {
-			ev.Path += "/"
-		}
-		if !m.o.DryRun && m.root != nil {
-			var err error
-			if lf.dir {
-				err = m.root.RemoveAll(rel)
-			} else {
-				err = m.root.Remove(rel)
-			}
-			if err != nil {
-				ev.Action, ev.Err, ev.Reason = ActionFail, fetch.WriteError(err), ""
-			}
-		}
-		m.emit(ev)
-	}
 }
 
 // readLocal lists a local folder: name to size, time and kind. A folder
