@@ -156,3 +156,6 @@ func mapErr(err error) error {
 	}
 	return err
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = Fetcher{}

@@ -245,3 +245,9 @@ func (c *crlfReader) fill() {
 	}
 	c.data, c.err = c.buf[:out], err
 }
+
+// The contracts it claims, checked when it compiles.
+var (
+	_ protocols.Copier  = (*dataBody)(nil)
+	_ protocols.Aborter = (*dataBody)(nil)
+)

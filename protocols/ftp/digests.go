@@ -140,7 +140,9 @@ func parseDigest(msg string, isHash bool, alg string) ([]byte, bool) {
 	return sum, true
 }
 
+// The contracts it claims, checked when it compiles.
 var (
+	_ protocols.Fetcher  = (*Fetcher)(nil)
 	_ protocols.ModTimer = (*Fetcher)(nil)
 	_ protocols.Hasher   = (*Fetcher)(nil)
 )

@@ -102,3 +102,6 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 
 // Close closes the connection.
 func (b *rawBody) Close() error { return b.conn.Close() }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Copier = (*rawBody)(nil)

@@ -334,3 +334,6 @@ func mapEOF(err error) error {
 	}
 	return protocols.NetError(err)
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)

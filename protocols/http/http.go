@@ -442,3 +442,6 @@ func traceResponse(req *protocols.Request, r *nethttp.Response) {
 		}
 	}
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)

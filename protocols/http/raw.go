@@ -364,3 +364,6 @@ func (b *rawBody) Close() error {
 // writeErr marks an error of the destination, so that a full disk is not
 // taken for a failed transfer.
 func writeErr(err error) error { return fmt.Errorf("%w: %w", protocols.ErrWrite, err) }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Copier = (*rawBody)(nil)

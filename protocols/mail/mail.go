@@ -395,3 +395,6 @@ func (s *skipSpace) Read(p []byte) (int, error) {
 		}
 	}
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)

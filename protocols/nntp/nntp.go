@@ -583,3 +583,6 @@ func ParseDescriptions(lines []string) map[string]string {
 	}
 	return m
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)

@@ -448,3 +448,6 @@ func (f *filter) subneg(b []byte) error {
 	f.pending = append(f.pending, iac, se)
 	return nil
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)

@@ -578,3 +578,6 @@ func (b *docBody) Close() error {
 	}
 	return nil
 }
+
+// The contracts it claims, checked when it compiles.
+var _ protocols.Fetcher = (*Fetcher)(nil)
