@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	neturl "net/url"
 	"os"
@@ -548,6 +549,37 @@ func (c *Client) Checksums(ctx context.Context, u *url.URL, names []string) (map
 		return err
 	})
 	return out, err
+}
+
+// MailOptions adjust Client.SendMail.
+type MailOptions struct {
+	Server  string // the SMTP server, host[:port] (port 25 when omitted)
+	Subject string
+	From    string // the sender; empty means protocols.UserAddress()
+}
+
+// SendMail sends body, streamed, as a message to the mailbox of the
+// mailto: URL u through the SMTP server o.Server, as lynx does
+// (mail.Sender): STARTTLS with the Client's TLSConfig, AUTH PLAIN with the
+// server's netrc entry, the Client's connect and idle time-outs. It
+// returns the bytes of body sent.
+func (c *Client) SendMail(ctx context.Context, u *url.URL, body io.Reader, o MailOptions) (int64, error) {
+	s := &mail.Sender{Server: o.Server, From: o.From, TLSConfig: c.TLSConfig, ConnectTimeout: c.connectTimeout(), IdleTimeout: c.IdleTimeout,
+		Login: func(host string) (string, string, bool) {
+			entries, err := c.netrcEntries()
+			if err != nil {
+				return "", "", false
+			}
+			if e := netrc.Find(entries, host, ""); e != nil && e.Login != "" {
+				return e.Login, e.Password, true
+			}
+			return "", "", false
+		}}
+	n, _, err := s.Send(ctx, u, o.Subject, body)
+	if err != nil {
+		return n, &Error{Op: "send", URL: u.Redacted(), Err: err}
+	}
+	return n, nil
 }
 
 // askFolder runs ask, a question about the files of the folder u, with

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/user"
 	"strings"
 	"time"
 
@@ -441,4 +442,23 @@ func (w *wrapped) Unwrap() []error { return []error{w.kind, w.err} }
 // copy and is returned.
 type Copier interface {
 	CopyTo(w io.Writer, step func(n int64) error) (int64, error)
+}
+
+// UserAddress is the user's mail address as deref states it where a
+// protocol asks for one (FTP's anonymous password, a mail's sender): $EMAIL
+// when it is fit for a command line, else USER@HOST from the account and
+// the host name.
+func UserAddress() string {
+	if a := os.Getenv("EMAIL"); a != "" && url.CheckArg("", a) == nil {
+		return a
+	}
+	name := "deref"
+	if u, err := user.Current(); err == nil && u.Username != "" && url.CheckArg("", u.Username) == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	if host == "" || url.CheckArg("", host) != nil {
+		host = "localhost"
+	}
+	return name + "@" + host
 }

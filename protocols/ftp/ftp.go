@@ -32,8 +32,6 @@ import (
 	"io"
 	"net"
 	"net/textproto"
-	"os"
-	"os/user"
 	"path"
 	"strings"
 	"sync"
@@ -193,18 +191,7 @@ func (f *Fetcher) anonymousPassword() string {
 		return f.AnonymousPassword
 	}
 	if f.anonPass == "" {
-		f.anonPass = os.Getenv("EMAIL")
-		if f.anonPass == "" || url.CheckArg("", f.anonPass) != nil {
-			name := "deref"
-			if u, err := user.Current(); err == nil && u.Username != "" {
-				name = u.Username
-			}
-			host, _ := os.Hostname()
-			if host == "" {
-				host = "localhost"
-			}
-			f.anonPass = name + "@" + host
-		}
+		f.anonPass = protocols.UserAddress()
 	}
 	return f.anonPass
 }

@@ -1,4 +1,4 @@
-package main
+package mail_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/url"
 )
 
@@ -32,12 +32,10 @@ func FuzzSMTPReplies(f *testing.F) {
 			t.Skip(err)
 		}
 		defer ln.Close()
-		c := fetch.NewClient()
-		c.NetrcFile = ""
-		o := &options{smtp: ln.Addr().String(), stdin: strings.NewReader("hello\n")}
+		sender := &mail.Sender{Server: ln.Addr().String()}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = sendMail(ctx, url.MustParse("mailto:joe@harness.test"), o, c, io.Discard)
+		_, _, err = sender.Send(ctx, url.MustParse("mailto:joe@harness.test"), "", strings.NewReader("hello\n"))
 		if err == nil && !strings.Contains(replies, "354") {
 			t.Fatalf("sent without a 354 reply: %q", replies)
 		}

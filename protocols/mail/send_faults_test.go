@@ -1,9 +1,8 @@
-package main
+package mail_test
 
 import (
 	"context"
 	"errors"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/faults"
+	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/url"
 )
 
@@ -35,16 +35,14 @@ func TestSMTPFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			c := fetch.NewClient()
-			c.NetrcFile = ""
-			o := &options{smtp: strings.TrimPrefix(s.URL, "smtp://"), stdin: strings.NewReader("hello\n"), connectTimeout: 0.3, idleTimeout: 0.7}
+			sender := &mail.Sender{Server: strings.TrimPrefix(s.URL, "smtp://"), ConnectTimeout: 300 * time.Millisecond, IdleTimeout: 700 * time.Millisecond}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			runtime.GC()
 			done := make(chan struct{})
 			peaks := faults.PeakHeap(done)
 			start := time.Now()
-			err = sendMail(ctx, url.MustParse("mailto:joe@harness.test"), o, c, io.Discard)
+			_, _, err = sender.Send(ctx, url.MustParse("mailto:joe@harness.test"), "", strings.NewReader("hello\n"))
 			elapsed := time.Since(start)
 			close(done)
 			peak := <-peaks
