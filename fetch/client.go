@@ -18,7 +18,6 @@ import (
 	"github.com/urlderef/deref/internal/netrc"
 	"github.com/urlderef/deref/internal/version"
 	"github.com/urlderef/deref/protocols"
-	"github.com/urlderef/deref/protocols/file"
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
@@ -57,6 +56,8 @@ type (
 	Fetcher = protocols.Fetcher
 	// Request is what a Fetcher is given; see protocols.Request.
 	Request = protocols.Request
+	// Scheme describes a scheme to Client.Register; see protocols.Scheme.
+	Scheme = protocols.Scheme
 )
 
 // Kinds of response, re-exported from package protocols.
@@ -216,8 +217,8 @@ type Client struct {
 	// for news: URLs (else $NNTPSERVER, else "news").
 	NNTP *nntp.Fetcher
 
-	mu       sync.RWMutex
-	fetchers map[string]protocols.Fetcher
+	mu      sync.RWMutex
+	schemes map[string]protocols.Scheme
 
 	budgetOnce sync.Once
 	budget     *protocols.Budget
@@ -241,53 +242,25 @@ type Progress struct {
 func NewClient() *Client {
 	c := &Client{NetrcFile: netrc.DefaultPath()}
 	c.httpF = &http.Fetcher{UserAgent: version.UserAgent()}
-	c.Register("http", c.httpF)
-	c.Register("https", c.httpF)
-	c.Register("file", file.Fetcher{})
 	c.FTP = &ftp.Fetcher{}
-	c.Register("ftp", c.FTP)
-	c.Register("ftps", c.FTP)
 	c.Gopher = &gopher.Fetcher{}
-	c.Register("gopher", c.Gopher)
-	c.Register("gophers", c.Gopher)
 	c.WAIS = &wais.Fetcher{}
-	c.Register("wais", c.WAIS)
 	c.Mail = &mail.Fetcher{}
-	c.Register("mid", c.Mail)
-	c.Register("cid", c.Mail)
-	c.Register("urn", urnFetcher{c})
-	c.Register("prospero", prosperoFetcher{})
 	c.Telnet = &telnet.Fetcher{}
-	c.Register("telnet", c.Telnet)
 	c.NNTP = &nntp.Fetcher{}
-	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
-		c.Register(s, c.NNTP)
-	}
+	c.Register(c.builtins()...)
 	return c
 }
 
-// Register makes f the fetcher for scheme. It panics if the scheme already
-// has one: a wiring mistake should fail at start, not at first use.
-func (c *Client) Register(scheme string, f protocols.Fetcher) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	scheme = strings.ToLower(scheme)
-	if c.fetchers == nil {
-		c.fetchers = make(map[string]protocols.Fetcher)
-	}
-	if _, dup := c.fetchers[scheme]; dup {
-		panic("fetch: scheme " + scheme + " registered twice")
-	}
-	c.fetchers[scheme] = f
-}
-
-// Schemes lists the registered schemes, sorted.
+// Schemes lists the registered schemes that have a fetcher, sorted.
 func (c *Client) Schemes() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var s []string
-	for k := range c.fetchers {
-		s = append(s, k)
+	for k, v := range c.schemes {
+		if v.Fetcher != nil {
+			s = append(s, k)
+		}
 	}
 	slices.Sort(s)
 	return s
@@ -402,10 +375,10 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 		switch {
 		case max < 0 || hops >= max:
 			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, max)
-		case next.Scheme == "file":
-			return nil, fmt.Errorf("%w: a redirect never leads to file: (%s)", ErrRedirect, next.Redacted())
-		case cur.Scheme == "https" && next.Scheme == "http" && !c.AllowDowngrade:
-			return nil, fmt.Errorf("%w: from https to http (%s)", ErrRedirect, next.Redacted())
+		case c.local(next.Scheme):
+			return nil, fmt.Errorf("%w: a redirect never leads to %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
+		case c.secure(cur.Scheme) && !c.secure(next.Scheme) && !c.AllowDowngrade:
+			return nil, fmt.Errorf("%w: from %s to %s (%s)", ErrRedirect, cur.Scheme, next.Scheme, next.Redacted())
 		case !c.redirectScheme(next.Scheme):
 			return nil, fmt.Errorf("%w: to scheme %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
 		}
@@ -421,8 +394,21 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 	}
 }
 
-func (c *Client) redirectScheme(s string) bool {
-	return s == "http" || s == "https" || s == "ftp" || slices.Contains(c.RedirectSchemes, s)
+func (c *Client) redirectScheme(name string) bool {
+	s, _ := c.scheme(name)
+	return s.Redirect || slices.Contains(c.RedirectSchemes, name)
+}
+
+// local says whether the scheme names this machine's files.
+func (c *Client) local(name string) bool {
+	s, _ := c.scheme(name)
+	return s.Local
+}
+
+// secure says whether the scheme's URLs are protected (TLS).
+func (c *Client) secure(name string) bool {
+	s, _ := c.scheme(name)
+	return s.Secure
 }
 
 // fetchOnce performs one retrieval without following redirects.
@@ -619,66 +605,61 @@ func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 	if g, ok := c.Gateways[u.Scheme]; ok && g != "" {
 		return c.viaGateway(req, g)
 	}
-	c.mu.RLock()
-	f, ok := c.fetchers[u.Scheme]
-	c.mu.RUnlock()
-	if u.Scheme == "file" {
-		if fp, err := u.File(); err == nil && !fp.Local {
-			c.mu.RLock()
-			ftp, ok := c.fetchers["ftp"]
-			c.mu.RUnlock()
-			if ok {
-				return c.route2(req, ftpFromFile(u), ftp)
+	s, ok := c.scheme(u.Scheme)
+	f := s.Fetcher
+	if rw, isRW := f.(protocols.Rewriter); isRW {
+		if v := rw.Rewrite(u); v != nil {
+			vs, ok := c.scheme(v.Scheme)
+			if !ok || vs.Fetcher == nil {
+				return nil, fmt.Errorf("%w: %s is reached by %s, and this client has no %s fetcher", ErrNotRetrievable, u.Redacted(), v.Scheme, v.Scheme)
 			}
-			return nil, fmt.Errorf("%w: file://%s names a file on another host, which is reached by FTP, and this client has no FTP fetcher", ErrNotRetrievable, fp.Host)
+			req.URL = v
+			c.trace(v, protocols.TraceInfo, u.Scheme+": URL handed to "+v.Scheme+": fetching "+v.Redacted())
+			return c.route(req)
 		}
+	}
+	if s.Local {
+		if f == nil {
+			return nil, notSupported(u.Scheme, s)
+		}
+		return f, nil // this machine's files: never through a proxy
 	}
 	proxy, err := c.proxyFor(u)
 	if err != nil {
 		return nil, err
 	}
 	if proxy != nil {
-		switch proxy.Scheme {
-		case "socks5", "socks5h":
+		switch {
+		case proxy.Scheme == "socks5" || proxy.Scheme == "socks5h":
 			d, err := socksDialer(proxy, dial)
 			if err != nil {
 				return nil, err
 			}
 			req.Dial, req.DataDial = d, nil
 			c.trace(u, protocols.TraceInfo, "via SOCKS proxy "+proxy.Redacted())
-		case "http", "https":
+		case c.fetcher(proxy.Scheme) == protocols.Fetcher(c.httpF): // a proxy spoken to in HTTP
 			req.Proxy = proxy
 			c.trace(u, protocols.TraceInfo, "via HTTP proxy "+proxy.Redacted())
-			if u.Scheme != "http" && u.Scheme != "https" {
-				return c.httpF, nil
-			}
+			return c.httpF, nil // every scheme, in an absolute-form request
 		default:
 			return nil, fmt.Errorf("%w: proxy scheme %q (want http or socks5)", ErrBadURL, proxy.Scheme)
 		}
 	}
-	if !ok {
-		return nil, notSupported(u.Scheme)
+	if !ok || f == nil {
+		return nil, notSupported(u.Scheme, s)
 	}
 	return f, nil
 }
 
-func notSupported(scheme string) error {
-	switch scheme {
-	case "mailto":
-		return fmt.Errorf("%w: a mailto: URL designates a mailbox, not an object (the deref command sends mail to it with --smtp)", ErrNotRetrievable)
-	case "tn3270", "rlogin":
-		return fmt.Errorf("%w: %s: designates an interactive session for an external program (the deref command hands it to one)", ErrNotRetrievable, scheme)
-	case "afs", "nfs", "mailserver", "z39.50", "z39.50r", "z39.50s", "x500", "whois":
-		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, scheme)
+// notSupported is the error of a URL whose scheme has no fetcher.
+func notSupported(name string, s protocols.Scheme) error {
+	switch {
+	case s.Reserved:
+		return fmt.Errorf("%w: %s: is a reserved scheme with no retrieval protocol defined", ErrUnsupportedScheme, name)
+	case s.NotRetrievable != "":
+		return fmt.Errorf("%w: %s", ErrNotRetrievable, s.NotRetrievable)
 	}
-	return fmt.Errorf("%w: %s: no protocol for it is built in; an HTTP gateway can be configured for it (%s_proxy)", ErrUnsupportedScheme, scheme, strings.ReplaceAll(scheme, ".", "_"))
-}
-
-// route2 is route for a URL rewritten onto another scheme.
-func (c *Client) route2(req *protocols.Request, u *url.URL, f protocols.Fetcher) (protocols.Fetcher, error) {
-	req.URL = u
-	c.trace(u, protocols.TraceInfo, "file: URL on another host: fetching "+u.Redacted())
-	return f, nil
+	return fmt.Errorf("%w: %s: no protocol for it is built in; an HTTP gateway can be configured for it (%s_proxy)", ErrUnsupportedScheme, name, strings.ReplaceAll(name, ".", "_"))
 }
 
 func (c *Client) viaGateway(req *protocols.Request, g string) (protocols.Fetcher, error) {
@@ -717,14 +698,14 @@ func (c *Client) credentials(req *protocols.Request, login bool) error {
 	// (the command has one on a terminal), else looked up in the netrc
 	// file; a URL without a user takes the netrc file's login for the host.
 	askUser := cr.HasUser && !cr.HasPassword && c.Prompt != nil
-	if !cr.HasPassword && !askUser && c.NetrcFile != "" && u.Scheme != "file" {
+	if !cr.HasPassword && !askUser && c.NetrcFile != "" && !c.local(u.Scheme) {
 		entries, err := c.netrcEntries()
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrAuth, err)
 		}
 		host := u.Hostname()
-		if host == "" && (u.Scheme == "news" || u.Scheme == "snews") && c.NNTP != nil {
-			host = c.NNTP.ServerHost(u) // news: names no server: the configured one
+		if sh, ok := c.fetcher(u.Scheme).(protocols.ServerHoster); ok && host == "" {
+			host = sh.ServerHost(u) // news: names no server: the configured one
 		}
 		if e := netrc.Find(entries, host, cr.User); e != nil && (cr.HasUser || e.Login != "") {
 			if !cr.HasUser {
@@ -836,33 +817,14 @@ func (c *Client) trace(u *url.URL, dir protocols.TraceDir, text string) {
 	}
 }
 
-// wellKnown maps ports to the protocol they belong to, for RFC 1738 §6.
-var wellKnown = map[int]string{
-	7: "echo", 9: "discard", 13: "daytime", 19: "chargen", 20: "ftp-data", 21: "ftp", 22: "ssh",
-	23: "telnet", 25: "smtp", 37: "time", 43: "whois", 53: "domain", 69: "tftp", 70: "gopher",
-	79: "finger", 80: "http", 87: "link", 110: "pop3", 111: "sunrpc", 113: "ident", 119: "nntp",
-	123: "ntp", 135: "msrpc", 139: "netbios", 143: "imap", 161: "snmp", 179: "bgp", 210: "wais",
-	389: "ldap", 443: "https", 445: "smb", 465: "smtps", 512: "exec", 513: "login", 514: "shell",
-	515: "printer", 563: "nntps", 587: "submission", 636: "ldaps", 873: "rsync", 989: "ftps-data",
-	990: "ftps", 993: "imaps", 995: "pop3s", 1525: "prospero", 2049: "nfs", 3306: "mysql",
-	5432: "postgresql", 6379: "redis", 6665: "irc", 6666: "irc", 6667: "irc", 6668: "irc", 6669: "irc",
-	6697: "ircs", 11211: "memcache",
-}
-
-// sameFamily lists the ports a scheme may use besides its default.
-var sameFamily = map[string][]int{
-	"http": {80, 443}, "https": {80, 443}, "ftp": {21, 990}, "ftps": {21, 990},
-	"nntp": {119, 563}, "nntps": {119, 563}, "news": {119, 563}, "snews": {119, 563},
-	"wais": {210}, "z39.50": {210}, "tn3270": {23}, "telnet": {23}, "rlogin": {513},
-}
-
 func (c *Client) checkPort(u *url.URL) error {
 	if u.Port == "" {
 		return nil
 	}
 	p := u.PortNumber()
 	proto, ok := wellKnown[p]
-	if !ok || p == url.DefaultPorts[u.Scheme] || slices.Contains(sameFamily[u.Scheme], p) || slices.Contains(c.AllowPorts, p) {
+	s, _ := c.scheme(u.Scheme)
+	if !ok || p == url.DefaultPorts[u.Scheme] || slices.Contains(s.Ports, p) || slices.Contains(c.AllowPorts, p) {
 		return nil
 	}
 	return fmt.Errorf("%w: port %d belongs to %s, and a %s URL sent there could make that service act on it (RFC 1738 §6); allow the port explicitly to go ahead",
@@ -895,10 +857,4 @@ func ExitCode(err error) int {
 		return 7
 	}
 	return 1
-}
-
-// ftpFromFile maps file://host/path onto ftp://host/path, as the 1993 URL
-// draft and lynx do.
-func ftpFromFile(u *url.URL) *url.URL {
-	return &url.URL{Scheme: "ftp", HasAuthority: true, User: u.User, Host: u.Host, Port: u.Port, Path: u.Path}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/protocols"
-	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -132,7 +131,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 
 	name := o.Name
 	if name == "" {
-		name = SuggestedName(u)
+		name = c.suggestedName(u)
 	}
 	if o.Segments > 1 {
 		if path, handled, err := c.downloadSegments(ctx, u, dir, d, name, o); handled {
@@ -238,14 +237,19 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 
 // SuggestedName is the local file name for u: its last path segment,
 // decoded and made safe, else "index.html" for HTTP and "index" for the
-// rest. It never comes from the server.
-func SuggestedName(u *url.URL) string {
-	if u.Scheme == "wais" {
-		return wais.SuggestedName(u)
+// rest; a protocol may name it otherwise (protocols.Namer: a WAIS
+// document's name is in its docid). It never comes from the server.
+// Schemes are as DefaultClient knows them.
+func SuggestedName(u *url.URL) string { return DefaultClient().suggestedName(u) }
+
+func (c *Client) suggestedName(u *url.URL) string {
+	s, _ := c.scheme(u.Scheme)
+	if n, ok := s.Fetcher.(protocols.Namer); ok {
+		return n.SuggestedName(u)
 	}
-	fallback := "index"
-	if u.Scheme == "http" || u.Scheme == "https" {
-		fallback = "index.html"
+	fallback := s.Fallback
+	if fallback == "" {
+		fallback = "index"
 	}
 	return protocols.NameFromURL(u, fallback)
 }

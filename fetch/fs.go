@@ -39,7 +39,7 @@ func NewFS(ctx context.Context, c *Client, raw string) (fs.FS, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", ErrBadURL, err)}
 	}
-	t, err := NewTree(u)
+	t, err := c.Tree(u)
 	if err != nil {
 		return nil, &Error{Op: "open", URL: u.Redacted(), Err: err}
 	}

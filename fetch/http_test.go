@@ -557,7 +557,7 @@ func TestRegisterTwicePanics(t *testing.T) {
 		}
 	}()
 	c := fetch.NewClient()
-	c.Register("HTTP", fakeFetcher{})
+	c.Register(fetch.Scheme{Name: "HTTP", Fetcher: fakeFetcher{}})
 }
 
 type fakeFetcher struct{}

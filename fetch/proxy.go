@@ -17,7 +17,7 @@ func (c *Client) proxyFor(u *url.URL) (*url.URL, error) {
 	if c.Proxy != nil {
 		return c.Proxy(u)
 	}
-	return ProxyFromEnvironment(u)
+	return c.proxyFromEnvironment(u)
 }
 
 // ProxyFromEnvironment returns the proxy for u from the environment:
@@ -26,10 +26,16 @@ func (c *Client) proxyFor(u *url.URL) (*url.URL, error) {
 // case, except that HTTP_PROXY is ignored, as curl does, because CGI sets
 // it from a request header), else all_proxy or ALL_PROXY. no_proxy (or
 // NO_PROXY) lists hosts and domain suffixes reached directly; "*" matches
-// every host. A proxy without a scheme is taken as http://. file: URLs
-// never use a proxy. It returns nil, nil for a direct connection.
+// every host. A proxy without a scheme is taken as http://. URLs of this
+// machine's files (file:) never use a proxy. It returns nil, nil for a
+// direct connection. Schemes are as DefaultClient knows them.
 func ProxyFromEnvironment(u *url.URL) (*url.URL, error) {
-	if u.Scheme == "file" {
+	return DefaultClient().proxyFromEnvironment(u)
+}
+
+func (c *Client) proxyFromEnvironment(u *url.URL) (*url.URL, error) {
+	s, _ := c.scheme(u.Scheme)
+	if s.Local {
 		return nil, nil
 	}
 	get := func(name string) string {
@@ -43,8 +49,10 @@ func ProxyFromEnvironment(u *url.URL) (*url.URL, error) {
 	}
 	scheme := strings.ReplaceAll(u.Scheme, ".", "_")
 	p := get(scheme + "_proxy")
-	if p == "" && (u.Scheme == "news" || u.Scheme == "snews") {
-		p = get("nntp_proxy")
+	for _, v := range s.ProxyVars {
+		if p == "" {
+			p = get(v)
+		}
 	}
 	if p == "" {
 		p = get("all_proxy")

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/gopher"
-	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -45,11 +45,11 @@ type TreeEntry struct {
 	Selector string
 }
 
-// NewTree views the tree whose top folder is u: an ftp:, ftps:, file:,
-// http:, https:, gopher: (a menu), news: or nntp: URL (a newsgroup), or
-// a wais: search (its hits as files).
-func NewTree(u *url.URL) (*Tree, error) {
-	src, err := newSource(u)
+// Tree views the tree whose top folder is u, as its scheme lists folders
+// (protocols.Scheme.Tree): an FTP or file: folder, an HTTP index page, a
+// Gopher menu, a newsgroup, or a WAIS search (its hits as files).
+func (c *Client) Tree(u *url.URL) (*Tree, error) {
+	src, err := c.newSource(u)
 	if err != nil {
 		return nil, err
 	}
@@ -87,15 +87,20 @@ type source interface {
 	conditional() bool
 }
 
-func newSource(u *url.URL) (source, error) {
-	switch u.Scheme {
-	case "ftp", "ftps", "file":
-		return &listSource{top: dirURL(u)}, nil
-	case "http", "https":
+func (c *Client) newSource(u *url.URL) (source, error) {
+	s, _ := c.scheme(u.Scheme)
+	verbatim := func(u *url.URL) *url.URL { return u }
+	if v, ok := s.Fetcher.(protocols.Verbatimer); ok {
+		verbatim = v.Verbatim // a mirror copies bytes: no newline conversion
+	}
+	switch s.Tree {
+	case protocols.TreeListing:
+		return &listSource{top: dirURL(u), verbatim: verbatim}, nil
+	case protocols.TreeIndexPage:
 		v := dirURL(u)
 		v.HasQuery, v.Query = false, ""
-		return &webSource{listSource{top: v}}, nil
-	case "gopher", "gophers":
+		return &webSource{listSource{top: v, verbatim: verbatim}}, nil
+	case protocols.TreeMenu:
 		g, err := u.Gopher()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
@@ -104,9 +109,9 @@ func newSource(u *url.URL) (source, error) {
 			return nil, fmt.Errorf("%w: a Gopher tree starts at a menu (type 1), not type %q", ErrBadURL, g.Type)
 		}
 		return &gopherSource{top: u, sel: g.Selector}, nil
-	case "news", "snews", "nntp", "nntps":
+	case protocols.TreeGroup:
 		return &newsSource{top: u}, nil
-	case "wais":
+	case protocols.TreeSearch:
 		if !u.HasQuery {
 			return nil, fmt.Errorf("%w: a WAIS tree is a search (wais://host/database?words), whose hits are its files", ErrBadURL)
 		}
@@ -125,8 +130,12 @@ func dirURL(u *url.URL) *url.URL {
 	return &v
 }
 
-// listSource mirrors FTP and file: folders from their listings.
-type listSource struct{ top *url.URL }
+// listSource mirrors FTP and file: folders from their listings; verbatim
+// makes a file's URL ask for its bytes as they are.
+type listSource struct {
+	top      *url.URL
+	verbatim func(*url.URL) *url.URL
+}
 
 func (s *listSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Size: -1} }
 func (s *listSource) conditional() bool { return false }
@@ -136,11 +145,11 @@ func (s *listSource) fileURL(rel string) (*url.URL, error) {
 	for i, seg := range segs {
 		segs[i] = url.EscapeSegment(seg)
 	}
-	raw := s.top.String() + strings.Join(segs, "/")
-	if s.top.Scheme == "ftp" || s.top.Scheme == "ftps" {
-		raw += ";type=i"
+	u, err := url.Parse(s.top.String() + strings.Join(segs, "/"))
+	if err != nil {
+		return nil, err
 	}
-	return url.Parse(raw)
+	return s.verbatim(u), nil
 }
 
 func (s *listSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEntry, error) {
@@ -160,12 +169,10 @@ func (s *listSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEn
 			continue
 		}
 		if e.URL != "" {
-			raw := e.URL
-			if !k.Dir && (d.URL.Scheme == "ftp" || d.URL.Scheme == "ftps") {
-				raw += ";type=i" // a mirror copies bytes: no newline conversion
-			}
-			if k.URL, err = url.Parse(raw); err != nil && k.Refuse == "" {
+			if k.URL, err = url.Parse(e.URL); err != nil && k.Refuse == "" {
 				k.Refuse = "bad URL in the listing"
+			} else if err == nil && !k.Dir {
+				k.URL = s.verbatim(k.URL)
 			}
 		}
 		out = append(out, k)
@@ -451,7 +458,7 @@ func (s *waisSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEn
 		if err != nil {
 			continue
 		}
-		out = append(out, TreeEntry{Name: wais.SuggestedName(u), URL: u, Size: e.Size, ModTime: e.ModTime})
+		out = append(out, TreeEntry{Name: c.suggestedName(u), URL: u, Size: e.Size, ModTime: e.ModTime})
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func (f urnFetcher) Fetch(ctx context.Context, req *protocols.Request) (*protoco
 	if err != nil {
 		return nil, fmt.Errorf("%w: urn resolver: %w", ErrBadURL, err)
 	}
-	if ru.Scheme != "http" && ru.Scheme != "https" {
+	if f.c.fetcher(ru.Scheme) != protocols.Fetcher(f.c.httpF) {
 		return nil, fmt.Errorf("%w: urn resolver %s is not an http(s) URL", ErrBadURL, res)
 	}
 	sub := *req

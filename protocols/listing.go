@@ -71,27 +71,12 @@ func WriteListing(w io.Writer, entries []Entry) error {
 // names a directory gets the directory's name, and a URL with no usable
 // segment gets fallback. The result holds no "/" and is never "." or "..".
 func NameFromURL(u *url.URL, fallback string) string {
-	if u.Scheme == "ftp" || u.Scheme == "ftps" {
-		// The name without its ";type=": an escaped %3B belongs to the
-		// name (RFC 1738 §3.2.2), so it is cut from the URL, not from the
-		// decoded segment.
-		if fp, err := u.FTP(); err == nil && fp.Name != "" {
-			if s := SafeName(fp.Name); s != "" {
-				return s
-			}
-		}
-	}
 	segs, err := u.Segments()
 	if err != nil {
 		return fallback
 	}
 	for i := len(segs) - 1; i >= 0; i-- {
-		s := segs[i]
-		if j := strings.IndexByte(s, ';'); j >= 0 && (u.Scheme == "ftp" || u.Scheme == "ftps") {
-			s = s[:j]
-		}
-		s = SafeName(s)
-		if s != "" {
+		if s := SafeName(segs[i]); s != "" {
 			return s
 		}
 	}

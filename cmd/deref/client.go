@@ -110,12 +110,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--proxy: %w", err)
 		}
-		c.Proxy = func(u *url.URL) (*url.URL, error) {
-			if u.Scheme == "file" {
-				return nil, nil
-			}
-			return p, nil
-		}
+		c.Proxy = func(*url.URL) (*url.URL, error) { return p, nil } // never asked for this machine's files
 	}
 	if o.verbose {
 		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {

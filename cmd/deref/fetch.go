@@ -55,7 +55,7 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	var order []string
 	for _, raw := range urls {
 		u, err := parseArg(raw)
-		if err != nil || u.Scheme != "ftp" && u.Scheme != "ftps" {
+		if err != nil {
 			continue
 		}
 		fp, err := u.FTP()
@@ -162,12 +162,10 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		res.filename = path
 		return err
 	}
-	switch u.Scheme {
-	case "tn3270":
-		return handOver(ctx, u, o.tn3270, o.stdin, stdout, stderr)
-	case "rlogin":
-		return handOver(ctx, u, o.rlogin, o.stdin, stdout, stderr)
-	case "mailto":
+	switch cs := commandSchemes[u.Scheme]; {
+	case cs.args != nil:
+		return handOver(ctx, u, cs, o, stdout, stderr)
+	case cs.mail:
 		return sendMail(ctx, u, o, c, stderr)
 	}
 	offset := o.offset + res.written // a retry goes on where standard output stopped
@@ -232,7 +230,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 // A server that does not speak Gopher+ leaves r as it was.
 func gopherPlusMeta(ctx context.Context, c *fetch.Client, u *url.URL, r *fetch.Response) {
 	g, err := u.Gopher()
-	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") || g.HasPlus || g.Type == '7' {
+	if err != nil || !commandSchemes[u.Scheme].plusMeta || g.HasPlus || g.Type == '7' {
 		return
 	}
 	if g.Type != '1' {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"syscall"
 
@@ -208,19 +207,12 @@ func interactTerminal(ctx context.Context, sess protocols.Session, in *os.File, 
 	return nil
 }
 
-// externalPrograms are what tn3270: and rlogin: sessions are handed to,
-// in order of preference, when none is configured.
-var externalPrograms = map[string][]string{
-	"tn3270": {"c3270", "x3270", "tn3270"},
-	"rlogin": {"rlogin", "slogin"},
-}
-
-// handOver runs the external program for a tn3270: or rlogin: URL (RFC
-// 1630) on this terminal.
-func handOver(ctx context.Context, u *url.URL, configured string, stdin io.Reader, stdout, stderr io.Writer) error {
-	prog := configured
+// handOver runs the external program for a URL that designates an
+// interactive session (tn3270:, rlogin:; RFC 1630) on this terminal.
+func handOver(ctx context.Context, u *url.URL, cs commandScheme, o *options, stdout, stderr io.Writer) error {
+	prog := cs.program(o)
 	if prog == "" {
-		for _, p := range externalPrograms[u.Scheme] {
+		for _, p := range cs.programs {
 			if path, err := exec.LookPath(p); err == nil {
 				prog = path
 				break
@@ -229,31 +221,16 @@ func handOver(ctx context.Context, u *url.URL, configured string, stdin io.Reade
 	}
 	if prog == "" {
 		return fmt.Errorf("%w: %s: an interactive session that deref hands to an external program; none of %v is installed (or name one with --%s)",
-			fetch.ErrNotRetrievable, u.Scheme, externalPrograms[u.Scheme], u.Scheme)
+			fetch.ErrNotRetrievable, u.Scheme, cs.programs, u.Scheme)
 	}
-	host := u.Hostname()
-	var args []string
-	switch u.Scheme {
-	case "tn3270":
-		args = []string{u.Site()}
-	case "rlogin":
-		if u.User != nil {
-			args = append(args, "-l", u.User.Username())
-		}
-		if u.Port != "" {
-			if _, err := strconv.Atoi(u.Port); err == nil {
-				args = append(args, "-p", u.Port)
-			}
-		}
-		args = append(args, host)
-	}
+	args := cs.args(u)
 	for _, a := range args {
 		if err := url.CheckArg(u.Scheme, a); err != nil || (len(a) > 0 && a[0] == '-' && a != "-l" && a != "-p") {
 			return fmt.Errorf("%w: %s: %q cannot be passed to a program", fetch.ErrBadURL, u.Scheme, a)
 		}
 	}
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.stdin, stdout, stderr
 	fmt.Fprintf(stderr, "deref: handing %s to %s\n", u.Redacted(), prog)
 	return cmd.Run()
 }

@@ -13,7 +13,7 @@ import (
 // against local ones, under the options, one verdict per name.
 func TestDecide(t *testing.T) {
 	top := url.MustParse("ftp://h/pub/")
-	tree, err := fetch.NewTree(top)
+	tree, err := fetch.NewClient().Tree(top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestDecide(t *testing.T) {
 // the target's size and time, so that OnlyNewer can tell it unchanged.
 func TestDecideLinkTakesTarget(t *testing.T) {
 	top := url.MustParse("ftp://h/pub/")
-	tree, _ := fetch.NewTree(top)
+	tree, _ := fetch.NewClient().Tree(top)
 	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
 	m := &run{o: Options{FollowSymlinks: true, OnlyNewer: true}, tree: tree}
 	kids := []child{

@@ -218,7 +218,7 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "mirror", URL: url.RedactString(src), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
 	m := &run{c: c, o: o, start: u, report: &Report{DryRun: o.DryRun}}
-	if m.tree, err = fetch.NewTree(u); err != nil {
+	if m.tree, err = c.Tree(u); err != nil {
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	if err := m.checkOptions(); err != nil {

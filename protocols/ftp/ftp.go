@@ -354,7 +354,7 @@ func chooseType(t target) byte {
 
 func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, name string, t target) (*protocols.Response, error) {
 	typ := chooseType(t)
-	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, Name: protocols.NameFromURL(req.URL, "index")}
+	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, Name: suggestedName(req.URL)}
 	size := int64(-1)
 	// SIZE in TYPE I, before any TYPE A: servers refuse SIZE in ASCII mode.
 	// SIZE lets a short transfer be caught even when the server then
@@ -555,7 +555,7 @@ func listingResponse(req *protocols.Request, raw string, lines []Line) *protocol
 		Body:      io.NopCloser(strings.NewReader(raw)),
 		Size:      int64(len(raw)),
 		MediaType: "text/plain",
-		Name:      protocols.NameFromURL(req.URL, "index"),
+		Name:      suggestedName(req.URL),
 		Entries:   entries,
 	}
 }

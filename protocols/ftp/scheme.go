@@ -1,0 +1,49 @@
+package ftp
+
+import (
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
+)
+
+// Schemes describes ftp: and ftps: for the engine, fetched by f.
+func Schemes(f *Fetcher) []protocols.Scheme {
+	ports := []int{21, 990}
+	return []protocols.Scheme{
+		{Name: "ftp", Fetcher: f, Ports: ports, Redirect: true, Tree: protocols.TreeListing},
+		{Name: "ftps", Fetcher: f, Ports: ports, Secure: true, Tree: protocols.TreeListing},
+	}
+}
+
+// Verbatim returns u asking for binary type (";type=i") when it asks for
+// none: the bytes as the server holds them.
+func (f *Fetcher) Verbatim(u *url.URL) *url.URL {
+	fp, err := u.FTP()
+	if err != nil || fp.Type != 0 || fp.Name == "" {
+		return u
+	}
+	v := *u
+	v.Path += ";type=i"
+	return &v
+}
+
+// SuggestedName is the local file name of u: its name without ";type="
+// (an escaped %3B belongs to the name, RFC 1738 §3.2.2, so the type is
+// cut from the URL, not from the decoded name), else the last folder's.
+func (f *Fetcher) SuggestedName(u *url.URL) string { return suggestedName(u) }
+
+func suggestedName(u *url.URL) string {
+	if fp, err := u.FTP(); err == nil {
+		if fp.Name != "" {
+			if s := protocols.SafeName(fp.Name); s != "" {
+				return s
+			}
+		}
+		for i := len(fp.Dirs) - 1; i >= 0; i-- {
+			if s := protocols.SafeName(fp.Dirs[i]); s != "" {
+				return s
+			}
+		}
+		return "index"
+	}
+	return protocols.NameFromURL(u, "index")
+}

@@ -1,0 +1,14 @@
+package http
+
+import (
+	"github.com/urlderef/deref/protocols"
+)
+
+// Schemes describes http: and https: for the engine, fetched by f.
+func Schemes(f *Fetcher) []protocols.Scheme {
+	ports := []int{80, 443}
+	return []protocols.Scheme{
+		{Name: "http", Fetcher: f, Ports: ports, Redirect: true, Fallback: "index.html", Tree: protocols.TreeIndexPage},
+		{Name: "https", Fetcher: f, Ports: ports, Redirect: true, Secure: true, Fallback: "index.html", Tree: protocols.TreeIndexPage},
+	}
+}

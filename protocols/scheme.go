@@ -1,0 +1,88 @@
+package protocols
+
+import "github.com/urlderef/deref/url"
+
+// Scheme is what the engine knows of one URL scheme: the Fetcher that
+// dereferences its URLs and how it treats them. Each protocol package
+// describes its own schemes (ftp.Schemes, gopher.Schemes, ...); the
+// engine branches on these fields and on the optional interfaces a
+// Fetcher implements (ModTimer, Hasher, Rewriter, Namer, ServerHoster),
+// never on a scheme's name.
+type Scheme struct {
+	Name string
+	// Fetcher dereferences the scheme's URLs; nil when they designate no
+	// object, and NotRetrievable then says why.
+	Fetcher        Fetcher
+	NotRetrievable string
+	// Reserved marks a scheme the specs reserve with no retrieval
+	// protocol defined: its URLs are of an unsupported scheme.
+	Reserved bool
+
+	// Ports are the well-known ports of the scheme's protocol, which a URL
+	// of another scheme may not use (RFC 1738 §6); a URL of this scheme
+	// may use any of them.
+	Ports []int
+
+	// Redirect says a redirect may lead to the scheme's URLs; Secure that
+	// they are protected (TLS), so that a redirect from one to a URL of a
+	// scheme that is not is a downgrade. Local marks a scheme that names
+	// this machine's files: never the target of a redirect, never
+	// proxied, no credentials looked up.
+	Redirect, Secure, Local bool
+
+	// ProxyVars are further environment variables naming a proxy for the
+	// scheme, after "<scheme>_proxy" (news: URLs take nntp_proxy).
+	ProxyVars []string
+
+	// Fallback is the local file name of a URL whose path gives none;
+	// empty means "index".
+	Fallback string
+
+	// Tree says how a folder of the scheme is listed, for a mirror or a
+	// file system: TreeListing (the server's listing: FTP, file:),
+	// TreeIndexPage (links of an HTML page), TreeMenu (a Gopher menu),
+	// TreeGroup (a newsgroup's articles), TreeSearch (a WAIS search's
+	// hits); TreeNone when it has no folders.
+	Tree TreeKind
+}
+
+// TreeKind says how a scheme's folders are listed; see Scheme.Tree.
+type TreeKind int
+
+// Tree kinds.
+const (
+	TreeNone TreeKind = iota
+	TreeListing
+	TreeIndexPage
+	TreeMenu
+	TreeGroup
+	TreeSearch
+)
+
+// Rewriter is implemented by a Fetcher that hands some of its URLs to
+// another scheme's: Rewrite returns the URL to fetch instead, or nil (a
+// file: URL naming another host is FTP's).
+type Rewriter interface {
+	Rewrite(u *url.URL) *url.URL
+}
+
+// Namer is implemented by a Fetcher whose URLs suggest a local file name
+// other than their last path segment (a WAIS document's name is in its
+// docid).
+type Namer interface {
+	SuggestedName(u *url.URL) string
+}
+
+// ServerHoster is implemented by a Fetcher whose URLs may name no server
+// (news: URLs go to a configured one): ServerHost is the host that
+// credentials for u are looked up for.
+type ServerHoster interface {
+	ServerHost(u *url.URL) string
+}
+
+// Verbatimer is implemented by a Fetcher whose URLs may ask for an
+// object converted on the way (FTP's ASCII type): Verbatim returns the
+// URL that fetches its bytes as they are, for copies that must be exact.
+type Verbatimer interface {
+	Verbatim(u *url.URL) *url.URL
+}
