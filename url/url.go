@@ -72,25 +72,72 @@ func (u *Userinfo) String() string {
 	return u.user
 }
 
+// syntax is what RFC 1738 (and RFC 1630, RFC 2392) say of one scheme's
+// URLs: the one table of per-scheme parsing.
+type syntax struct {
+	port    int  // the default port; 0 for none
+	ip      bool // the common Internet scheme syntax: "//host" is required
+	noQuery bool // "?" is an ordinary character of the url-path (RFC 1738 §5)
+	// check validates the scheme-specific part; nil checks nothing more.
+	check func(u *URL) error
+}
+
+func viewCheck[T any](view func(*URL) (T, error)) func(*URL) error {
+	return func(u *URL) error { _, err := view(u); return err }
+}
+
+var (
+	checkFTP    = viewCheck((*URL).FTP)
+	checkGopher = viewCheck((*URL).Gopher)
+	checkNews   = viewCheck((*URL).News)
+	checkNNTP   = viewCheck((*URL).NNTP)
+	checkTelnet = viewCheck((*URL).Telnet)
+	checkHTTP   = func(u *URL) error {
+		if u.Path != "" && u.Path[0] != '/' {
+			return partErr("url-path", `must start with "/"`)
+		}
+		return nil
+	}
+)
+
+// schemes is filled in init: its checks use the views, which use
+// DefaultPorts, which comes from it.
+var schemes map[string]syntax
+
+func init() {
+	schemes = map[string]syntax{
+		"ftp":      {port: 21, ip: true, noQuery: true, check: checkFTP},
+		"ftps":     {port: 990, ip: true, noQuery: true, check: checkFTP},
+		"http":     {port: 80, ip: true, check: checkHTTP},
+		"https":    {port: 443, ip: true, check: checkHTTP},
+		"gopher":   {port: 70, ip: true, noQuery: true, check: checkGopher},
+		"gophers":  {port: 70, ip: true, noQuery: true, check: checkGopher},
+		"news":     {noQuery: true, check: checkNews},
+		"snews":    {port: 563, noQuery: true, check: checkNews},
+		"nntp":     {port: 119, ip: true, noQuery: true, check: checkNNTP},
+		"nntps":    {port: 563, ip: true, noQuery: true, check: checkNNTP},
+		"wais":     {port: 210, ip: true, check: viewCheck((*URL).WAIS)},
+		"file":     {noQuery: true, check: viewCheck((*URL).File)},
+		"telnet":   {port: 23, ip: true, noQuery: true, check: checkTelnet},
+		"tn3270":   {port: 23, ip: true, check: checkTelnet},
+		"rlogin":   {port: 513, ip: true, check: checkTelnet},
+		"mailto":   {noQuery: true, check: viewCheck((*URL).Mailto)},
+		"prospero": {port: 1525, ip: true, noQuery: true, check: viewCheck((*URL).Prospero)},
+		"mid":      {noQuery: true},
+		"cid":      {noQuery: true},
+		"z39.50":   {port: 210},
+		"z39.50r":  {port: 210},
+		"z39.50s":  {port: 210},
+	}
+	for name, s := range schemes {
+		if s.port != 0 {
+			DefaultPorts[name] = s.port
+		}
+	}
+}
+
 // DefaultPorts maps each scheme with a well-known port to that port.
-var DefaultPorts = map[string]int{
-	"ftp": 21, "ftps": 990, "http": 80, "https": 443, "gopher": 70, "gophers": 70, "nntp": 119, "nntps": 563,
-	"snews": 563, "telnet": 23, "wais": 210, "prospero": 1525, "tn3270": 23, "rlogin": 513,
-	"z39.50": 210, "z39.50r": 210, "z39.50s": 210,
-}
-
-// ipSchemes follow the common Internet scheme syntax and need a host.
-var ipSchemes = map[string]bool{
-	"ftp": true, "ftps": true, "http": true, "https": true, "gopher": true, "gophers": true, "nntp": true,
-	"nntps": true, "telnet": true, "wais": true, "prospero": true, "tn3270": true, "rlogin": true,
-}
-
-// noQuery lists the schemes in which "?" is an ordinary character of the
-// url-path (RFC 1738 §5: fsegment, gopher selector, news, mailto, ...).
-var noQuery = map[string]bool{
-	"ftp": true, "ftps": true, "gopher": true, "gophers": true, "file": true, "prospero": true, "news": true,
-	"snews": true, "nntp": true, "nntps": true, "telnet": true, "mailto": true, "mid": true, "cid": true,
-}
+var DefaultPorts = map[string]int{}
 
 // Parse parses an absolute URL strictly: unsafe characters must be encoded,
 // every "%" must start a valid escape, and the scheme-specific part must
@@ -165,7 +212,7 @@ func parseParts(raw string, abs bool) (*URL, error) {
 		}
 		return nil, &PartError{Part: "scheme", Msg: "missing scheme (a URL starts with a name such as http: or ftp:)", Offset: 0}
 	}
-	splitQuery := !noQuery[u.Scheme]
+	splitQuery := !schemes[u.Scheme].noQuery
 	if strings.HasPrefix(rest, "//") {
 		u.HasAuthority = true
 		rest, off = rest[2:], off+2
@@ -308,7 +355,8 @@ func redactOffsetOnly(err error) error {
 
 // validate checks the scheme-specific production of the known schemes.
 func (u *URL) validate() error {
-	if ipSchemes[u.Scheme] {
+	s := schemes[u.Scheme]
+	if s.ip {
 		if !u.HasAuthority {
 			return partErr(u.Scheme+" URL", `needs "//host" after "`+u.Scheme+`:"`)
 		}
@@ -316,32 +364,10 @@ func (u *URL) validate() error {
 			return partErr("host", "empty host")
 		}
 	}
-	var err error
-	switch u.Scheme {
-	case "ftp", "ftps":
-		_, err = u.FTP()
-	case "gopher", "gophers":
-		_, err = u.Gopher()
-	case "news", "snews":
-		_, err = u.News()
-	case "nntp", "nntps":
-		_, err = u.NNTP()
-	case "wais":
-		_, err = u.WAIS()
-	case "file":
-		_, err = u.File()
-	case "telnet", "tn3270", "rlogin":
-		_, err = u.Telnet()
-	case "mailto":
-		_, err = u.Mailto()
-	case "prospero":
-		_, err = u.Prospero()
-	case "http", "https":
-		if u.Path != "" && u.Path[0] != '/' {
-			err = partErr("url-path", `must start with "/"`)
-		}
+	if s.check != nil {
+		return s.check(u)
 	}
-	return err
+	return nil
 }
 
 // IsAbs reports whether the URL has a scheme.
