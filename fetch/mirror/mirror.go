@@ -21,6 +21,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/safedir"
+	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
 )
 
@@ -218,6 +219,10 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "mirror", URL: url.RedactString(src), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
 	m := &run{c: c, o: o, start: u, report: &Report{DryRun: o.DryRun}}
+	m.hosts.PerHost = o.PerHost
+	if m.hosts.PerHost <= 0 {
+		m.hosts.PerHost = m.parallel()
+	}
 	if m.tree, err = c.Tree(u); err != nil {
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
@@ -260,8 +265,7 @@ type run struct {
 	fold    bool
 	limiter *rate.Limiter
 
-	hostMu sync.Mutex
-	hosts  map[string]chan struct{}
+	hosts walk.Hosts
 
 	dirMu sync.Mutex
 	dirs  map[string]*safedir.Dir // folders written into, by path in DST ("" or "a/b/")
@@ -367,27 +371,7 @@ func (m *run) finish(start time.Time) *Report {
 
 // hostSlot takes one of the host's connection slots; release gives it back.
 func (m *run) hostSlot(ctx context.Context, u *url.URL) (release func(), err error) {
-	n := m.o.PerHost
-	if n <= 0 {
-		n = m.parallel()
-	}
-	key := u.Scheme + "://" + strings.ToLower(u.Site())
-	m.hostMu.Lock()
-	if m.hosts == nil {
-		m.hosts = map[string]chan struct{}{}
-	}
-	ch, ok := m.hosts[key]
-	if !ok {
-		ch = make(chan struct{}, n)
-		m.hosts[key] = ch
-	}
-	m.hostMu.Unlock()
-	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return m.hosts.Slot(ctx, u.Scheme+"://"+strings.ToLower(u.Site()))
 }
 
 func (m *run) parallel() int {
@@ -397,99 +381,33 @@ func (m *run) parallel() int {
 	return 4
 }
 
-// A job is a folder to list or a file to settle.
+// A job is a folder to list (or, listed already, to settle) or a file
+// to settle.
 type job struct {
-	dir  *dirNode
-	file *fileJob
+	dir    *dirNode
+	top    bool    // the top folder, listed already
+	listed []child // its listing
+	file   *fileJob
 }
 
-// runJobs works through the tree with Parallel workers, starting from the
-// listed top folder.
+// queue is the walk's work list.
+type queue = walk.Queue[job]
+
+// runJobs works through the tree with Parallel workers (internal/walk),
+// starting from the listed top folder; folders are taken first, so that
+// the tree is discovered while files transfer.
 func (m *run) runJobs(ctx context.Context, top *dirNode, listing []child) {
-	q := newQueue()
-	m.settleDir(ctx, q, top, listing)
-	var wg sync.WaitGroup
-	for range m.parallel() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j, ok := q.pop()
-				if !ok {
-					return
-				}
-				if ctx.Err() == nil {
-					if j.dir != nil {
-						m.listDir(ctx, q, j.dir)
-					} else {
-						m.settleFile(ctx, j.file)
-					}
-				}
-				q.done()
-			}
-		}()
-	}
-	q.done() // the top folder's own share of the count
-	wg.Wait()
-}
-
-// queue is an unbounded work list that ends when nothing is pending.
-type queue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	jobs    []job
-	pending int
-}
-
-func newQueue() *queue {
-	q := &queue{pending: 1}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-func (q *queue) push(j job) {
-	q.mu.Lock()
-	q.jobs = append(q.jobs, j)
-	q.pending++
-	q.mu.Unlock()
-	q.cond.Signal()
-}
-
-func (q *queue) pop() (job, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.jobs) == 0 && q.pending > 0 {
-		q.cond.Wait()
-	}
-	if len(q.jobs) == 0 {
-		return job{}, false
-	}
-	// Folders first, so that the tree is discovered while files transfer;
-	// files in the order they were listed.
-	i := 0
-	for k := len(q.jobs) - 1; k >= 0 && k >= len(q.jobs)-64; k-- {
-		if q.jobs[k].dir != nil {
-			i = k
-			break
+	isDir := func(j job) bool { return j.dir != nil }
+	walk.Walk(ctx, m.parallel(), isDir, func(ctx context.Context, q *queue, j job) {
+		switch {
+		case j.top:
+			m.settleDir(ctx, q, j.dir, j.listed)
+		case j.dir != nil:
+			m.listDir(ctx, q, j.dir)
+		default:
+			m.settleFile(ctx, j.file)
 		}
-	}
-	j := q.jobs[i]
-	if i == 0 {
-		q.jobs = q.jobs[1:]
-	} else {
-		q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
-	}
-	return j, true
-}
-
-func (q *queue) done() {
-	q.mu.Lock()
-	q.pending--
-	end := q.pending == 0
-	q.mu.Unlock()
-	if end {
-		q.cond.Broadcast()
-	}
+	}, job{dir: top, top: true, listed: listing})
 }
 
 // dirNode is a remote folder and where it goes locally.
@@ -829,7 +747,7 @@ func (m *run) apply(ctx context.Context, q *queue, d *dirNode, decisions []decis
 					continue
 				}
 			}
-			q.push(job{dir: &dirNode{rel: dec.rel, u: k.u, depth: d.depth + 1, sel: k.sel, sums: d.sums}})
+			q.Push(job{dir: &dirNode{rel: dec.rel, u: k.u, depth: d.depth + 1, sel: k.sel, sums: d.sums}})
 		case doSkip, doCompare, doFetch:
 			fj := &fileJob{rel: dec.rel, c: k, local: dec.local, part: dec.part, sum: d.sumFor(dec.rel), update: dec.local != nil}
 			switch dec.do {
@@ -848,7 +766,7 @@ func (m *run) apply(ctx context.Context, q *queue, d *dirNode, decisions []decis
 	todo = append(todo, m.compareDigests(ctx, d, compare)...)
 	m.exactTimes(ctx, d, todo)
 	for _, fj := range todo {
-		q.push(job{file: fj})
+		q.Push(job{file: fj})
 	}
 }
 

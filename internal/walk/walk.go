@@ -1,0 +1,130 @@
+// Package walk works through a tree of jobs: a fixed number of workers
+// take jobs from an unbounded queue, jobs add jobs (a folder's listing
+// adds its files and subfolders), and the walk ends when no job is
+// pending; Hosts caps the connections to each host. It is the engine the
+// mirror runs on, and the crawler's.
+package walk
+
+import (
+	"context"
+	"sync"
+)
+
+// Walk runs do on the first jobs and on every job pushed since, with
+// workers at once, until none is pending. prefer, when set, marks the
+// jobs taken first (folders, so that the tree is discovered while files
+// transfer); the others keep their order. After ctx is done, jobs are
+// taken and dropped without do.
+func Walk[J any](ctx context.Context, workers int, prefer func(J) bool, do func(ctx context.Context, q *Queue[J], j J), first ...J) {
+	q := &Queue[J]{prefer: prefer, pending: 1}
+	q.cond = sync.NewCond(&q.mu)
+	for _, j := range first {
+		q.Push(j)
+	}
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, ok := q.pop()
+				if !ok {
+					return
+				}
+				if ctx.Err() == nil {
+					do(ctx, q, j)
+				}
+				q.done()
+			}
+		}()
+	}
+	q.done() // the walk's own share of the count
+	wg.Wait()
+}
+
+// Queue is a walk's work list.
+type Queue[J any] struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	jobs    []J
+	pending int
+	prefer  func(J) bool
+}
+
+// Push adds a job.
+func (q *Queue[J]) Push(j J) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.pending++
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop takes the next job, waiting while others are pending; it reports
+// false when the walk is over.
+func (q *Queue[J]) pop() (J, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.jobs) == 0 && q.pending > 0 {
+		q.cond.Wait()
+	}
+	if len(q.jobs) == 0 {
+		var zero J
+		return zero, false
+	}
+	// A preferred job among the last 64, else the oldest.
+	i := 0
+	if q.prefer != nil {
+		for k := len(q.jobs) - 1; k >= 0 && k >= len(q.jobs)-64; k-- {
+			if q.prefer(q.jobs[k]) {
+				i = k
+				break
+			}
+		}
+	}
+	j := q.jobs[i]
+	if i == 0 {
+		q.jobs = q.jobs[1:]
+	} else {
+		q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
+	}
+	return j, true
+}
+
+func (q *Queue[J]) done() {
+	q.mu.Lock()
+	q.pending--
+	end := q.pending == 0
+	q.mu.Unlock()
+	if end {
+		q.cond.Broadcast()
+	}
+}
+
+// Hosts caps the connections to each host: PerHost at once.
+type Hosts struct {
+	PerHost int
+	mu      sync.Mutex
+	slots   map[string]chan struct{}
+}
+
+// Slot takes one of key's slots (key names a host, such as
+// "ftp://host:21"), waiting for one; release gives it back.
+func (h *Hosts) Slot(ctx context.Context, key string) (release func(), err error) {
+	h.mu.Lock()
+	if h.slots == nil {
+		h.slots = map[string]chan struct{}{}
+	}
+	ch, ok := h.slots[key]
+	if !ok {
+		ch = make(chan struct{}, max(h.PerHost, 1))
+		h.slots[key] = ch
+	}
+	h.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,100 @@
+package walk
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A tree of jobs: each job below depth 4 adds three; every one runs once
+// and the walk ends when none is pending.
+func TestWalkTree(t *testing.T) {
+	var ran atomic.Int32
+	Walk(context.Background(), 4, nil, func(ctx context.Context, q *Queue[int], depth int) {
+		ran.Add(1)
+		if depth < 4 {
+			for range 3 {
+				q.Push(depth + 1)
+			}
+		}
+	}, 0)
+	if got := ran.Load(); got != 1+3+9+27+81 {
+		t.Errorf("%d jobs ran", got)
+	}
+}
+
+// Preferred jobs are taken before the others, which keep their order.
+func TestWalkPrefer(t *testing.T) {
+	var order []int
+	Walk(context.Background(), 1, func(j int) bool { return j < 0 }, func(ctx context.Context, q *Queue[int], j int) {
+		order = append(order, j)
+		if j == 0 {
+			q.Push(1)
+			q.Push(-1)
+			q.Push(2)
+		}
+	}, 0)
+	if len(order) != 4 || order[1] != -1 || order[2] != 1 || order[3] != 2 {
+		t.Errorf("order %v", order)
+	}
+}
+
+// After the context is done, jobs are dropped.
+func TestWalkCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran atomic.Int32
+	Walk(ctx, 2, nil, func(ctx context.Context, q *Queue[int], j int) {
+		ran.Add(1)
+		cancel()
+		for range 100 {
+			q.Push(j + 1)
+		}
+	}, 0)
+	if got := ran.Load(); got > 2 {
+		t.Errorf("%d jobs ran after cancel", got)
+	}
+}
+
+// Hosts lets PerHost connections to one host at once, and others beside.
+func TestHosts(t *testing.T) {
+	h := &Hosts{PerHost: 2}
+	var mu sync.Mutex
+	now, peak := map[string]int{}, map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := []string{"ftp://a", "ftp://b"}[i%2]
+			release, err := h.Slot(context.Background(), key)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			now[key]++
+			peak[key] = max(peak[key], now[key])
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			now[key]--
+			mu.Unlock()
+			release()
+		}()
+	}
+	wg.Wait()
+	if peak["ftp://a"] > 2 || peak["ftp://b"] > 2 || peak["ftp://a"] == 0 {
+		t.Errorf("peaks %v", peak)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r1, _ := h.Slot(ctx, "x")
+	r2, _ := h.Slot(ctx, "x")
+	cancel()
+	if _, err := h.Slot(ctx, "x"); err == nil {
+		t.Error("a third slot while two are taken")
+	}
+	r1()
+	r2()
+}
