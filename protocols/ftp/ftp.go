@@ -240,7 +240,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			req.Tracef(protocols.TraceInfo, "EPSV data connection failed; trying again with PASV")
 			continue
 		}
-		if s.desync && attempt == 0 && ctx.Err() == nil {
+		if s.ctl.desync && attempt == 0 && ctx.Err() == nil {
 			req.Tracef(protocols.TraceInfo, "the RETR sent with EPSV was not answered in turn; trying again on a new connection")
 			continue
 		}
@@ -422,15 +422,12 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.mu.Lock()
 	s.data, s.rawData = nil, nil
 	s.mu.Unlock()
-	s.size150.Store(-1)
-	if offset == 0 && s.epsvOK && !s.epsvFailed && !f.NoPipelining && !s.syncOnly && !s.control.encrypted {
-		s.pipe = "RETR " + name + "\r\n"
+	s.ctl.size150.Store(-1)
+	if offset == 0 && !s.epsvFailed && !f.NoPipelining && s.ctl.canPipeline() {
+		s.ctl.pipe = "RETR " + name + "\r\n"
 	}
 	r, err := s.c.RetrFrom(name, uint64(offset))
-	s.pipe = ""
-	if err == nil && s.pipeSent != "" {
-		s.desync = true // the library never wrote the RETR it answered to
-	}
+	s.ctl.retrDone(err == nil)
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
 	}
@@ -438,7 +435,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	if size < 0 {
 		wire = -1
 	}
-	if n := s.size150.Load(); n >= 0 {
+	if n := s.ctl.size150.Load(); n >= 0 {
 		wire = n
 		if size < 0 && typ != 'a' {
 			size = n + offset // the 150 reply counts what is sent, after REST

@@ -102,7 +102,7 @@ func (s *session) inFolder(ctx context.Context, req *protocols.Request, dirs, as
 	s.mu.Lock()
 	control := s.control
 	s.mu.Unlock()
-	if control == nil || control.encrypted {
+	if control == nil || s.ctl.encrypted {
 		return false, errors.ErrUnsupported
 	}
 	if err := s.cwdTo(dirs, false); err != nil {

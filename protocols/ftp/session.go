@@ -48,21 +48,10 @@ type session struct {
 	ascii      bool     // TYPE A is in force
 	epsvFailed bool
 	done       bool
-	size150    atomic.Int64 // the size the last 150 reply named; -1 when none
-	greet230   bool         // the server greeted with 230: no login needed
-	greeting   func()       // lifts the connect time-out's bound on the greeting
+	greeting   func() // lifts the connect time-out's bound on the greeting
 
-	// Pipelining of RETR with EPSV (see traceConn.Write).
-	epsvOK   bool   // a 229 reply came on this connection: EPSV works here
-	pipe     string // "RETR name\r\n" to send with the next EPSV
-	pipeSent string // that command, sent ahead of the library's own
-	desync   bool   // a command went ahead and its reply may be unread
-	syncOnly bool   // the greeting names a server known to mishandle pipelining
+	ctl control // the control connection's state beside the library's
 }
-
-// syncGreetings name, in a greeting, servers that lose commands sent ahead
-// of a reply: lftp's auto-sync-mode list.
-var syncGreetings = [][]byte{[]byte("icrosoft FTP Service"), []byte("MadGoat")}
 
 func poolKey(addr string, l loginInfo) string {
 	h := sha256.Sum256([]byte(l.password))
@@ -131,7 +120,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 	if s.greeting != nil {
 		s.greeting() // the greeting has come: connecting is over
 	}
-	if s.greet230 {
+	if s.ctl.greet230 {
 		req.Tracef(protocols.TraceInfo, "the server greeted with 230: no USER or PASS")
 		if err := c.Type(jftp.TransferTypeBinary); err != nil {
 			c.Quit()
@@ -324,7 +313,7 @@ func (s *session) release() {
 	s.mu.Lock()
 	aborted := s.control != nil && s.control.aborted.Load()
 	s.mu.Unlock()
-	if aborted || s.desync || s.pipeSent != "" {
+	if aborted || !s.ctl.reusable() {
 		s.discard()
 		return
 	}
@@ -379,16 +368,12 @@ func (f *Fetcher) CloseIdleConnections() {
 // request's trace (passwords redacted there).
 type traceConn struct {
 	net.Conn
-	s         *session
-	remote    net.Addr // the server's address, when known
-	in, out   []byte
-	greeted   bool // the first reply has begun to arrive
-	greetEnd  bool // the greeting's last line has been scanned
-	authSent  bool // AUTH TLS went out
-	encrypted bool // the conversation is inside TLS from here on
-	aborted   atomic.Bool
-	bound     replyBound
-	fault     error // a reply past its bound: the connection is given up
+	s       *session
+	remote  net.Addr // the server's address, when known
+	in, out []byte
+	aborted atomic.Bool
+	bound   replyBound
+	fault   error // a reply past its bound: the connection is given up
 }
 
 // replyBound bounds the replies read on a control connection: a line
@@ -486,17 +471,10 @@ func (t *traceConn) Read(p []byte) (int, error) {
 		t.abort()
 		return 0, lerr
 	}
-	if !t.greeted && n > 0 {
-		t.greeted = true
-		// A server may greet with 230 (already logged in): RFC 959 lets
-		// it, and then neither USER nor PASS is sent. The library expects
-		// 220, so it is shown 220 and told to skip the login.
-		if n >= 3 && string(p[:3]) == "230" {
-			t.s.greet230 = true
-			t.emit(nil, p[:n], protocols.TraceRecv)
-			p[1] = '2'
-			return n, err
-		}
+	if t.s.ctl.show220(p[:n]) {
+		t.emit(nil, p[:n], protocols.TraceRecv)
+		p[1] = '2' // "230" read as "220": see control
+		return n, err
 	}
 	t.in = t.emit(t.in, p[:n], protocols.TraceRecv)
 	if n > 0 {
@@ -505,44 +483,27 @@ func (t *traceConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Write sends what the library writes, one command at a time, except for
-// one optimisation: once EPSV has worked on the connection, a transfer's
-// RETR goes in the same write as its EPSV (session.pipe), so that the
-// server finds it waiting once it has answered 229 and the data connection
-// is accepted: one round trip less per file. The library's own RETR,
-// written after it has connected, is then dropped. Anything else written
-// while that RETR is outstanding (PASV after a failed EPSV, QUIT after a
-// failed data connection) means its reply may be read out of turn: the
-// session is marked desynchronised and never reused.
+// Write sends what the library writes, as the control state decides
+// (control.outgoing: a RETR pipelined with EPSV).
 func (t *traceConn) Write(p []byte) (int, error) {
 	if t.fault != nil {
 		return 0, t.fault
 	}
-	s := t.s
-	if s.pipeSent != "" {
-		if string(p) == s.pipeSent {
-			s.pipeSent = ""
-			return len(p), nil
-		}
-		s.pipeSent = ""
-		s.desync = true
-	}
-	if s.pipe != "" && string(p) == "EPSV\r\n" {
-		both := make([]byte, 0, len(p)+len(s.pipe))
-		both = append(append(both, p...), s.pipe...)
-		s.pipeSent, s.pipe = s.pipe, ""
-		t.out = t.emit(t.out, both, protocols.TraceSend)
-		if _, err := t.Conn.Write(both); err != nil {
-			return 0, err
-		}
+	send := t.s.ctl.outgoing(p)
+	if len(send) == 0 {
 		return len(p), nil
 	}
-	t.out = t.emit(t.out, p, protocols.TraceSend)
-	return t.Conn.Write(p)
+	t.out = t.emit(t.out, send, protocols.TraceSend)
+	if _, err := t.Conn.Write(send); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
+// emit traces the whole lines of acc and p, tells the control state of
+// each, and returns what is left of a line.
 func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
-	if t.encrypted {
+	if t.s.ctl.encrypted {
 		return acc[:0]
 	}
 	t.s.mu.Lock()
@@ -558,30 +519,16 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		}
 		line := bytes.TrimRight(acc[start:start+i], "\r")
 		start += i + 1
-		if dir == protocols.TraceRecv && !t.greetEnd {
-			for _, g := range syncGreetings {
-				if bytes.Contains(line, g) {
-					t.s.syncOnly = true
-				}
-			}
-			t.greetEnd = len(line) < 4 || line[3] != '-'
-		}
+		encryptedNow := false
 		if dir == protocols.TraceRecv {
-			if bytes.HasPrefix(line, []byte("150")) {
-				t.s.size150.Store(sizeIn150(line))
-			}
-			if bytes.HasPrefix(line, []byte("229 ")) {
-				t.s.epsvOK = true
-			}
+			encryptedNow = t.s.ctl.received(line)
+		} else {
+			t.s.ctl.sent(line)
 		}
 		if tracing {
 			req.Tracef(dir, string(line))
 		}
-		if dir == protocols.TraceSend && bytes.EqualFold(line, []byte("AUTH TLS")) {
-			t.authSent = true
-		}
-		if dir == protocols.TraceRecv && t.authSent && bytes.HasPrefix(line, []byte("234")) {
-			t.encrypted = true
+		if encryptedNow {
 			if tracing {
 				req.Tracef(protocols.TraceInfo, "TLS from here on; the rest of the control conversation is not shown")
 			}
@@ -593,24 +540,6 @@ func (t *traceConn) emit(acc, p []byte, dir protocols.TraceDir) []byte {
 		return acc[:0]
 	}
 	return acc[:copy(acc, rest)]
-}
-
-// sizeIn150 reads the size many servers put in their 150 reply to RETR,
-// "150 Opening BINARY mode data connection for x (383 bytes).", or -1.
-func sizeIn150(line []byte) int64 {
-	end := bytes.LastIndex(line, []byte(" bytes)"))
-	if end < 0 {
-		return -1
-	}
-	start := bytes.LastIndexByte(line[:end], '(')
-	if start < 0 {
-		return -1
-	}
-	n, err := strconv.ParseInt(string(line[start+1:end]), 10, 64)
-	if err != nil || n < 0 {
-		return -1
-	}
-	return n
 }
 
 // captureConn keeps a copy of what a listing's data connection carries.
