@@ -42,16 +42,23 @@ func (z *zeros) Seek(off int64, whence int) (int64, error) {
 
 var benchSizes = []int64{1 << 20, 64 << 20, 1 << 30}
 
-// BenchmarkStreamHTTP streams objects of growing size over loopback HTTP,
-// to nowhere and into a file. Allocations and bytes per operation stay the
-// same at every size: nothing holds the object in memory.
-func BenchmarkStreamHTTP(b *testing.B) {
+// zerosServer serves /N as N zero bytes, with ranges, until the benchmark
+// ends.
+func zerosServer(b *testing.B) *httptest.Server {
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		var n int64
 		fmt.Sscanf(r.URL.Path, "/%d", &n)
 		nethttp.ServeContent(w, r, "x.bin", time.Time{}, &zeros{n: n})
 	}))
-	defer s.Close()
+	b.Cleanup(s.Close)
+	return s
+}
+
+// BenchmarkStreamHTTP streams objects of growing size over loopback HTTP,
+// to nowhere and into a file. Allocations and bytes per operation stay the
+// same at every size: nothing holds the object in memory.
+func BenchmarkStreamHTTP(b *testing.B) {
+	s := zerosServer(b)
 	c := newClient()
 	if _, err := c.Download(context.Background(), s.URL+"/1", b.TempDir()); err != nil { // warm up: one-time set-up is not per-object cost
 		b.Fatal(err)
@@ -76,12 +83,7 @@ func BenchmarkStreamHTTP(b *testing.B) {
 // in 4 segments: bytes and allocations per operation stay the same at
 // every size (each segment holds one buffer, never the object).
 func BenchmarkSegments(b *testing.B) {
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		var n int64
-		fmt.Sscanf(r.URL.Path, "/%d", &n)
-		nethttp.ServeContent(w, r, "x.bin", time.Time{}, &zeros{n: n})
-	}))
-	defer s.Close()
+	s := zerosServer(b)
 	c := newClient()
 	for _, size := range []int64{16 << 20, 64 << 20, 256 << 20} {
 		u := fmt.Sprintf("%s/%d", s.URL, size)
