@@ -141,7 +141,8 @@ type Client struct {
 
 	// MaxRedirects bounds the redirects followed; 0 means 10, negative none.
 	MaxRedirects int
-	// AllowDowngrade lets a redirect lead from https to http.
+	// AllowDowngrade lets a redirect lead from a secure scheme to its
+	// plain counterpart (https to http, ftps to ftp).
 	AllowDowngrade bool
 	// RedirectSchemes names the schemes a redirect may lead to besides
 	// http, https and ftp. A redirect never leads to file:.
@@ -377,7 +378,7 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, max)
 		case c.local(next.Scheme):
 			return nil, fmt.Errorf("%w: a redirect never leads to %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
-		case c.secure(cur.Scheme) && !c.secure(next.Scheme) && !c.AllowDowngrade:
+		case c.downgrade(cur.Scheme, next.Scheme) && !c.AllowDowngrade:
 			return nil, fmt.Errorf("%w: from %s to %s (%s)", ErrRedirect, cur.Scheme, next.Scheme, next.Redacted())
 		case !c.redirectScheme(next.Scheme):
 			return nil, fmt.Errorf("%w: to scheme %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
@@ -405,10 +406,11 @@ func (c *Client) local(name string) bool {
 	return s.Local
 }
 
-// secure says whether the scheme's URLs are protected (TLS).
-func (c *Client) secure(name string) bool {
-	s, _ := c.scheme(name)
-	return s.Secure
+// downgrade says whether a redirect from one scheme to another gives up
+// the first one's protection for its plain counterpart (https to http).
+func (c *Client) downgrade(from, to string) bool {
+	s, _ := c.scheme(from)
+	return s.Plain != "" && s.Plain == to
 }
 
 // fetchOnce performs one retrieval without following redirects.

@@ -24,11 +24,13 @@ type Scheme struct {
 	Ports []int
 
 	// Redirect says a redirect may lead to the scheme's URLs; Secure that
-	// they are protected (TLS), so that a redirect from one to a URL of a
-	// scheme that is not is a downgrade. Local marks a scheme that names
-	// this machine's files: never the target of a redirect, never
-	// proxied, no credentials looked up.
+	// they are protected (TLS). Local marks a scheme that names this
+	// machine's files: never the target of a redirect, never proxied, no
+	// credentials looked up.
 	Redirect, Secure, Local bool
+	// Plain is a secure scheme's unprotected counterpart ("http" for
+	// https): a redirect to it is a downgrade.
+	Plain string
 
 	// ProxyVars are further environment variables naming a proxy for the
 	// scheme, after "<scheme>_proxy" (news: URLs take nntp_proxy).

@@ -216,7 +216,7 @@ var flagTable = []flagDef{
 	{long: "max-redirs", cmds: cmdBoth, group: "HTTP", arg: "N",
 		help: "follow at most N redirects (default 10; 0 follows none)", set: integer(func(o *options) *int { return &o.maxRedirs })},
 	{long: "allow-downgrade", cmds: cmdBoth, group: "HTTP",
-		help: "let redirects lead from https to http", set: boolean(func(o *options) *bool { return &o.allowDowngrade })},
+		help: "let redirects lead from https to http (ftps to ftp)", set: boolean(func(o *options) *bool { return &o.allowDowngrade })},
 	{long: "redirect-schemes", cmds: cmdBoth, group: "HTTP", arg: "SCHEMES",
 		help: "comma-separated SCHEMES redirects may lead to besides http, https and ftp (never file)", set: str(func(o *options) *string { return &o.redirectSchemes })},
 

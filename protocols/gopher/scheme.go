@@ -8,6 +8,6 @@ import (
 func Schemes(f *Fetcher) []protocols.Scheme {
 	return []protocols.Scheme{
 		{Name: "gopher", Fetcher: f, Ports: []int{70}, Tree: protocols.TreeMenu},
-		{Name: "gophers", Fetcher: f, Ports: []int{70}, Secure: true, Tree: protocols.TreeMenu},
+		{Name: "gophers", Fetcher: f, Ports: []int{70}, Secure: true, Plain: "gopher", Tree: protocols.TreeMenu},
 	}
 }
