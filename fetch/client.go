@@ -513,6 +513,13 @@ func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[
 	return out, err
 }
 
+// HasModTimes says whether the scheme's protocol can answer ModTimes
+// (whether its server then can is another matter).
+func (c *Client) HasModTimes(scheme string) bool {
+	_, ok := c.fetcher(scheme).(protocols.ModTimer)
+	return ok
+}
+
 // Checksums asks the server for the digests of many files of the folder
 // u (a URL ending in "/") in one exchange, where its protocol can (FTP
 // HASH, or XSHA256, XSHA512, XSHA1 or XMD5, pipelined on one control

@@ -55,7 +55,7 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	var order []string
 	for _, raw := range urls {
 		u, err := parseArg(raw)
-		if err != nil {
+		if err != nil || !c.HasModTimes(u.Scheme) {
 			continue
 		}
 		fp, err := u.FTP()
