@@ -187,6 +187,10 @@ type Client struct {
 	// yet, DownloadWith at any point, continuing NAME.part. Nil tries once.
 	Retry *Retry
 
+	// Recorder, when set, is given every retrieval for an archive (the
+	// fetch/warc package writes them as WARC records).
+	Recorder Recorder
+
 	// Trace receives each protocol exchange, passwords redacted.
 	Trace func(u *url.URL, ev TraceEvent)
 	// Progress, when set, is called as body bytes arrive.
@@ -418,6 +422,17 @@ func (c *Client) downgrade(from, to string) bool {
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace}
+	var conv *conversation
+	if c.Recorder != nil {
+		conv = &conversation{}
+		own := req.Trace
+		req.Trace = func(ev TraceEvent) {
+			conv.add(ev)
+			if own != nil {
+				own(ev)
+			}
+		}
+	}
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
@@ -439,6 +454,15 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		resp.Body = c.guard(ctx, u, resp, size, cancel, o.Progress, o.segment)
 	} else {
 		cancel()
+	}
+	if conv != nil && !o.HeadOnly {
+		if w := c.Recorder.Record(req.URL, resp, conv.events); w != nil {
+			recorded := &recordedBody{ReadCloser: resp.Body, w: w, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
+			if resp.Body == nil {
+				recorded.ReadCloser = io.NopCloser(strings.NewReader(""))
+			}
+			resp.Body = recorded
+		}
 	}
 	return resp, nil
 }

@@ -81,6 +81,8 @@ type options struct {
 	checksum, checksumFile                                 string
 	segments                                               int
 	segmentMin                                             int64
+	warcFile                                               string
+	warcMaxSize                                            int64
 	sums                                                   []byte          // the --checksum-file, fetched once
 	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings
@@ -149,6 +151,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return usageError(stderr, err.Error())
+	}
+	archive, err := openWARC(&o, c, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
+		return fetch.ExitCode(fetch.WriteError(err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -234,6 +241,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	close(next)
 	wg.Wait()
+	if err := closeWARC(archive); err != nil {
+		report(o.warcFile, err)
+	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return 130
 	}

@@ -81,6 +81,11 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return mirrorUsageError(stderr, err.Error())
 	}
+	archive, err := openWARC(&o, c, append([]string{"mirror"}, args...))
+	if err != nil {
+		fmt.Fprintln(stderr, "deref mirror: "+oneLine(err.Error()))
+		return fetch.ExitCode(fetch.WriteError(err))
+	}
 	c.Progress = nil // one line for one transfer; the mirror draws its own bars
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -139,6 +144,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep, err := mirror.Run(ctx, c, src, dst, mo)
+	if werr := closeWARC(archive); werr != nil && err == nil {
+		err = werr
+	}
 	if bars != nil {
 		bars.wait()
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/version"
+	"github.com/urlderef/deref/url"
+)
+
+// openWARC starts --warc-file and tees c's retrievals into it.
+func openWARC(o *options, c *fetch.Client, args []string) (*warc.Recorder, error) {
+	if o.warcFile == "" {
+		return nil, nil
+	}
+	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: "deref " + strings.Join(redactArgs(args), " ")})
+	if err != nil {
+		return nil, fmt.Errorf("--warc-file: %w", err)
+	}
+	rec := &warc.Recorder{W: w}
+	c.Recorder = rec
+	return rec, nil
+}
+
+// closeWARC finishes the WARC files; an error writing them is a write
+// error (exit 8).
+func closeWARC(rec *warc.Recorder) error {
+	if rec == nil {
+		return nil
+	}
+	err := rec.W.Close()
+	if rerr := rec.Err(); rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return fetch.WriteError(fmt.Errorf("--warc-file: %w", err))
+	}
+	return nil
+}
+
+// redactArgs is the command line with passwords hidden: in URLs, and in
+// the value of -u/--user.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	user := false
+	for i, a := range args {
+		switch {
+		case user:
+			out[i], user = redactUser(a), false
+		case a == "-u" || a == "--user":
+			out[i], user = a, true
+		case strings.HasPrefix(a, "--user="):
+			out[i] = "--user=" + redactUser(strings.TrimPrefix(a, "--user="))
+		default:
+			out[i] = url.RedactString(a)
+		}
+	}
+	return out
+}
+
+func redactUser(v string) string {
+	if name, _, ok := strings.Cut(v, ":"); ok {
+		return name + ":***"
+	}
+	return v
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/gopherd"
+	"github.com/urlderef/deref/internal/testserver/nntpd"
+)
+
+// TestWARCFile: --warc-file writes a warcinfo record (the command line,
+// password hidden), a resource record per object and listing with its
+// protocol, and an FTP file's control conversation (password hidden)
+// linked to it; the objects still reach their files.
+func TestWARCFile(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "pub"), 0o755)
+	os.WriteFile(filepath.Join(root, "pub", "a.txt"), []byte("alpha\n"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	ns := nntpd.New()
+	ns.AddGroup("local.test", "")
+	ns.Post("local.test", "<a1@test>", []string{"From: A <a@test>", "Subject: first"}, "Hello.\n")
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+
+	dir := t.TempDir()
+	name := filepath.Join(dir, "crawl")
+	ftpFile := "ftp://alice:s3cret@" + fs.Addr() + "/pub/a.txt;type=i"
+	r := runDeref(t, "", "--warc-file", name, "-O", "--output-dir", dir,
+		ftpFile, "ftp://alice:s3cret@"+fs.Addr()+"/pub/", "gopher://"+gs.Addr()+"/0/pub/a.txt", "nntp://"+ns.Addr()+"/local.test/1")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	raw, _ := os.ReadFile(name + ".warc.gz")
+	if len(raw) == 0 {
+		t.Fatal("no WARC file")
+	}
+	rd, err := gowarc.NewWarcFileReader(name+".warc.gz", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var got []string
+	var ids = map[string]string{}
+	var conversation, info string
+	for {
+		rec, _, _, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := rec.WarcHeader()
+		line := rec.Type().String() + " " + h.Get(gowarc.WarcTargetURI) + " " + h.Get("WARC-Protocol")
+		got = append(got, strings.TrimSpace(line))
+		b, _ := rec.Block().RawBytes()
+		body, _ := io.ReadAll(b)
+		switch rec.Type() {
+		case gowarc.Warcinfo:
+			info = string(body)
+		case gowarc.Metadata:
+			if ids[h.Get(gowarc.WarcConcurrentTo)] == "ftp://alice:xxxxx@"+fs.Addr()+"/pub/a.txt;type=i" {
+				conversation = string(body)
+			}
+		case gowarc.Resource:
+			ids[h.Get(gowarc.WarcRecordID)] = h.Get(gowarc.WarcTargetURI)
+			if strings.HasSuffix(h.Get(gowarc.WarcTargetURI), "a.txt") && string(body) != "alpha\n" && !strings.HasSuffix(string(body), "alpha\r\n") {
+				t.Errorf("%s: %q", h.Get(gowarc.WarcTargetURI), body)
+			}
+		}
+		rec.Close()
+	}
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{
+		"warcinfo",
+		"resource ftp://alice:xxxxx@" + fs.Addr() + "/pub/a.txt;type=i ftp",
+		"metadata ftp://alice:xxxxx@" + fs.Addr() + "/pub/a.txt;type=i",
+		"resource ftp://alice:xxxxx@" + fs.Addr() + "/pub/ ftp",
+		"resource gopher://" + gs.Addr() + "/0/pub/a.txt gopher",
+		"resource nntp://" + ns.Addr() + "/local.test/1 nntp",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no record %q in\n%s", want, joined)
+		}
+	}
+	if strings.Contains(info+conversation+joined, "s3cret") {
+		t.Error("the password is in the WARC file")
+	}
+	if !strings.Contains(conversation, "> RETR a.txt") || !strings.Contains(conversation, "> USER alice") {
+		t.Errorf("conversation:\n%s", conversation)
+	}
+	if !strings.Contains(info, "software: deref/") || !strings.Contains(info, "--warc-file") {
+		t.Errorf("warcinfo:\n%s", info)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha\n" {
+		t.Errorf("a.txt: %q", b)
+	}
+}

@@ -1,0 +1,77 @@
+package fetch
+
+import (
+	"io"
+	"sync"
+
+	"github.com/urlderef/deref/url"
+)
+
+// Recorder receives a Client's retrievals for an archive. Record is
+// called with each response (a redirect's too) before its body is read,
+// with u the URL actually fetched; the writer it returns, if any, gets a
+// copy of the body as the caller reads it, and is closed when the body
+// is: a listing's bytes the caller left unread are copied first.
+// conversation returns the retrieval's protocol conversation so far,
+// passwords redacted; at Close it is whole.
+type Recorder interface {
+	Record(u *url.URL, resp *Response, conversation func() []TraceEvent) io.WriteCloser
+}
+
+// conversation keeps one retrieval's trace, up to 1 MiB of it.
+type conversation struct {
+	mu   sync.Mutex
+	evs  []TraceEvent
+	size int
+}
+
+func (c *conversation) add(ev TraceEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.size += len(ev.Text); c.size <= 1<<20 {
+		c.evs = append(c.evs, ev)
+	}
+}
+
+func (c *conversation) events() []TraceEvent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]TraceEvent(nil), c.evs...)
+}
+
+// recordedBody copies what is read to the recorder's writer.
+type recordedBody struct {
+	io.ReadCloser
+	w       io.WriteCloser
+	listing bool
+	werr    error
+	once    sync.Once
+}
+
+func (b *recordedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.werr == nil {
+		_, b.werr = b.w.Write(p[:n])
+	}
+	return n, err
+}
+
+// Close closes the body, then the recorder's writer; a write error of
+// the recorder is the body's error, so that an archive is never silently
+// short.
+func (b *recordedBody) Close() error {
+	var err error
+	b.once.Do(func() {
+		if b.listing && b.werr == nil {
+			_, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
+		}
+		err = b.ReadCloser.Close()
+		if cerr := b.w.Close(); b.werr == nil {
+			b.werr = cerr
+		}
+		if err == nil && b.werr != nil {
+			err = WriteError(b.werr)
+		}
+	})
+	return err
+}

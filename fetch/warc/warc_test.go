@@ -1,0 +1,153 @@
+package warc_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha1"
+	"encoding/base32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/fetch/warc"
+)
+
+// readAll reads every record of a WARC file back with gowarc's reader.
+func readAll(t *testing.T, path string) []gowarc.WarcRecord {
+	t.Helper()
+	r, err := gowarc.NewWarcFileReader(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []gowarc.WarcRecord
+	for {
+		rec, _, _, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+}
+
+// A resource record and its metadata record: a warcinfo record first,
+// each record its own gzip member, the block digest the SHA-1 of the
+// block, the protocol named.
+func TestWriteRecords(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{Software: "deref/test", CommandLine: "deref --warc-file out gopher://h/0/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Repeat("a line of a gopher text item\n", 100000) // past the memory buffer: spooled
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	id, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: when, MediaType: "text/plain", Protocol: "gopher", IP: "127.0.0.1", Body: strings.NewReader(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(warc.Record{Type: "metadata", URI: "gopher://h/0/a", Date: when, MediaType: "text/x-ftp-control-conversation", ConcurrentTo: id, Body: strings.NewReader("220 ready\r\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "out.warc.gz")
+	recs := readAll(t, path)
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if recs[0].Type() != gowarc.Warcinfo || !strings.Contains(blockString(t, recs[0]), "software: deref/test\r\nformat: WARC File Format 1.1\r\n") {
+		t.Errorf("first record %v: %q", recs[0].Type(), blockString(t, recs[0]))
+	}
+	res := recs[1]
+	h := res.WarcHeader()
+	sum := sha1.Sum([]byte(body))
+	if res.Type() != gowarc.Resource || h.Get(gowarc.WarcTargetURI) != "gopher://h/0/a" || h.Get("WARC-Protocol") != "gopher" ||
+		h.Get(gowarc.WarcBlockDigest) != "sha1:"+base32.StdEncoding.EncodeToString(sum[:]) || h.Get(gowarc.WarcIPAddress) != "127.0.0.1" ||
+		h.Get(gowarc.WarcDate) != "2026-11-23T10:00:00Z" {
+		t.Errorf("resource header:\n%s", h)
+	}
+	if h.Get(gowarc.ContentLength) != "2900000" {
+		t.Errorf("resource block of %s bytes, want %d", h.Get(gowarc.ContentLength), len(body))
+	}
+	if m := recs[2].WarcHeader(); m.Get(gowarc.WarcConcurrentTo) != "<"+id+">" || recs[2].Type() != gowarc.Metadata {
+		t.Errorf("metadata header:\n%s", m)
+	}
+	// One gzip member per record: each decompresses alone to one record.
+	raw, _ := os.ReadFile(path)
+	br := bytes.NewReader(raw)
+	var starts []string
+	for br.Len() > 0 {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr.Multistream(false)
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts = append(starts, strings.SplitN(string(b), "\r\n", 3)[1])
+	}
+	if strings.Join(starts, "|") != "WARC-Type: warcinfo|WARC-Type: resource|WARC-Type: metadata" {
+		t.Errorf("gzip members begin %q", starts)
+	}
+}
+
+func blockString(t *testing.T, rec gowarc.WarcRecord) string {
+	t.Helper()
+	r, err := rec.Block().RawBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	return string(b)
+}
+
+// With a maximum size, files roll over, each with its warcinfo record.
+func TestRollover(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{MaxSize: 2000, Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := w.Write(warc.Record{Type: "resource", URI: "file:///x" + string(rune('a'+i)), MediaType: "application/octet-stream", Body: bytes.NewReader(randomish(3000, i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	names, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(names) < 2 || filepath.Base(names[0]) != "out-00000.warc.gz" {
+		t.Fatalf("files %v", names)
+	}
+	for _, n := range names {
+		recs := readAll(t, n)
+		if len(recs) < 2 || recs[0].Type() != gowarc.Warcinfo {
+			t.Errorf("%s: %d records, first %v", n, len(recs), recs[0].Type())
+		}
+	}
+	if _, err := warc.Create(filepath.Join(dir, "out"), warc.Options{}); err != nil {
+		t.Errorf("rolled-over names do not clash with NAME.warc.gz: %v", err)
+	}
+}
+
+func randomish(n, seed int) []byte {
+	b := make([]byte, n)
+	x := uint32(seed*7919 + 1)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
