@@ -1,0 +1,175 @@
+//go:build interop
+
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/fetch/warc"
+)
+
+// warcioRecord is one line of internal/interop/warcio/payloads.js: a
+// record as warcio.js, the field's own reader, parses it.
+type warcioRecord struct {
+	Offset       int64  `json:"offset"`
+	Type         string `json:"type"`
+	URI          string `json:"uri"`
+	Protocol     string `json:"protocol"`
+	ConcurrentTo string `json:"concurrentTo"`
+	ID           string `json:"id"`
+	SHA256       string `json:"sha256"`
+	Length       int64  `json:"length"`
+}
+
+// readWithWarcio parses WARC files with warcio.js.
+func readWithWarcio(t *testing.T, files ...string) []warcioRecord {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{filepath.Join("warcio", "payloads.js")}, files...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+env(t, "DEREF_INTEROP_WARCIO"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("warcio.js: %v\n%s", err, out)
+	}
+	var recs []warcioRecord
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r warcioRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// TestWARCMirror mirrors the pub folder from vsftpd, pygopherd and
+// gophernicus with a WARC recorder, and reads the WARC file with
+// warcio.js: every record parses, a warcinfo record comes first, every
+// file of the tree is a resource record whose payload is byte-equal to
+// the file (a Gopher text item's CRLF may be LF), every listing is a
+// resource record too, and each FTP file's control conversation is a
+// metadata record linked to it.
+func TestWARCMirror(t *testing.T) {
+	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
+	want := map[string]bool{} // payload digests of the tree's files
+	wantLF := map[string]bool{}
+	files := treeFiles(t, tree)
+	for _, rel := range files {
+		b, _ := os.ReadFile(filepath.Join(tree, rel))
+		want[sha(b)] = true
+		wantLF[sha(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")))] = true
+	}
+	ftp := ftpServers(t)
+	gopher := gopherServers(t)
+	for name, src := range map[string]string{
+		"vsftpd":      ftp["vsftpd"] + "/pub/",
+		"pygopherd":   gopher["pygopherd"] + "/1/pub",
+		"gophernicus": gopher["gophernicus"] + "/1/pub",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := warc.Create(filepath.Join(dir, name), warc.Options{Software: "deref/interop"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &warc.Recorder{W: w}
+			c := client()
+			c.Recorder = rec
+			rep, err := mirror.Run(context.Background(), c, src, filepath.Join(dir, "copy"), mirror.Options{})
+			if err != nil || rep.Failed != 0 {
+				t.Fatalf("mirror: %v %+v", err, rep)
+			}
+			if err := w.Close(); err != nil || rec.Err() != nil {
+				t.Fatal(err, rec.Err())
+			}
+			recs := readWithWarcio(t, filepath.Join(dir, name+".warc.gz"))
+			if len(recs) == 0 || recs[0].Type != "warcinfo" {
+				t.Fatalf("records %+v", recs)
+			}
+			ids := map[string]warcioRecord{}
+			matched, listings, conversations := 0, 0, 0
+			for _, r := range recs[1:] {
+				ids[r.ID] = r
+				switch {
+				case r.Type == "resource" && strings.HasSuffix(r.URI, "/") || r.Type == "resource" && strings.Contains(r.URI, "/1/"):
+					listings++
+				case r.Type == "resource":
+					if want[r.SHA256] || name != "vsftpd" && wantLF[r.SHA256] {
+						matched++
+					} else {
+						t.Errorf("%s: payload of %d bytes matches no file of the tree", r.URI, r.Length)
+					}
+					if wantProto := map[bool]string{true: "ftp", false: "gopher"}[name == "vsftpd"]; r.Protocol != wantProto {
+						t.Errorf("%s: WARC-Protocol %q", r.URI, r.Protocol)
+					}
+				case r.Type == "metadata":
+					conversations++
+					if ids[r.ConcurrentTo].Type != "resource" {
+						t.Errorf("%s: the conversation goes with %q", r.URI, r.ConcurrentTo)
+					}
+				default:
+					t.Errorf("record %+v", r)
+				}
+			}
+			if matched != len(files) || listings == 0 {
+				t.Errorf("%d files matched of %d, %d listings", matched, len(files), listings)
+			}
+			if name == "vsftpd" && conversations < len(files) {
+				t.Errorf("%d control conversations for %d files", conversations, len(files))
+			}
+		})
+	}
+}
+
+// TestWARCNews records INN's articles: warcio.js reads each payload as
+// the article deref read.
+func TestWARCNews(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "news"), warc.Options{Software: "deref/interop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &warc.Recorder{W: w}
+	c := newsClient(t)
+	c.Recorder = rec
+	base := env(t, "DEREF_INTEROP_NEWS")
+	read := map[string]string{}
+	for _, p := range manifest(t) {
+		u := base + "/local.test/" + p.number
+		resp, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		read[u] = sha(b)
+		if !bytes.Equal(bodyOf(t, b), p.body) {
+			t.Errorf("%s: body differs from what was posted", u)
+		}
+	}
+	w.Close()
+	n := 0
+	for _, r := range readWithWarcio(t, filepath.Join(dir, "news.warc.gz"))[1:] {
+		if r.Type != "resource" || r.Protocol != "nntp" || read[r.URI] != r.SHA256 {
+			t.Errorf("record %+v", r)
+		}
+		n++
+	}
+	if n != len(read) {
+		t.Errorf("%d records for %d articles", n, len(read))
+	}
+}
