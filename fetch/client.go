@@ -425,6 +425,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}
+		req.Exchange = &protocols.Exchange{}
 		own := req.Trace
 		req.Trace = func(ev TraceEvent) {
 			conv.add(ev)
@@ -456,7 +457,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		cancel()
 	}
 	if conv != nil && !o.HeadOnly {
-		if w := c.Recorder.Record(req.URL, resp, conv.events); w != nil {
+		if w := c.Recorder.Record(req.URL, resp, req.Exchange, conv.events); w != nil {
 			recorded := &recordedBody{ReadCloser: resp.Body, w: w, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
 			if resp.Body == nil {
 				recorded.ReadCloser = io.NopCloser(strings.NewReader(""))

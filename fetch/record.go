@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -11,12 +12,17 @@ import (
 // called with each response (a redirect's too) before its body is read,
 // with u the URL actually fetched; the writer it returns, if any, gets a
 // copy of the body as the caller reads it, and is closed when the body
-// is: a listing's bytes the caller left unread are copied first.
-// conversation returns the retrieval's protocol conversation so far,
-// passwords redacted; at Close it is whole.
+// is: a listing's bytes the caller left unread are copied first. ex holds
+// the heads as they went over the wire where the protocol keeps them
+// (HTTP over deref's own connection), else it is empty. conversation
+// returns the retrieval's protocol conversation so far, passwords
+// redacted; at Close it is whole.
 type Recorder interface {
-	Record(u *url.URL, resp *Response, conversation func() []TraceEvent) io.WriteCloser
+	Record(u *url.URL, resp *Response, ex *Exchange, conversation func() []TraceEvent) io.WriteCloser
 }
+
+// Exchange is what went over the wire; see protocols.Exchange.
+type Exchange = protocols.Exchange
 
 // conversation keeps one retrieval's trace, up to 1 MiB of it.
 type conversation struct {

@@ -97,6 +97,11 @@ type Request struct {
 	// once (see Budget); nil means none.
 	Memory *Budget
 
+	// Exchange, when set, asks the fetcher to keep the exchange's heads as
+	// they went over the wire, for an archive (an HTTP request and
+	// response); a fetcher that cannot leaves it as it is.
+	Exchange *Exchange
+
 	// MaxListing bounds a listing, menu or reply held whole in memory to
 	// be parsed (an FTP listing, a Gopher menu, a multi-line FTP reply);
 	// 0 means 16 MiB. Passing it is an error wrapping ErrTooLarge.
@@ -461,4 +466,13 @@ func UserAddress() string {
 		host = "localhost"
 	}
 	return name + "@" + host
+}
+
+// Exchange is what went over the wire for one retrieval, as an archive
+// keeps it: the request head as sent (Authorization values hidden) and
+// the response head as received, through its blank line, and the
+// server's address.
+type Exchange struct {
+	Request, Response []byte
+	IP                string
 }

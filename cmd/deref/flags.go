@@ -152,7 +152,7 @@ var flagTable = []flagDef{
 	{long: "segment-min", cmds: cmdGet, group: "Output", arg: "SIZE",
 		help: "with --segments: only for files of at least SIZE (suffixes k, M, G; every range is at least 1 MiB)", set: size(func(o *options) *int64 { return &o.segmentMin })},
 	{long: "warc-file", cmds: cmdBoth, group: "Output", arg: "NAME", complete: "file",
-		help: "also write every retrieval to NAME.warc.gz (WARC/1.1): FTP, Gopher, news, WAIS and file: objects and listings (HTTP not yet)", set: str(func(o *options) *string { return &o.warcFile })},
+		help: "also write every retrieval to NAME.warc.gz (WARC/1.1): HTTP requests and responses, FTP, Gopher, news, WAIS and file: objects and listings", set: str(func(o *options) *string { return &o.warcFile })},
 	{long: "warc-max-size", cmds: cmdBoth, group: "Output", arg: "SIZE",
 		help: "with --warc-file: roll over to NAME-00000.warc.gz, NAME-00001.warc.gz, ... past SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.warcMaxSize })},
 	{long: "head", short: "I", cmds: cmdGet, group: "Output",

@@ -1,7 +1,10 @@
 package warc
 
 import (
+	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -18,13 +21,19 @@ import (
 //     resource record (a listing's raw bytes, its URI ending in "/"),
 //     WARC-Protocol naming the protocol (gopher+ where Gopher+ was
 //     spoken), the media type from the response;
+//
 //   - FTP's control conversation goes with it as a metadata record of type
 //     text/x-ftp-control-conversation (passwords redacted), linked by
 //     WARC-Concurrent-To, as Heritrix and wpull write it;
+//
 //   - a WAIS search's result list is a metadata record.
 //
-// HTTP exchanges are not recorded yet: they need the request and
-// response as they went over the wire.
+//   - an HTTP exchange over deref's own connection is a request record
+//     (its head as sent, Authorization hidden) and a response record (the
+//     head as received and the body), linked by WARC-Concurrent-To, with
+//     WARC-IP-Address; a chunked body is recorded whole, its head then
+//     saying Content-Length instead of Transfer-Encoding. Exchanges
+//     through a proxy, and redirects, are not recorded yet.
 type Recorder struct {
 	W *Writer
 
@@ -48,7 +57,10 @@ func (r *Recorder) Records() int {
 }
 
 // Record implements fetch.Recorder.
-func (r *Recorder) Record(u *url.URL, resp *fetch.Response, conversation func() []fetch.TraceEvent) io.WriteCloser {
+func (r *Recorder) Record(u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
+	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 && resp.Kind == protocols.KindFile {
+		return r.recordHTTP(u, ex)
+	}
 	rec, ok := r.describe(u, resp)
 	if !ok {
 		return nil
@@ -86,7 +98,7 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 	rec := Record{Type: "resource", URI: u.Redacted(), Date: time.Now(), MediaType: resp.MediaType, Protocol: u.Scheme}
 	switch u.Scheme {
 	case "http", "https":
-		return rec, false
+		return rec, false // recorded from its exchange, or not yet
 	case "gopher", "gophers":
 		rec.Protocol = "gopher"
 		if g, err := u.Gopher(); err == nil && g.HasPlus {
@@ -113,6 +125,95 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 		}
 	}
 	return rec, true
+}
+
+// recordHTTP spools the body to a temporary file and, when it is
+// closed, writes the response and request records.
+func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange) io.WriteCloser {
+	f, err := os.CreateTemp(r.W.opts.TempDir, "deref-warc-*")
+	if err != nil {
+		r.fail(err)
+		return nil
+	}
+	os.Remove(f.Name()) // the open file is enough
+	return &httpSpool{r: r, f: f, u: u, ex: ex, date: time.Now()}
+}
+
+func (r *Recorder) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// httpSpool holds an HTTP body until it is whole.
+type httpSpool struct {
+	r    *Recorder
+	f    *os.File
+	n    int64
+	u    *url.URL
+	ex   *fetch.Exchange
+	date time.Time
+	once sync.Once
+	err  error
+}
+
+func (s *httpSpool) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	s.n += int64(n)
+	return n, err
+}
+
+func (s *httpSpool) Close() error {
+	s.once.Do(func() {
+		defer s.f.Close()
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			s.err = err
+			return
+		}
+		head := wholeBodyHead(s.ex.Response, s.n)
+		uri := s.u.Redacted()
+		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
+			Body: io.MultiReader(bytes.NewReader(head), s.f)})
+		if err == nil {
+			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
+				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request)})
+		}
+		if err != nil {
+			s.r.fail(err)
+			s.err = err
+			return
+		}
+		s.r.mu.Lock()
+		s.r.count += 2
+		s.r.mu.Unlock()
+	})
+	return s.err
+}
+
+// wholeBodyHead is a response head for a body recorded whole: a chunked
+// one's Transfer-Encoding field becomes the Content-Length of what was
+// received.
+func wholeBodyHead(head []byte, n int64) []byte {
+	if !bytes.Contains(bytes.ToLower(head), []byte("\ntransfer-encoding:")) {
+		return head
+	}
+	var out bytes.Buffer
+	for _, l := range bytes.SplitAfter(head, []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		k, _, ok := bytes.Cut(l, []byte(":"))
+		if ok && (bytes.EqualFold(bytes.TrimSpace(k), []byte("Transfer-Encoding")) || bytes.EqualFold(bytes.TrimSpace(k), []byte("Content-Length"))) {
+			continue
+		}
+		if len(bytes.TrimSpace(l)) == 0 { // the blank line: the length goes before it
+			fmt.Fprintf(&out, "Content-Length: %d\r\n", n)
+		}
+		out.Write(l)
+	}
+	return out.Bytes()
 }
 
 // controlConversation writes a traced conversation as lines, the

@@ -56,13 +56,14 @@ func readWithWarcio(t *testing.T, files ...string) []warcioRecord {
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
-// TestWARCMirror mirrors the pub folder from vsftpd, pygopherd and
-// gophernicus with a WARC recorder, and reads the WARC file with
-// warcio.js: every record parses, a warcinfo record comes first, every
-// file of the tree is a resource record whose payload is byte-equal to
-// the file (a Gopher text item's CRLF may be LF), every listing is a
-// resource record too, and each FTP file's control conversation is a
-// metadata record linked to it.
+// TestWARCMirror mirrors the pub folder from vsftpd, pygopherd,
+// gophernicus and nginx with a WARC recorder, and reads the WARC file
+// with warcio.js: every record parses, a warcinfo record comes first,
+// every file of the tree is a resource record (a response record over
+// HTTP) whose payload is byte-equal to the file (a Gopher text item's CRLF
+// may be LF), every listing is recorded too, each FTP file's control
+// conversation is a metadata record linked to it, and each HTTP response
+// has its request.
 func TestWARCMirror(t *testing.T) {
 	tree := filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub")
 	want := map[string]bool{} // payload digests of the tree's files
@@ -79,6 +80,7 @@ func TestWARCMirror(t *testing.T) {
 		"vsftpd":      ftp["vsftpd"] + "/pub/",
 		"pygopherd":   gopher["pygopherd"] + "/1/pub",
 		"gophernicus": gopher["gophernicus"] + "/1/pub",
+		"nginx":       env(t, "DEREF_INTEROP_HTTP") + "/pub/",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -101,10 +103,23 @@ func TestWARCMirror(t *testing.T) {
 				t.Fatalf("records %+v", recs)
 			}
 			ids := map[string]warcioRecord{}
-			matched, listings, conversations := 0, 0, 0
+			matched, listings, conversations, requests := 0, 0, 0, 0
 			for _, r := range recs[1:] {
 				ids[r.ID] = r
 				switch {
+				case r.Type == "response" && strings.HasSuffix(r.URI, "/"):
+					listings++ // an index page
+				case r.Type == "response":
+					if want[r.SHA256] {
+						matched++
+					} else {
+						t.Errorf("%s: payload of %d bytes matches no file of the tree", r.URI, r.Length)
+					}
+				case r.Type == "request":
+					requests++
+					if ids[r.ConcurrentTo].Type != "response" || ids[r.ConcurrentTo].URI != r.URI {
+						t.Errorf("%s: the request goes with %q", r.URI, r.ConcurrentTo)
+					}
 				case r.Type == "resource" && strings.HasSuffix(r.URI, "/") || r.Type == "resource" && strings.Contains(r.URI, "/1/"):
 					listings++
 				case r.Type == "resource":
@@ -127,6 +142,9 @@ func TestWARCMirror(t *testing.T) {
 			}
 			if matched != len(files) || listings == 0 {
 				t.Errorf("%d files matched of %d, %d listings", matched, len(files), listings)
+			}
+			if name == "nginx" && requests != matched+listings {
+				t.Errorf("%d requests for %d responses", requests, matched+listings)
 			}
 			if name == "vsftpd" && conversations < len(files) {
 				t.Errorf("%d control conversations for %d files", conversations, len(files))

@@ -11,6 +11,7 @@ import (
 	"net"
 	nethttp "net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -137,12 +138,18 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	if req.Trace != nil {
 		traceHead(req, protocols.TraceSend, out.Bytes()) // as it goes over the wire, after connecting
 	}
+	if ex := req.Exchange; ex != nil {
+		ex.Request = hideAuthorization(out.Bytes())
+		if h, _, err := net.SplitHostPort(conn.RemoteAddr().String()); err == nil {
+			ex.IP = h
+		}
+	}
 	if _, err := conn.Write(out.Bytes()); err != nil {
 		return nil, err
 	}
 	head := &headLimit{r: conn, left: min(maxHead, req.ListingLimit()), held: protocols.Hold(req.Memory)}
 	defer head.held.Release()
-	if req.Trace != nil {
+	if req.Trace != nil || req.Exchange != nil {
 		head.tap = new(bytes.Buffer)
 	}
 	br := bufio.NewReaderSize(head, 32<<10)
@@ -151,12 +158,18 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 		// The head's lines as they came, up to the blank line; what was
 		// read beyond it is the body's.
 		b := head.tap.Bytes()
+		end := len(b)
 		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
-			b = b[:i]
+			b, end = b[:i], i+4
 		} else if i := bytes.Index(b, []byte("\n\n")); i >= 0 {
-			b = b[:i]
+			b, end = b[:i], i+2
 		}
-		traceHead(req, protocols.TraceRecv, b)
+		if req.Trace != nil {
+			traceHead(req, protocols.TraceRecv, b)
+		}
+		if req.Exchange != nil && err == nil {
+			req.Exchange.Response = bytes.Clone(head.tap.Bytes()[:end])
+		}
 	}
 	if err != nil {
 		var ne net.Error
@@ -367,3 +380,19 @@ func writeErr(err error) error { return fmt.Errorf("%w: %w", protocols.ErrWrite,
 
 // The contracts it claims, checked when it compiles.
 var _ protocols.Copier = (*rawBody)(nil)
+
+// hideAuthorization is a request head with the values of its
+// Authorization and Proxy-Authorization fields hidden, for an archive.
+func hideAuthorization(head []byte) []byte {
+	lines := bytes.SplitAfter(head, []byte("\n"))
+	var out bytes.Buffer
+	for _, l := range lines {
+		if k, v, ok := bytes.Cut(l, []byte(":")); ok && (bytes.EqualFold(k, []byte("Authorization")) || bytes.EqualFold(k, []byte("Proxy-Authorization"))) {
+			out.Write(k)
+			out.WriteString(": " + redactAuth(strings.TrimSpace(string(v))) + "\r\n")
+			continue
+		}
+		out.Write(l)
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,104 @@
+package warc_test
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/base32"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/url"
+)
+
+// An HTTP retrieval is a response record (the head as received, the body)
+// and a request record (the head as sent, Authorization hidden), linked;
+// a chunked body is recorded whole with its length in the head; the
+// payload digest is the body's.
+func TestRecordHTTP(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		if r.URL.Path == "/chunked" {
+			io.WriteString(w, "first part, ")
+			w.(nethttp.Flusher).Flush()
+			io.WriteString(w, "second part\n")
+			return
+		}
+		io.WriteString(w, "fixed length body\n")
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "http"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &warc.Recorder{W: w}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Recorder = rec
+	base := "http://alice:s3cret@" + strings.TrimPrefix(s.URL, "http://")
+	bodies := map[string]string{}
+	for _, p := range []string{"/fixed", "/chunked"} {
+		resp, err := c.Get(context.Background(), base+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
+		bodies[p] = string(b)
+	}
+	if err := w.Close(); err != nil || rec.Err() != nil || rec.Records() != 4 {
+		t.Fatalf("%v %v, %d records", err, rec.Err(), rec.Records())
+	}
+	recs := readAll(t, filepath.Join(dir, "http.warc.gz"))
+	if len(recs) != 5 {
+		t.Fatalf("%d records", len(recs))
+	}
+	ids := map[string]string{}
+	for _, r := range recs[1:] {
+		h := r.WarcHeader()
+		uri := h.Get(gowarc.WarcTargetURI)
+		path := uri[strings.LastIndexByte(uri, '/'):]
+		block := blockString(t, r)
+		if strings.Contains(block+uri, "s3cret") {
+			t.Errorf("%s: the password is in the record", uri)
+		}
+		if h.Get(gowarc.WarcIPAddress) != "127.0.0.1" {
+			t.Errorf("%s: WARC-IP-Address %q", uri, h.Get(gowarc.WarcIPAddress))
+		}
+		switch r.Type() {
+		case gowarc.Response:
+			ids[h.Get(gowarc.WarcRecordID)] = uri
+			head, body, _ := strings.Cut(block, "\r\n\r\n")
+			if body != bodies[path] || !strings.HasPrefix(head, "HTTP/1.1 200 OK\r\n") {
+				t.Errorf("%s: block %q", uri, block)
+			}
+			if path == "/chunked" && (strings.Contains(strings.ToLower(head), "transfer-encoding") || !strings.Contains(head, "Content-Length: 24")) {
+				t.Errorf("chunked head %q", head)
+			}
+			sum := sha1.Sum([]byte(bodies[path]))
+			if got := h.Get(gowarc.WarcPayloadDigest); got != "sha1:"+base32.StdEncoding.EncodeToString(sum[:]) {
+				t.Errorf("%s: payload digest %s", uri, got)
+			}
+		case gowarc.Request:
+			if ids[h.Get(gowarc.WarcConcurrentTo)] != uri {
+				t.Errorf("%s: request goes with %s", uri, h.Get(gowarc.WarcConcurrentTo))
+			}
+			if !strings.HasPrefix(block, "GET "+path+" HTTP/1.1\r\n") || !strings.Contains(block, "Authorization: Basic xxxxx\r\n") {
+				t.Errorf("request block %q", block)
+			}
+		default:
+			t.Errorf("record type %v", r.Type())
+		}
+	}
+}
