@@ -81,8 +81,9 @@ type options struct {
 	checksum, checksumFile                                 string
 	segments                                               int
 	segmentMin                                             int64
-	warcFile                                               string
+	warcFile, warcDedup                                    string
 	warcMaxSize                                            int64
+	warcCDX                                                bool
 	sums                                                   []byte          // the --checksum-file, fetched once
 	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings

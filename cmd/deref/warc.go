@@ -13,9 +13,13 @@ import (
 // openWARC starts --warc-file and tees c's retrievals into it.
 func openWARC(o *options, c *fetch.Client, args []string) (*warc.Recorder, error) {
 	if o.warcFile == "" {
+		if o.warcCDX || o.warcDedup != "" || o.warcMaxSize != 0 {
+			return nil, fmt.Errorf("--warc-cdx, --warc-dedup and --warc-max-size go with --warc-file")
+		}
 		return nil, nil
 	}
-	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: "deref " + strings.Join(redactArgs(args), " ")})
+	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: "deref " + strings.Join(redactArgs(args), " "),
+		CDX: o.warcCDX, DedupIndex: o.warcDedup})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)
 	}

@@ -16,8 +16,9 @@ import (
 
 // TestWARCFile: --warc-file writes a warcinfo record (the command line,
 // password hidden), a resource record per object and listing with its
-// protocol, and an FTP file's control conversation (password hidden)
-// linked to it; the objects still reach their files.
+// protocol, an FTP file's control conversation (password hidden) linked
+// to it, and a revisit record for a payload written already; the objects
+// still reach their files.
 func TestWARCFile(t *testing.T) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, "pub"), 0o755)
@@ -80,6 +81,10 @@ func TestWARCFile(t *testing.T) {
 			if ids[h.Get(gowarc.WarcConcurrentTo)] == "ftp://alice:xxxxx@"+fs.Addr()+"/pub/a.txt;type=i" {
 				conversation = string(body)
 			}
+		case gowarc.Revisit:
+			if h.Get(gowarc.WarcRefersToTargetURI) != "ftp://alice:xxxxx@"+fs.Addr()+"/pub/a.txt;type=i" || h.Get(gowarc.WarcProfile) != gowarc.ProfileIdenticalPayloadDigestV1_1 {
+				t.Errorf("revisit header:\n%s", h)
+			}
 		case gowarc.Resource:
 			ids[h.Get(gowarc.WarcRecordID)] = h.Get(gowarc.WarcTargetURI)
 			if strings.HasSuffix(h.Get(gowarc.WarcTargetURI), "a.txt") && string(body) != "alpha\n" && !strings.HasSuffix(string(body), "alpha\r\n") {
@@ -94,7 +99,7 @@ func TestWARCFile(t *testing.T) {
 		"resource ftp://alice:xxxxx@" + fs.Addr() + "/pub/a.txt;type=i ftp",
 		"metadata ftp://alice:xxxxx@" + fs.Addr() + "/pub/a.txt;type=i",
 		"resource ftp://alice:xxxxx@" + fs.Addr() + "/pub/ ftp",
-		"resource gopher://" + gs.Addr() + "/0/pub/a.txt gopher",
+		"revisit gopher://" + gs.Addr() + "/0/pub/a.txt gopher", // the same payload as the FTP file's
 		"resource nntp://" + ns.Addr() + "/local.test/1 nntp",
 	} {
 		if !strings.Contains(joined, want) {

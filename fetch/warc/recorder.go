@@ -95,7 +95,7 @@ func (r *Recorder) Record(u *url.URL, resp *fetch.Response, ex *fetch.Exchange, 
 
 // describe is the record a response makes, and whether it makes one.
 func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
-	rec := Record{Type: "resource", URI: u.Redacted(), Date: time.Now(), MediaType: resp.MediaType, Protocol: u.Scheme}
+	rec := Record{Type: "resource", URI: u.Redacted(), Date: time.Now(), MediaType: resp.MediaType, Protocol: u.Scheme, Status: "-"}
 	switch u.Scheme {
 	case "http", "https":
 		return rec, false // recorded from its exchange, or not yet
@@ -103,6 +103,9 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 		rec.Protocol = "gopher"
 		if g, err := u.Gopher(); err == nil && g.HasPlus {
 			rec.Protocol = "gopher+"
+			if strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$") {
+				return rec, false // an attribute query: its metadata record is still to come
+			}
 		}
 	case "news", "snews", "nntp", "nntps":
 		rec.Protocol = "nntp"
@@ -174,8 +177,9 @@ func (s *httpSpool) Close() error {
 		}
 		head := wholeBodyHead(s.ex.Response, s.n)
 		uri := s.u.Redacted()
+		status, ctype := statusAndType(head)
 		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-			Body: io.MultiReader(bytes.NewReader(head), s.f)})
+			Body: io.MultiReader(bytes.NewReader(head), s.f), Status: status, PayloadType: ctype})
 		if err == nil {
 			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
 				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request)})
@@ -190,6 +194,20 @@ func (s *httpSpool) Close() error {
 		s.r.mu.Unlock()
 	})
 	return s.err
+}
+
+// statusAndType reads a response head's status code and media type.
+func statusAndType(head []byte) (status, mediaType string) {
+	lines := strings.Split(string(head), "\n")
+	if f := strings.Fields(lines[0]); len(f) >= 2 {
+		status = f[1]
+	}
+	for _, l := range lines[1:] {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Type") {
+			mediaType, _, _ = strings.Cut(strings.TrimSpace(v), ";")
+		}
+	}
+	return status, mediaType
 }
 
 // wholeBodyHead is a response head for a body recorded whole: a chunked

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,13 +34,31 @@ type Options struct {
 	Software, CommandLine string
 	// TempDir is where bodies are spooled; empty means os.TempDir().
 	TempDir string
+	// CDX writes NAME.cdxj beside each WARC file (NAME-00000.cdxj beside
+	// NAME-00000.warc.gz): a CDXJ line per response, resource and revisit
+	// record, as pywb reads them.
+	CDX bool
+	// DedupIndex is the CDXJ index of an earlier run: a payload it lists
+	// becomes a revisit record here, as a payload already written in this
+	// run always does (the identical-payload-digest profile).
+	DedupIndex string
 }
 
 // Writer writes records into NAME.warc.gz (or its rolled-over files).
 type Writer struct {
 	w    *gowarc.WarcFileWriter
 	opts Options
+
+	dir string // where the files are
+
+	mu      sync.Mutex
+	seen    map[string]revisitRef // payload digest -> the record that holds it
+	index   []cdxEntry
+	offsets map[string][]int64 // where each record written starts, by file
 }
+
+// revisitRef is a record a revisit record refers to.
+type revisitRef struct{ id, uri, date string }
 
 // nameGenerator names the files of one Writer.
 type nameGenerator struct {
@@ -94,7 +113,14 @@ func Create(name string, o Options) (*Writer, error) {
 		}),
 		gowarc.WithRecordOptions(gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithBufferMaxMemBytes(1<<20)),
 	)
-	return &Writer{w: fw, opts: o}, nil
+	w := &Writer{w: fw, opts: o, dir: dir, seen: map[string]revisitRef{}, offsets: map[string][]int64{}}
+	if o.DedupIndex != "" {
+		if err := w.loadIndex(o.DedupIndex); err != nil {
+			fw.Close()
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 // Record is one record to write.
@@ -109,6 +135,10 @@ type Record struct {
 	// (an FTP file's control conversation).
 	ConcurrentTo string
 	Body         io.Reader // the block, streamed
+	// PayloadType and Status are what the index says of the payload: its
+	// media type (an HTTP response's Content-Type) and status ("200";
+	// "-" where the protocol has none).
+	PayloadType, Status string
 }
 
 var recordTypes = map[string]gowarc.RecordType{
@@ -153,10 +183,48 @@ func (w *Writer) Write(r Record) (string, error) {
 		return "", fmt.Errorf("warc: building the %s record of %s: %w", r.Type, r.URI, err)
 	}
 	defer rec.Close()
-	id := rec.WarcHeader().GetId(gowarc.WarcRecordID)
+	h := rec.WarcHeader()
+	id := h.GetId(gowarc.WarcRecordID)
+	digest := h.Get(gowarc.WarcPayloadDigest)
+	if digest == "" && t == gowarc.Resource {
+		digest = h.Get(gowarc.WarcBlockDigest)
+	}
+	indexed := t == gowarc.Response || t == gowarc.Resource
+	if indexed && digest != "" {
+		w.mu.Lock()
+		ref, dup := w.seen[digest]
+		if !dup {
+			w.seen[digest] = revisitRef{id: id, uri: r.URI, date: h.Get(gowarc.WarcDate)}
+		}
+		w.mu.Unlock()
+		if dup {
+			rv, err := rec.ToRevisitRecord(&gowarc.RevisitRef{Profile: gowarc.ProfileIdenticalPayloadDigestV1_1, TargetRecordId: ref.id, TargetUri: ref.uri, TargetDate: ref.date})
+			if err != nil {
+				return "", fmt.Errorf("warc: the revisit record of %s: %w", r.URI, err)
+			}
+			defer rv.Close()
+			rec = rv
+		}
+	}
 	for _, res := range w.w.Write(rec) {
 		if res.Err != nil {
 			return "", fmt.Errorf("warc: writing the %s record of %s: %w", r.Type, r.URI, res.Err)
+		}
+		w.mu.Lock()
+		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
+		w.mu.Unlock()
+		if w.opts.CDX && indexed {
+			mime := r.PayloadType
+			if mime == "" {
+				mime = r.MediaType
+			}
+			status := r.Status
+			if status == "" {
+				status = "-"
+			}
+			w.mu.Lock()
+			w.index = append(w.index, cdxEntry{url: r.URI, date: date.UTC(), mime: mime, status: status, digest: digest, file: res.FileName, offset: res.FileOffset, revisit: rec.Type() == gowarc.Revisit})
+			w.mu.Unlock()
 		}
 	}
 	return id, nil
@@ -172,5 +240,14 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// Close finishes the files: NAME.warc.gz.open becomes NAME.warc.gz.
-func (w *Writer) Close() error { return w.w.Close() }
+// Close finishes the files (NAME.warc.gz.open becomes NAME.warc.gz) and
+// writes their indexes.
+func (w *Writer) Close() error {
+	if err := w.w.Close(); err != nil {
+		return err
+	}
+	if w.opts.CDX {
+		return w.writeIndexes()
+	}
+	return nil
+}

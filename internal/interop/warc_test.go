@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -38,9 +39,11 @@ func readWithWarcio(t *testing.T, files ...string) []warcioRecord {
 	t.Helper()
 	cmd := exec.Command("node", append([]string{filepath.Join("warcio", "payloads.js")}, files...)...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+env(t, "DEREF_INTEROP_WARCIO"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("warcio.js: %v\n%s", err, out)
+		t.Fatalf("warcio.js: %v\n%s", err, stderr.Bytes())
 	}
 	var recs []warcioRecord
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -84,7 +87,7 @@ func TestWARCMirror(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := warc.Create(filepath.Join(dir, name), warc.Options{Software: "deref/interop"})
+			w, err := warc.Create(filepath.Join(dir, name), warc.Options{Software: "deref/interop", CDX: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +110,7 @@ func TestWARCMirror(t *testing.T) {
 			for _, r := range recs[1:] {
 				ids[r.ID] = r
 				switch {
-				case r.Type == "response" && strings.HasSuffix(r.URI, "/"):
+				case (r.Type == "response" || r.Type == "revisit") && strings.HasSuffix(r.URI, "/"):
 					listings++ // an index page
 				case r.Type == "response":
 					if want[r.SHA256] {
@@ -120,8 +123,10 @@ func TestWARCMirror(t *testing.T) {
 					if ids[r.ConcurrentTo].Type != "response" || ids[r.ConcurrentTo].URI != r.URI {
 						t.Errorf("%s: the request goes with %q", r.URI, r.ConcurrentTo)
 					}
-				case r.Type == "resource" && strings.HasSuffix(r.URI, "/") || r.Type == "resource" && strings.Contains(r.URI, "/1/"):
+				case (r.Type == "resource" || r.Type == "revisit") && (strings.HasSuffix(r.URI, "/") || strings.Contains(r.URI, "/1/")):
 					listings++
+				case r.Type == "revisit":
+					matched++ // a payload met before: the record it refers to was checked
 				case r.Type == "resource":
 					if want[r.SHA256] || name != "vsftpd" && wantLF[r.SHA256] {
 						matched++
@@ -139,6 +144,26 @@ func TestWARCMirror(t *testing.T) {
 				default:
 					t.Errorf("record %+v", r)
 				}
+			}
+			// Every CDXJ line leads where warcio.js found the record of its URL.
+			at := map[string]string{}
+			for _, r := range recs {
+				at[fmt.Sprint(r.Offset)] = r.URI
+			}
+			cdx, err := os.ReadFile(filepath.Join(dir, name+".cdxj"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(cdx)), "\n")
+			for _, l := range lines {
+				parts := strings.SplitN(l, " ", 3)
+				var j struct{ URL, Offset string }
+				if len(parts) != 3 || json.Unmarshal([]byte(parts[2]), &j) != nil || at[j.Offset] != j.URL {
+					t.Errorf("CDXJ line %q: warcio.js has %q at that offset", l, at[j.Offset])
+				}
+			}
+			if len(lines) != matched+listings {
+				t.Errorf("%d CDXJ lines for %d records", len(lines), matched+listings)
 			}
 			if matched != len(files) || listings == 0 {
 				t.Errorf("%d files matched of %d, %d listings", matched, len(files), listings)

@@ -1,0 +1,141 @@
+package warc
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urlderef/deref/url"
+)
+
+// cdxEntry is one record as its index line says it.
+type cdxEntry struct {
+	url, mime, status, digest, file string
+	date                            time.Time
+	offset                          int64
+	revisit                         bool
+}
+
+// cdxTime is the 14-digit timestamp of CDX lines.
+const cdxTime = "20060102150405"
+
+// writeIndexes writes a CDXJ file beside each WARC file: sorted by SURT
+// key and time, each line's length the record's bytes in the file (up to
+// the next record, or the file's end).
+func (w *Writer) writeIndexes() error {
+	byFile := map[string][]cdxEntry{}
+	for _, e := range w.index {
+		byFile[e.file] = append(byFile[e.file], e)
+	}
+	for file, entries := range byFile {
+		path := filepath.Join(w.dir, file)
+		st, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("warc: indexing %s: %w", file, err)
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
+		offsets := w.recordOffsets(file)
+		var lines []string
+		for _, e := range entries {
+			end := st.Size()
+			if i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > e.offset }); i < len(offsets) {
+				end = offsets[i]
+			}
+			mime := e.mime
+			if e.revisit {
+				mime = "warc/revisit"
+			}
+			j, _ := json.Marshal(map[string]string{
+				"url": e.url, "mime": mime, "status": e.status, "digest": strings.TrimPrefix(e.digest, "sha1:"),
+				"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
+			})
+			lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
+		}
+		sort.Strings(lines)
+		name := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc") + ".cdxj"
+		if err := os.WriteFile(name, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+	}
+	return nil
+}
+
+// recordOffsets lists where every record written into the file starts.
+func (w *Writer) recordOffsets(file string) []int64 {
+	w.mu.Lock()
+	out := append([]int64(nil), w.offsets[file]...)
+	w.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// surt is the sort-friendly URI key of CDX indexes: the host's labels
+// reversed and joined by commas, "www" dropped, then ")" and the rest,
+// in lower case; for schemes other than HTTP the scheme is kept:
+// "gopher://(org,example,)/1/".
+func surt(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.ToLower(raw)
+	}
+	labels := strings.Split(strings.ToLower(u.Hostname()), ".")
+	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
+		labels[i], labels[j] = labels[j], labels[i]
+	}
+	if n := len(labels); n > 1 && labels[n-1] == "www" {
+		labels = labels[:n-1]
+	}
+	host := strings.Join(labels, ",")
+	if u.Port != "" && u.PortNumber() != url.DefaultPorts[u.Scheme] {
+		host += ":" + u.Port
+	}
+	rest := u.Path
+	if u.HasQuery {
+		rest += "?" + u.Query
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	rest = strings.ToLower(rest)
+	switch u.Scheme {
+	case "http", "https":
+		return host + ")" + rest
+	}
+	return u.Scheme + "://(" + host + ",)" + rest
+}
+
+// loadIndex reads an earlier run's CDXJ index: its payloads become
+// revisit records here.
+func (w *Writer) loadIndex(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("warc: --warc-dedup: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), " ", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var j struct{ URL, Digest, Mime string }
+		if json.Unmarshal([]byte(parts[2]), &j) != nil || j.Digest == "" || j.Mime == "warc/revisit" {
+			continue
+		}
+		t, err := time.Parse(cdxTime, parts[1])
+		if err != nil {
+			continue
+		}
+		d := "sha1:" + j.Digest
+		if _, ok := w.seen[d]; !ok {
+			w.seen[d] = revisitRef{uri: j.URL, date: t.UTC().Format(time.RFC3339)}
+		}
+	}
+	return sc.Err()
+}

@@ -1,0 +1,113 @@
+package warc_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/fetch/warc"
+)
+
+type cdxLine struct {
+	key, ts string
+	URL     string `json:"url"`
+	Mime    string `json:"mime"`
+	Status  string `json:"status"`
+	Digest  string `json:"digest"`
+	Length  string `json:"length"`
+	Offset  string `json:"offset"`
+	File    string `json:"filename"`
+}
+
+func readCDX(t *testing.T, path string) []cdxLine {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []cdxLine
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(l, " ", 3)
+		var c cdxLine
+		if len(parts) != 3 || json.Unmarshal([]byte(parts[2]), &c) != nil {
+			t.Fatalf("line %q", l)
+		}
+		c.key, c.ts = parts[0], parts[1]
+		out = append(out, c)
+	}
+	return out
+}
+
+// The CDXJ index: a line per resource, response and revisit record,
+// sorted by SURT key; its offset and length are the record's gzip member
+// in the file. A payload met again is a revisit record, in this run and
+// in a later one given the first's index.
+func TestCDXAndRevisits(t *testing.T) {
+	dir := t.TempDir()
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	w, err := warc.Create(filepath.Join(dir, "one"), warc.Options{Software: "deref/test", CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []warc.Record{
+		{Type: "resource", URI: "gopher://gopher.example.org/0/b.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("bravo\n")},
+		{Type: "resource", URI: "ftp://ftp.example.org/pub/a.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("alpha\n")},
+		{Type: "metadata", URI: "ftp://ftp.example.org/pub/a.txt", Date: when, MediaType: "text/x-ftp-control-conversation", Body: strings.NewReader("220 hi\r\n")},
+		{Type: "resource", URI: "gopher://gopher.example.org/0/a.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("alpha\n")},
+	} {
+		if _, err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readCDX(t, filepath.Join(dir, "one.cdxj"))
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %+v", len(lines), lines)
+	}
+	wantKeys := []string{"ftp://(org,example,ftp,)/pub/a.txt", "gopher://(org,example,gopher,)/0/a.txt", "gopher://(org,example,gopher,)/0/b.txt"}
+	raw, _ := os.ReadFile(filepath.Join(dir, "one.warc.gz"))
+	for i, l := range lines {
+		if l.key != wantKeys[i] || l.ts != "20261123100000" || l.File != "one.warc.gz" {
+			t.Errorf("line %d: %+v", i, l)
+		}
+		off, _ := strconv.Atoi(l.Offset)
+		n, _ := strconv.Atoi(l.Length)
+		zr, err := gzip.NewReader(bytes.NewReader(raw[off : off+n]))
+		if err != nil {
+			t.Fatalf("%s: offset %d: %v", l.URL, off, err)
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil || !strings.Contains(string(b), "WARC-Target-URI: "+l.URL+"\r\n") {
+			t.Errorf("%s: offset %d length %d lead to %q (%v)", l.URL, off, n, b[:min(len(b), 200)], err)
+		}
+	}
+	if lines[1].Mime != "warc/revisit" || lines[0].Mime != "text/plain" || lines[0].Digest != lines[1].Digest {
+		t.Errorf("the second alpha is a revisit: %+v", lines[:2])
+	}
+
+	// A later run, given the first's index.
+	w2, err := warc.Create(filepath.Join(dir, "two"), warc.Options{Software: "deref/test", DedupIndex: filepath.Join(dir, "one.cdxj")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Write(warc.Record{Type: "resource", URI: "ftp://mirror.example.org/a.txt", MediaType: "text/plain", Body: strings.NewReader("alpha\n")})
+	w2.Write(warc.Record{Type: "resource", URI: "ftp://mirror.example.org/new.txt", MediaType: "text/plain", Body: strings.NewReader("new\n")})
+	w2.Close()
+	recs := readAll(t, filepath.Join(dir, "two.warc.gz"))
+	if len(recs) != 3 || recs[1].Type() != gowarc.Revisit || recs[2].Type() != gowarc.Resource ||
+		recs[1].WarcHeader().Get(gowarc.WarcRefersToTargetURI) != "ftp://ftp.example.org/pub/a.txt" ||
+		recs[1].WarcHeader().Get(gowarc.WarcRefersToDate) != "2026-11-23T10:00:00Z" {
+		t.Errorf("second run: %d records, %v %v\n%s", len(recs), recs[1].Type(), recs[2].Type(), recs[1].WarcHeader())
+	}
+}
