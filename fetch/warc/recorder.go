@@ -42,11 +42,15 @@ type Recorder struct {
 	count int
 }
 
-// Err is the first error writing a record, if any.
+// Err is the first error making or writing a record, if any.
 func (r *Recorder) Err() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
+	err := r.err
+	r.mu.Unlock()
+	if err == nil {
+		err = r.W.Err()
+	}
+	return err
 }
 
 // Records is how many records were written.
@@ -179,7 +183,7 @@ func (s *httpSpool) Close() error {
 		uri := s.u.Redacted()
 		status, ctype := statusAndType(head)
 		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-			Body: io.MultiReader(bytes.NewReader(head), s.f), Status: status, PayloadType: ctype})
+			Body: io.MultiReader(bytes.NewReader(head), s.f), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype})
 		if err == nil {
 			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
 				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request)})

@@ -10,7 +10,12 @@
 package warc
 
 import (
+	"compress/gzip"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base32"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -51,7 +56,12 @@ type Writer struct {
 
 	dir string // where the files are
 
+	queue     chan *job
+	drained   chan struct{}
+	closeOnce sync.Once
+
 	mu      sync.Mutex
+	err     error
 	seen    map[string]revisitRef // payload digest -> the record that holds it
 	index   []cdxEntry
 	offsets map[string][]int64 // where each record written starts, by file
@@ -99,6 +109,7 @@ func Create(name string, o Options) (*Writer, error) {
 		gowarc.WithFileNameGenerator(g),
 		gowarc.WithMaxFileSize(max),
 		gowarc.WithCompression(true),
+		gowarc.WithCompressionLevel(gzip.BestSpeed), // archives are written as fast as they are fetched
 		gowarc.WithOpenFileSuffix(".open"),
 		gowarc.WithWarcInfoFunc(func(b gowarc.WarcRecordBuilder) error {
 			// The fields as WARC 1.1 annex names them (gowarc's own
@@ -111,12 +122,14 @@ func Create(name string, o Options) (*Writer, error) {
 			_, err := io.WriteString(b, info)
 			return err
 		}),
-		gowarc.WithRecordOptions(gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithBufferMaxMemBytes(1<<20)),
+		gowarc.WithRecordOptions(gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithBufferMaxMemBytes(memPerRecord)),
 	)
-	w := &Writer{w: fw, opts: o, dir: dir, seen: map[string]revisitRef{}, offsets: map[string][]int64{}}
+	w := &Writer{w: fw, opts: o, dir: dir, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
+		queue: make(chan *job, queued), drained: make(chan struct{})}
+	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
-			fw.Close()
+			w.Close()
 			return nil, err
 		}
 	}
@@ -135,6 +148,9 @@ type Record struct {
 	// (an FTP file's control conversation).
 	ConcurrentTo string
 	Body         io.Reader // the block, streamed
+	// PayloadOffset is where the payload begins in the block: after an
+	// HTTP response's head; 0 for a resource.
+	PayloadOffset int64
 	// PayloadType and Status are what the index says of the payload: its
 	// media type (an HTTP response's Content-Type) and status ("200";
 	// "-" where the protocol has none).
@@ -146,26 +162,46 @@ var recordTypes = map[string]gowarc.RecordType{
 	"response": gowarc.Response, "revisit": gowarc.Revisit,
 }
 
-// Write writes r and returns its WARC-Record-ID.
+// Write builds r (reading its body whole, spooled) and returns its
+// WARC-Record-ID; the record goes into the file in the background, in the
+// order written, so that transfers need not wait for compression and the
+// disk. An error writing it is returned by Err and Close.
 func (w *Writer) Write(r Record) (string, error) {
 	t, ok := recordTypes[r.Type]
 	if !ok {
 		return "", fmt.Errorf("warc: no record type %q", r.Type)
 	}
-	b := gowarc.NewRecordBuilder(t, gowarc.WithBufferTmpDir(w.opts.TempDir), gowarc.WithBufferMaxMemBytes(1<<20),
-		gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true))
-	defer b.Close()
+	builders.Lock() // see builders
+	b := gowarc.NewRecordBuilder(t, gowarc.WithBufferTmpDir(w.opts.TempDir), gowarc.WithBufferMaxMemBytes(memPerRecord),
+		gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true),
+		gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation())
+	builders.Unlock()
+	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource}
+	// The digests are computed here as the block streams in: gowarc's own
+	// come with a validation of every header that costs more than the
+	// rest of the record.
+	dg := &digester{block: sha1.New(), payload: sha1.New(), skip: r.PayloadOffset}
+	n := int64(0)
 	if r.Body != nil {
-		if _, err := io.Copy(b, r.Body); err != nil {
+		var err error
+		if n, err = io.Copy(io.MultiWriter(b, dg), r.Body); err != nil {
+			j.close()
 			return "", err
 		}
 	}
-	date := r.Date
-	if date.IsZero() {
-		date = time.Now()
+	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
+	b.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
+	b.AddWarcHeaderInt64(gowarc.ContentLength, n)
+	if t == gowarc.Response || t == gowarc.Resource {
+		b.AddWarcHeader(gowarc.WarcPayloadDigest, "sha1:"+base32.StdEncoding.EncodeToString(dg.payload.Sum(nil)))
 	}
+	j.date = r.Date
+	if j.date.IsZero() {
+		j.date = time.Now()
+	}
+	j.date = j.date.UTC()
 	b.AddWarcHeader(gowarc.WarcTargetURI, r.URI)
-	b.AddWarcHeaderTime(gowarc.WarcDate, date.UTC())
+	b.AddWarcHeaderTime(gowarc.WarcDate, j.date)
 	if r.MediaType != "" {
 		b.AddWarcHeader(gowarc.ContentType, r.MediaType)
 	}
@@ -180,54 +216,138 @@ func (w *Writer) Write(r Record) (string, error) {
 	}
 	rec, _, err := b.Build()
 	if err != nil {
+		j.close()
 		return "", fmt.Errorf("warc: building the %s record of %s: %w", r.Type, r.URI, err)
 	}
-	defer rec.Close()
+	j.closers = append(j.closers, rec.Close)
 	h := rec.WarcHeader()
 	id := h.GetId(gowarc.WarcRecordID)
-	digest := h.Get(gowarc.WarcPayloadDigest)
-	if digest == "" && t == gowarc.Resource {
-		digest = h.Get(gowarc.WarcBlockDigest)
-	}
-	indexed := t == gowarc.Response || t == gowarc.Resource
-	if indexed && digest != "" {
+	j.digest = h.Get(gowarc.WarcPayloadDigest)
+	if j.indexed && j.digest != "" {
 		w.mu.Lock()
-		ref, dup := w.seen[digest]
+		ref, dup := w.seen[j.digest]
 		if !dup {
-			w.seen[digest] = revisitRef{id: id, uri: r.URI, date: h.Get(gowarc.WarcDate)}
+			w.seen[j.digest] = revisitRef{id: id, uri: r.URI, date: h.Get(gowarc.WarcDate)}
 		}
 		w.mu.Unlock()
 		if dup {
 			rv, err := rec.ToRevisitRecord(&gowarc.RevisitRef{Profile: gowarc.ProfileIdenticalPayloadDigestV1_1, TargetRecordId: ref.id, TargetUri: ref.uri, TargetDate: ref.date})
 			if err != nil {
+				j.close()
 				return "", fmt.Errorf("warc: the revisit record of %s: %w", r.URI, err)
 			}
-			defer rv.Close()
+			j.closers = append(j.closers, rv.Close)
 			rec = rv
 		}
 	}
-	for _, res := range w.w.Write(rec) {
-		if res.Err != nil {
-			return "", fmt.Errorf("warc: writing the %s record of %s: %w", r.Type, r.URI, res.Err)
-		}
+	j.rec = rec
+	w.queue <- j
+	return id, nil
+}
+
+// digester computes a block's digest and its payload's, the payload
+// being what follows the first skip bytes.
+type digester struct {
+	block, payload hash.Hash
+	skip           int64
+}
+
+func (d *digester) Write(p []byte) (int, error) {
+	d.block.Write(p)
+	q := p
+	if d.skip > 0 {
+		k := min(int64(len(q)), d.skip)
+		q, d.skip = q[k:], d.skip-k
+	}
+	d.payload.Write(q)
+	return len(p), nil
+}
+
+// builders serialises the making of gowarc's record builders: each sets
+// a global of github.com/google/uuid (EnableRandPool) without a lock,
+// which every uuid.New reads, so that two at once, or one beside a new
+// record ID, are a data race. Records take their IDs from newRecordID
+// instead, and the file writer (which makes a warcinfo record's builder
+// and ID) is called under the lock.
+var builders sync.Mutex
+
+// newRecordID is a WARC-Record-ID: a random (version 4) UUID URN.
+func newRecordID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("urn:uuid:%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+// memPerRecord is what a record holds in memory before it spools to disk;
+// with queued records waiting it bounds the archive's memory.
+const memPerRecord = 256 << 10
+
+// queued is how many built records wait for the file at most.
+const queued = 16
+
+// job is a built record waiting for the file.
+type job struct {
+	rec     gowarc.WarcRecord
+	r       Record
+	date    time.Time
+	digest  string
+	indexed bool
+	closers []func() error
+}
+
+func (j *job) close() {
+	for i := len(j.closers) - 1; i >= 0; i-- {
+		j.closers[i]()
+	}
+}
+
+// drain writes the queued records into the file, in order.
+func (w *Writer) drain() {
+	defer close(w.drained)
+	for j := range w.queue {
+		w.put(j)
+		j.close()
+	}
+}
+
+func (w *Writer) put(j *job) {
+	builders.Lock() // the file writer may make a warcinfo record's builder
+	responses := w.w.Write(j.rec)
+	builders.Unlock()
+	for _, res := range responses {
 		w.mu.Lock()
-		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
-		w.mu.Unlock()
-		if w.opts.CDX && indexed {
-			mime := r.PayloadType
-			if mime == "" {
-				mime = r.MediaType
+		if res.Err != nil {
+			if w.err == nil {
+				w.err = fmt.Errorf("warc: writing the %s record of %s: %w", j.r.Type, j.r.URI, res.Err)
 			}
-			status := r.Status
+			w.mu.Unlock()
+			continue
+		}
+		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
+		if w.opts.CDX && j.indexed {
+			mime := j.r.PayloadType
+			if mime == "" {
+				mime = j.r.MediaType
+			}
+			status := j.r.Status
 			if status == "" {
 				status = "-"
 			}
-			w.mu.Lock()
-			w.index = append(w.index, cdxEntry{url: r.URI, date: date.UTC(), mime: mime, status: status, digest: digest, file: res.FileName, offset: res.FileOffset, revisit: rec.Type() == gowarc.Revisit})
-			w.mu.Unlock()
+			w.index = append(w.index, cdxEntry{url: j.r.URI, date: j.date, mime: mime, status: status, digest: j.digest, file: res.FileName, offset: res.FileOffset, revisit: j.rec.Type() == gowarc.Revisit})
 		}
+		w.mu.Unlock()
 	}
-	return id, nil
+}
+
+// Err is the first error writing a record into the file, if any.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // oneLine keeps a value on its line of a warc-fields block.
@@ -240,10 +360,16 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// Close finishes the files (NAME.warc.gz.open becomes NAME.warc.gz) and
-// writes their indexes.
+// Close writes the records still queued, finishes the files
+// (NAME.warc.gz.open becomes NAME.warc.gz) and writes their indexes. It
+// must not be called while a Write is under way.
 func (w *Writer) Close() error {
+	w.closeOnce.Do(func() { close(w.queue) })
+	<-w.drained
 	if err := w.w.Close(); err != nil {
+		return err
+	}
+	if err := w.Err(); err != nil {
 		return err
 	}
 	if w.opts.CDX {
