@@ -12,7 +12,10 @@ import (
 // called with each response (a redirect's too) before its body is read,
 // with u the URL actually fetched; the writer it returns, if any, gets a
 // copy of the body as the caller reads it, and is closed when the body
-// is: a listing's bytes the caller left unread are copied first. ex holds
+// is: a listing's bytes the caller left unread are copied first. A body
+// that was not read to its end (an error, a cancel, a caller that
+// stopped) is not whole: the writer's Abort is called instead of Close,
+// where it has one. ex holds
 // the heads as they went over the wire where the protocol keeps them
 // (HTTP over deref's own connection), else it is empty. conversation
 // returns the retrieval's protocol conversation so far, passwords
@@ -50,6 +53,7 @@ type recordedBody struct {
 	io.ReadCloser
 	w       io.WriteCloser
 	listing bool
+	whole   bool // the body was read to its end
 	werr    error
 	once    sync.Once
 }
@@ -58,6 +62,9 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 && b.werr == nil {
 		_, b.werr = b.w.Write(p[:n])
+	}
+	if err == io.EOF {
+		b.whole = true
 	}
 	return n, err
 }
@@ -68,10 +75,16 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 func (b *recordedBody) Close() error {
 	var err error
 	b.once.Do(func() {
-		if b.listing && b.werr == nil {
-			_, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
+		if b.listing && b.werr == nil && !b.whole {
+			var n int64
+			n, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
+			b.whole = b.werr == nil && n >= 0
 		}
 		err = b.ReadCloser.Close()
+		if a, ok := b.w.(interface{ Abort() }); ok && (!b.whole || err != nil) {
+			a.Abort() // not whole: nothing is archived
+			return
+		}
 		if cerr := b.w.Close(); b.werr == nil {
 			b.werr = cerr
 		}

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,6 +77,10 @@ func (r *Recorder) Record(u *url.URL, resp *fetch.Response, ex *fetch.Exchange, 
 		defer close(w.done)
 		id, err := r.W.Write(rec)
 		pr.CloseWithError(err) // the body's writes fail with it, if any
+		if errors.Is(err, errAborted) {
+			w.err = nil
+			return // the body was not whole: no record
+		}
 		n := 1
 		if err == nil && (u.Scheme == "ftp" || u.Scheme == "ftps") {
 			<-w.closed()
@@ -170,6 +175,11 @@ func (s *httpSpool) Write(p []byte) (int, error) {
 	n, err := s.f.Write(p)
 	s.n += int64(n)
 	return n, err
+}
+
+// Abort drops the records: the body was not read whole.
+func (s *httpSpool) Abort() {
+	s.once.Do(func() { s.f.Close() })
 }
 
 func (s *httpSpool) Close() error {
@@ -275,6 +285,18 @@ func (w *recordWriter) closed() chan struct{} {
 }
 
 func (w *recordWriter) Write(p []byte) (int, error) { return w.pw.Write(p) }
+
+// errAborted ends the body of a record that is not written.
+var errAborted = errors.New("the body was not read whole")
+
+// Abort drops the record: its body was not read whole.
+func (w *recordWriter) Abort() {
+	w.once.Do(func() {
+		w.pw.CloseWithError(errAborted)
+		close(w.closed())
+	})
+	<-w.done
+}
 
 func (w *recordWriter) Close() error {
 	w.once.Do(func() {

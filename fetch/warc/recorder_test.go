@@ -1,12 +1,14 @@
 package warc_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/base32"
 	"io"
 	nethttp "net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +102,40 @@ func TestRecordHTTP(t *testing.T) {
 		default:
 			t.Errorf("record type %v", r.Type())
 		}
+	}
+}
+
+// A body not read to its end is not archived: no record claims a whole
+// object it does not hold.
+func TestRecordOnlyWhole(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "big.bin")
+	os.WriteFile(src, bytes.Repeat([]byte("x"), 1<<20), 0o644)
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &warc.Recorder{W: w}
+	c := fetch.NewClient()
+	c.Recorder = rec
+	u := "file://" + filepath.ToSlash(src)
+	resp, err := c.Get(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadFull(resp.Body, make([]byte, 10))
+	resp.Body.Close()
+	resp, err = c.Get(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err := w.Close(); err != nil || rec.Err() != nil {
+		t.Fatal(err, rec.Err())
+	}
+	recs := readAll(t, filepath.Join(dir, "out.warc.gz"))
+	if len(recs) != 2 || recs[1].WarcHeader().Get(gowarc.ContentLength) != "1048576" {
+		t.Errorf("%d records; the second %v", len(recs), recs[len(recs)-1].WarcHeader())
 	}
 }
