@@ -243,6 +243,10 @@ func (s *webSource) below(base *url.URL, href string) (TreeEntry, bool) {
 	return k, true
 }
 
+// HTMLLinks returns the href of every <a> element of an HTML page, read
+// as a stream of tokens (golang.org/x/net/html), never whole.
+func HTMLLinks(r io.Reader) ([]string, error) { return links(r) }
+
 // links returns the href of every <a> element, reading the page as a
 // stream of tokens.
 func links(r io.Reader) ([]string, error) {

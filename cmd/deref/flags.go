@@ -17,7 +17,8 @@ type command int
 const (
 	cmdGet    command = 1 << iota // deref URL...
 	cmdMirror                     // deref mirror URL DIR
-	cmdBoth   = cmdGet | cmdMirror
+	cmdCrawl                      // deref crawl URL...
+	cmdBoth   = cmdGet | cmdMirror | cmdCrawl
 )
 
 // flagDef is one flag. The table of them (flagTable) is the one place a
@@ -39,7 +40,7 @@ type flagDef struct {
 }
 
 // The groups of -h and the man page, in their order.
-var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "General"}
+var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "Crawl", "General"}
 
 // setters for the table.
 
@@ -307,6 +308,26 @@ var flagTable = []flagDef{
 		help: "print the transfers as URL<TAB>TARGET lines, transfer nothing (run each with deref --create-dirs -o TARGET URL)", set: boolean(func(o *options) *bool { return &o.m.plan })},
 	{long: "json", cmds: cmdMirror, group: "Mirror",
 		help: "print the report as JSON on standard output", set: boolean(func(o *options) *bool { return &o.m.asJSON })},
+
+	// Crawl
+	{long: "parallel", cmds: cmdCrawl, group: "Crawl", arg: "N",
+		help: "N retrievals at once, across hosts (default 4)", set: integer(func(o *options) *int { return &o.c.opts.Parallel })},
+	{long: "per-host", cmds: cmdCrawl, group: "Crawl", arg: "N",
+		help: "at most N connections to one host at once (default 1)", set: integer(func(o *options) *int { return &o.c.opts.PerHost })},
+	{long: "wait", cmds: cmdCrawl, group: "Crawl", arg: "SECONDS",
+		help: "pause this long after each request before the host's next one (default 0)", set: secs(func(o *options) *float64 { return &o.c.wait })},
+	{long: "max-depth", cmds: cmdCrawl, group: "Crawl", arg: "N",
+		help: "follow links at most N steps from a start URL (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxDepth })},
+	{long: "max-items", cmds: cmdCrawl, group: "Crawl", arg: "N",
+		help: "stop after N URLs (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxItems })},
+	{long: "scope", cmds: cmdCrawl, group: "Crawl", arg: "SCOPE", complete: "host prefix",
+		help: "host: the start URLs' hosts and ports (the default); prefix: below the start URLs", set: str(func(o *options) *string { return &o.c.scope })},
+	{long: "span-hosts", cmds: cmdCrawl, group: "Crawl",
+		help: "follow links to other hosts and schemes (those of --domains, when given)", set: boolean(func(o *options) *bool { return &o.c.opts.SpanHosts })},
+	{long: "domains", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "with --span-hosts: only hosts of these comma-separated domains", set: str(func(o *options) *string { return &o.c.domains })},
+	{long: "json", cmds: cmdCrawl, group: "Crawl",
+		help: "print the report as JSON on standard output", set: boolean(func(o *options) *bool { return &o.c.asJSON })},
 
 	// General
 	{long: "config", short: "K", cmds: cmdBoth, group: "General", arg: "FILE", complete: "file",

@@ -87,6 +87,7 @@ type options struct {
 	sums                                                   []byte          // the --checksum-file, fetched once
 	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings
+	c                                                      crawlSettings
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
 	progress                                               *progressLine        // on a terminal, unless -s
@@ -110,6 +111,9 @@ const memoryLimit = 96 << 20
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "mirror" {
 		return runMirror(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "crawl" {
+		return runCrawl(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)

@@ -1,0 +1,249 @@
+// Package crawl walks everything reachable from start URLs within a
+// scope: Gopher menus (every item, h items with URL: selectors too), HTML
+// pages, FTP folders and newsgroups, each URL (compared canonically)
+// fetched once, politely: one connection per host at once by default,
+// with an optional wait between a host's requests. Set Client.Recorder
+// (fetch/warc) to archive what it fetches. It runs on the mirror's walker
+// (internal/walk).
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/walk"
+	"github.com/urlderef/deref/url"
+)
+
+// Options adjust a Run.
+type Options struct {
+	// Parallel is how many retrievals run at once, across hosts; 0 means 4.
+	// PerHost caps those to one host; 0 means 1.
+	Parallel, PerHost int
+	// Wait is the pause after each request before the host's next one.
+	Wait time.Duration
+	// MaxDepth > 0 stops following links that far from a start URL (its
+	// links are at depth 1); MaxItems > 0 stops after that many URLs.
+	MaxDepth, MaxItems int
+	// Prefix keeps the crawl below the start URLs (their canonical form as
+	// a prefix) instead of on their hosts and ports.
+	Prefix bool
+	// SpanHosts lets the crawl go to other hosts and schemes whose host is
+	// one of Domains or below one; without Domains, anywhere.
+	SpanHosts bool
+	Domains   []string
+	// Events, when set, is called for each URL settled; calls may come
+	// from several goroutines at once.
+	Events func(Event)
+}
+
+// Event is one URL settled.
+type Event struct {
+	URL   string // password hidden
+	Depth int
+	Bytes int64
+	Links int   // the links it gave that were queued
+	Err   error // nil when it was fetched
+}
+
+// Report sums up a Run.
+type Report struct {
+	Fetched, Failed int
+	Bytes           int64
+	Seconds         float64
+	// Failures lists the URLs that failed, sorted, with their errors.
+	Failures []string
+}
+
+type job struct {
+	u     *url.URL
+	depth int
+}
+
+type run struct {
+	c      *fetch.Client
+	o      Options
+	starts []*url.URL
+	hosts  walk.Hosts
+
+	mu     sync.Mutex
+	seen   map[string]bool
+	report Report
+}
+
+// Run crawls from the start URLs. It returns an error only when a start
+// URL is bad; failures of single URLs are counted in the Report.
+func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
+	begin := time.Now()
+	m := &run{c: c, o: o, seen: map[string]bool{}}
+	m.hosts.PerHost = max(o.PerHost, 1)
+	var first []job
+	for _, raw := range starts {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, &fetch.Error{Op: "crawl", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
+		}
+		u = u.Normalize()
+		m.starts = append(m.starts, u)
+		if m.admit(u) {
+			first = append(first, job{u: u})
+		}
+	}
+	parallel := o.Parallel
+	if parallel <= 0 {
+		parallel = 4
+	}
+	walk.Walk(ctx, parallel, nil, m.visit, first...)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sort.Strings(m.report.Failures)
+	m.report.Seconds = time.Since(begin).Seconds()
+	r := m.report
+	return &r, ctx.Err()
+}
+
+// admit marks u seen and says whether it is to be fetched: not seen
+// before, and within MaxItems.
+func (m *run) admit(u *url.URL) bool {
+	key := u.Normalize().String()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seen[key] || m.o.MaxItems > 0 && len(m.seen) >= m.o.MaxItems {
+		return false
+	}
+	m.seen[key] = true
+	return true
+}
+
+// inScope says whether a link may be followed.
+func (m *run) inScope(u *url.URL) bool {
+	if m.o.SpanHosts {
+		if len(m.o.Domains) == 0 {
+			return true
+		}
+		h := strings.ToLower(u.Hostname())
+		for _, d := range m.o.Domains {
+			d = strings.ToLower(strings.TrimPrefix(d, "."))
+			if h == d || strings.HasSuffix(h, "."+d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range m.starts {
+		switch {
+		case m.o.Prefix:
+			if strings.HasPrefix(u.String(), s.String()) {
+				return true
+			}
+		case u.Scheme == s.Scheme && strings.EqualFold(u.Hostname(), s.Hostname()) && u.PortNumber() == s.PortNumber():
+			return true
+		}
+	}
+	return false
+}
+
+// visit fetches one URL, reads it whole (so that a recorder archives it)
+// and queues its links.
+func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
+	release, err := m.hosts.Slot(ctx, j.u.Scheme+"://"+strings.ToLower(j.u.Site()))
+	if err != nil {
+		return
+	}
+	n, found, err := m.fetch(ctx, j.u)
+	if m.o.Wait > 0 {
+		select {
+		case <-time.After(m.o.Wait):
+		case <-ctx.Done():
+		}
+	}
+	release()
+	queued := 0
+	if err == nil && (m.o.MaxDepth <= 0 || j.depth+1 <= m.o.MaxDepth) {
+		for _, l := range found {
+			if m.inScope(l) && m.admit(l) {
+				q.Push(job{u: l, depth: j.depth + 1})
+				queued++
+			}
+		}
+	}
+	m.mu.Lock()
+	if err != nil {
+		m.report.Failed++
+		m.report.Failures = append(m.report.Failures, j.u.Redacted()+": "+err.Error())
+	} else {
+		m.report.Fetched++
+		m.report.Bytes += n
+	}
+	m.mu.Unlock()
+	if m.o.Events != nil {
+		m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Bytes: n, Links: queued, Err: err})
+	}
+}
+
+// fetch reads u whole and returns its size and the links it holds: a
+// listing's entries, an HTML page's anchors.
+func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) {
+	resp, err := m.c.Fetch(ctx, u, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	var hrefs []string
+	var n int64
+	switch {
+	case resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList:
+		for _, e := range resp.Entries {
+			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
+				hrefs = append(hrefs, e.URL)
+			}
+		}
+		n, err = io.Copy(io.Discard, resp.Body)
+	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml":
+		cr := &countReader{r: resp.Body}
+		hrefs, err = fetch.HTMLLinks(cr)
+		if err == nil {
+			_, err = io.Copy(io.Discard, cr) // the rest, for the archive
+		}
+		n = cr.n
+	default:
+		n, err = io.Copy(io.Discard, resp.Body)
+	}
+	if err == nil {
+		err = resp.Body.Close()
+	}
+	if err != nil {
+		return n, nil, err
+	}
+	var out []*url.URL
+	for _, h := range hrefs {
+		ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(h)))
+		if err != nil {
+			continue
+		}
+		l := u.ResolveReference(ref)
+		l.HasFragment, l.Fragment = false, ""
+		if _, err := url.Parse(l.String()); err != nil {
+			continue
+		}
+		out = append(out, l.Normalize())
+	}
+	return n, out, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,163 @@
+package crawl_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/url"
+)
+
+// hole is a Gopher server whose menus link each other in a cycle, list
+// items twice and link other hosts; it counts the requests per selector.
+type hole struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	asked map[string]int
+}
+
+func startHole(t *testing.T) *hole {
+	h := &hole{asked: map[string]int{}}
+	ln, err := testserver.Listen(h.serve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ln = ln
+	t.Cleanup(func() { ln.Close() })
+	return h
+}
+
+func (h *hole) serve(c net.Conn) {
+	defer c.Close()
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return
+	}
+	sel := strings.TrimRight(line, "\r\n")
+	h.mu.Lock()
+	h.asked[sel]++
+	h.mu.Unlock()
+	host, port, _ := net.SplitHostPort(h.ln.Addr().String())
+	item := func(t byte, name, s string) string {
+		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
+	}
+	switch {
+	case sel == "" || sel == "/":
+		io.WriteString(c, "iwelcome\t\terror.host\t1\r\n"+item('1', "A", "/a")+item('1', "B", "/b")+item('0', "Readme", "/readme.txt")+
+			"1Elsewhere\t/\tgopher.example.invalid\t70\r\n"+"hA web page\tURL:http://www.example.invalid/\t"+host+"\t"+port+"\r\n.\r\n")
+	case sel == "/a":
+		io.WriteString(c, item('1', "Back to the top", "/")+item('1', "B again", "/b")+item('0', "Readme again", "/readme.txt")+item('9', "Data", "/a/data.bin")+".\r\n")
+	case sel == "/b":
+		io.WriteString(c, item('1', "A again", "/a")+item('1', "Deeper", "/b/c")+".\r\n")
+	case sel == "/b/c":
+		io.WriteString(c, item('0', "Deep", "/b/c/deep.txt")+".\r\n")
+	case strings.HasSuffix(sel, ".txt"):
+		io.WriteString(c, "text of "+sel+"\r\n.\r\n")
+	case strings.HasSuffix(sel, ".bin"):
+		io.WriteString(c, "\x00\x01binary")
+	default:
+		io.WriteString(c, "3not here\t\terror.host\t1\r\n.\r\n")
+	}
+}
+
+func client() *fetch.Client {
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	return c
+}
+
+// Every item of the hole reachable on its host is fetched exactly once,
+// menus in cycles and items listed twice included; other hosts are left
+// alone.
+func TestCrawlGopherHole(t *testing.T) {
+	h := startHole(t)
+	rep, err := crawl.Run(context.Background(), client(), []string{"gopher://" + h.ln.Addr().String() + "/1/"}, crawl.Options{Parallel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/", "/a", "/b", "/readme.txt", "/a/data.bin", "/b/c", "/b/c/deep.txt"}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range want {
+		if h.asked[s] != 1 {
+			t.Errorf("%s asked %d times", s, h.asked[s])
+		}
+	}
+	if len(h.asked) != len(want) || rep.Fetched != len(want) || rep.Failed != 0 {
+		t.Errorf("asked %v; report %+v", h.asked, rep)
+	}
+}
+
+// MaxDepth and MaxItems bound the crawl.
+func TestCrawlBounds(t *testing.T) {
+	h := startHole(t)
+	start := "gopher://" + h.ln.Addr().String() + "/1/"
+	rep, _ := crawl.Run(context.Background(), client(), []string{start}, crawl.Options{MaxDepth: 1})
+	if rep.Fetched != 4 { // the top, A, B, Readme
+		t.Errorf("depth 1: %+v", rep)
+	}
+	rep, _ = crawl.Run(context.Background(), client(), []string{start}, crawl.Options{MaxItems: 2})
+	if rep.Fetched != 2 {
+		t.Errorf("2 items: %+v", rep)
+	}
+}
+
+// An HTML site is crawled through its links, below the start with
+// Prefix, and archived whole with a recorder: each page once.
+func TestCrawlHTMLToWARC(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/site/":
+			io.WriteString(w, `<a href="one.html">1</a> <a href="/site/two.html#x">2</a> <a href="/outside.html">out</a> <a href="mailto:a@b">m</a>`)
+		case "/site/one.html":
+			io.WriteString(w, `<a href="two.html">2</a> <a href="./">up</a>`)
+		case "/site/two.html":
+			io.WriteString(w, `<p>two</p>`)
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "site"), warc.Options{Software: "deref/test", CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client()
+	rec := &warc.Recorder{W: w}
+	c.Recorder = rec
+	rep, err := crawl.Run(context.Background(), c, []string{s.URL + "/site/"}, crawl.Options{Prefix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil || rec.Err() != nil {
+		t.Fatal(err, rec.Err())
+	}
+	if rep.Fetched != 3 || asked["/outside.html"] != 0 || asked["/site/two.html"] != 1 || asked["/site/"] != 1 {
+		t.Errorf("report %+v, asked %v", rep, asked)
+	}
+	cdx, _ := os.ReadFile(filepath.Join(dir, "site.cdxj"))
+	if n := strings.Count(string(cdx), "\n"); n != 3 {
+		t.Errorf("%d index lines:\n%s", n, cdx)
+	}
+}
