@@ -139,7 +139,7 @@ func (m *run) inScope(u *url.URL) bool {
 	for _, s := range m.starts {
 		switch {
 		case m.o.Prefix:
-			if strings.HasPrefix(u.String(), s.String()) {
+			if strings.HasPrefix(pathKey(u), pathKey(s)) {
 				return true
 			}
 		case u.Scheme == s.Scheme && strings.EqualFold(u.Hostname(), s.Hostname()) && u.PortNumber() == s.PortNumber():
@@ -147,6 +147,18 @@ func (m *run) inScope(u *url.URL) bool {
 		}
 	}
 	return false
+}
+
+// pathKey is what "below" compares: the URL, or for Gopher the server
+// and selector without the item type, which differs between a menu and
+// the items below it.
+func pathKey(u *url.URL) string {
+	if u.Scheme == "gopher" || u.Scheme == "gophers" {
+		if g, err := u.Gopher(); err == nil {
+			return u.Scheme + "://" + strings.ToLower(u.Site()) + "\x00" + g.Selector
+		}
+	}
+	return u.String()
 }
 
 // visit fetches one URL, reads it whole (so that a recorder archives it)

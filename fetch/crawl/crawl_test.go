@@ -102,6 +102,21 @@ func TestCrawlGopherHole(t *testing.T) {
 	}
 }
 
+// Prefix keeps a Gopher crawl below the start menu's selector, whatever
+// the items' types.
+func TestCrawlGopherPrefix(t *testing.T) {
+	h := startHole(t)
+	rep, err := crawl.Run(context.Background(), client(), []string{"gopher://" + h.ln.Addr().String() + "/1/b"}, crawl.Options{Prefix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if rep.Fetched != 3 || h.asked["/b"] != 1 || h.asked["/b/c"] != 1 || h.asked["/b/c/deep.txt"] != 1 || h.asked["/a"] != 0 {
+		t.Errorf("report %+v, asked %v", rep, h.asked)
+	}
+}
+
 // MaxDepth and MaxItems bound the crawl.
 func TestCrawlBounds(t *testing.T) {
 	h := startHole(t)
