@@ -6,11 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
@@ -70,20 +66,12 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := runContext(&o)
 	defer stop()
-	if o.maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
-		defer cancel()
-	}
-	var mu sync.Mutex
 	co.Events = func(ev crawl.Event) {
 		if ev.Err == nil && !o.verbose {
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		errMu.Lock()
 		defer errMu.Unlock()
 		if ev.Err != nil {

@@ -162,16 +162,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := runContext(&o)
 	defer stop()
 	// A closed pipe on stdout is a write error (exit 8), not a silent
 	// death by SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	if o.maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
-		defer cancel()
-	}
 	var (
 		mu   sync.Mutex
 		code int
@@ -410,4 +405,15 @@ func guessScheme(raw string) string {
 		return "ftp://" + t
 	}
 	return "http://" + t
+}
+
+// runContext is a run's context: cancelled by SIGINT or SIGTERM, and past
+// --max-time.
+func runContext(o *options) (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if o.maxTime <= 0 {
+		return ctx, stop
+	}
+	ctx, cancel := context.WithTimeout(ctx, seconds(o.maxTime))
+	return ctx, func() { cancel(); stop() }
 }

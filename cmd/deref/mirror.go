@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -87,13 +85,8 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return fetch.ExitCode(fetch.WriteError(err))
 	}
 	c.Progress = nil // one line for one transfer; the mirror draws its own bars
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := runContext(&o)
 	defer stop()
-	if o.maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, seconds(o.maxTime))
-		defer cancel()
-	}
 	progress = !o.silent && !asJSON && !mo.DryRun && isTerminal(stderr)
 	var bars *barSet
 	if progress {
