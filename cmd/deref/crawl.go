@@ -17,7 +17,8 @@ const crawlUsage = `usage: deref crawl [flags] URL...
 Walks everything reachable from the URLs within a scope: Gopher menus (every
 item, h items with URL: selectors too), HTML pages, FTP folders and
 newsgroups, each URL (compared canonically) fetched once, politely: one
-connection per host at once unless --per-host says more. With --warc-file
+connection per host at once unless --per-host says more, and what
+robots.txt excludes left alone unless --ignore-robots. With --warc-file
 everything fetched is archived (WARC/1.1, --warc-cdx for its index). A
 summary goes to standard error at the end (--json: a report on standard
 output). The exit code is 0 when nothing failed, else 1.
@@ -69,14 +70,17 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := runContext(&o)
 	defer stop()
 	co.Events = func(ev crawl.Event) {
-		if ev.Err == nil && !o.verbose {
+		if ev.Err == nil && !ev.Excluded && !o.verbose {
 			return
 		}
 		errMu.Lock()
 		defer errMu.Unlock()
-		if ev.Err != nil {
+		switch {
+		case ev.Err != nil:
 			fmt.Fprintf(stderr, "deref: %s: %s\n", oneLine(ev.URL), oneLine(ev.Err.Error()))
-		} else {
+		case ev.Excluded:
+			fmt.Fprintf(stderr, "deref: skipped %s: robots.txt excludes it\n", oneLine(ev.URL))
+		default:
 			fmt.Fprintf(stderr, "%d\t%d\t%s\n", ev.Depth, ev.Bytes, oneLine(ev.URL))
 		}
 	}
@@ -96,7 +100,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 				return 8
 			}
 		} else if !o.silent {
-			fmt.Fprintf(stderr, "deref crawl: %d fetched, %d failed, %d bytes in %.1f s\n", rep.Fetched, rep.Failed, rep.Bytes, rep.Seconds)
+			fmt.Fprintf(stderr, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %d bytes in %.1f s\n", rep.Fetched, rep.Failed, rep.Excluded, rep.Bytes, rep.Seconds)
 		}
 	}
 	switch {

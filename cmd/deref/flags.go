@@ -326,6 +326,8 @@ var flagTable = []flagDef{
 		help: "follow links to other hosts and schemes (those of --domains, when given)", set: boolean(func(o *options) *bool { return &o.c.opts.SpanHosts })},
 	{long: "domains", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "with --span-hosts: only hosts of these comma-separated domains", set: str(func(o *options) *string { return &o.c.domains })},
+	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",
+		help: "fetch what robots.txt excludes (HTTP's, and a Gopher server's where it serves one)", set: boolean(func(o *options) *bool { return &o.c.opts.IgnoreRobots })},
 	{long: "json", cmds: cmdCrawl, group: "Crawl",
 		help: "print the report as JSON on standard output", set: boolean(func(o *options) *bool { return &o.c.asJSON })},
 

@@ -38,6 +38,10 @@ type Options struct {
 	// one of Domains or below one; without Domains, anywhere.
 	SpanHosts bool
 	Domains   []string
+	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
+	// and a Gopher server's where it serves one, as gophernicus does);
+	// otherwise such URLs are skipped and reported.
+	IgnoreRobots bool
 	// Events, when set, is called for each URL settled; calls may come
 	// from several goroutines at once.
 	Events func(Event)
@@ -50,13 +54,17 @@ type Event struct {
 	Bytes int64
 	Links int   // the links it gave that were queued
 	Err   error // nil when it was fetched
+	// Excluded says robots.txt excludes the URL: it was not fetched.
+	Excluded bool
 }
 
 // Report sums up a Run.
 type Report struct {
 	Fetched, Failed int
-	Bytes           int64
-	Seconds         float64
+	// Excluded counts the URLs robots.txt kept the crawl from.
+	Excluded int
+	Bytes    int64
+	Seconds  float64
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
 }
@@ -74,6 +82,7 @@ type run struct {
 
 	mu     sync.Mutex
 	seen   map[string]bool
+	robots map[string]*robots // by robots.txt URL
 	report Report
 }
 
@@ -81,7 +90,7 @@ type run struct {
 // URL is bad; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}}
+	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}}
 	m.hosts.PerHost = max(o.PerHost, 1)
 	var first []job
 	for _, raw := range starts {
@@ -167,6 +176,18 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	release, err := m.hosts.Slot(ctx, j.u.Scheme+"://"+strings.ToLower(j.u.Site()))
 	if err != nil {
 		return
+	}
+	if !m.o.IgnoreRobots {
+		if r := m.robotsFor(ctx, j.u); r != nil && !r.allowed(robotsPath(j.u)) {
+			release()
+			m.mu.Lock()
+			m.report.Excluded++
+			m.mu.Unlock()
+			if m.o.Events != nil {
+				m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Excluded: true})
+			}
+			return
+		}
 	}
 	n, found, err := m.fetch(ctx, j.u)
 	if m.o.Wait > 0 {

@@ -24,13 +24,18 @@ import (
 // hole is a Gopher server whose menus link each other in a cycle, list
 // items twice and link other hosts; it counts the requests per selector.
 type hole struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	asked map[string]int
+	ln     net.Listener
+	mu     sync.Mutex
+	asked  map[string]int
+	robots string // served at the selector robots.txt when set
 }
 
 func startHole(t *testing.T) *hole {
-	h := &hole{asked: map[string]int{}}
+	return startHoleWith(t, "")
+}
+
+func startHoleWith(t *testing.T, robots string) *hole {
+	h := &hole{asked: map[string]int{}, robots: robots}
 	ln, err := testserver.Listen(h.serve)
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +60,8 @@ func (h *hole) serve(c net.Conn) {
 		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
 	}
 	switch {
+	case sel == "robots.txt" && h.robots != "":
+		io.WriteString(c, h.robots)
 	case sel == "" || sel == "/":
 		io.WriteString(c, "iwelcome\t\terror.host\t1\r\n"+item('1', "A", "/a")+item('1', "B", "/b")+item('0', "Readme", "/readme.txt")+
 			"1Elsewhere\t/\tgopher.example.invalid\t70\r\n"+"hA web page\tURL:http://www.example.invalid/\t"+host+"\t"+port+"\r\n.\r\n")
@@ -97,8 +104,39 @@ func TestCrawlGopherHole(t *testing.T) {
 			t.Errorf("%s asked %d times", s, h.asked[s])
 		}
 	}
-	if len(h.asked) != len(want) || rep.Fetched != len(want) || rep.Failed != 0 {
+	if h.asked["robots.txt"] != 1 {
+		t.Errorf("robots.txt asked %d times", h.asked["robots.txt"])
+	}
+	if len(h.asked) != len(want)+1 || rep.Fetched != len(want) || rep.Failed != 0 {
 		t.Errorf("asked %v; report %+v", h.asked, rep)
+	}
+}
+
+// robots.txt (a Gopher server's, at the selector robots.txt) keeps the
+// crawl from what it excludes for deref, or for every robot when it names
+// none; IgnoreRobots fetches it all the same.
+func TestCrawlRobots(t *testing.T) {
+	h := startHoleWith(t, "User-agent: *\nDisallow: /b\nAllow: /b/c/deep.txt\n\nUser-agent: other\nDisallow: /\n")
+	start := "gopher://" + h.ln.Addr().String() + "/1/"
+	rep, err := crawl.Run(context.Background(), client(), []string{start}, crawl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	if h.asked["/b"] != 0 || h.asked["/a"] != 1 || rep.Excluded != 1 {
+		t.Errorf("asked %v; report %+v", h.asked, rep)
+	}
+	h.mu.Unlock()
+	rep, _ = crawl.Run(context.Background(), client(), []string{start}, crawl.Options{IgnoreRobots: true})
+	if rep.Excluded != 0 || rep.Fetched != 7 {
+		t.Errorf("ignoring robots.txt: %+v", rep)
+	}
+	h2 := startHoleWith(t, "User-agent: deref\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n")
+	rep, _ = crawl.Run(context.Background(), client(), []string{"gopher://" + h2.ln.Addr().String() + "/1/"}, crawl.Options{})
+	h2.mu.Lock()
+	defer h2.mu.Unlock()
+	if h2.asked["/a"] != 0 || h2.asked["/b"] != 1 {
+		t.Errorf("deref's own group: asked %v; report %+v", h2.asked, rep)
 	}
 }
 
