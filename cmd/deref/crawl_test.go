@@ -36,6 +36,12 @@ func TestCrawlCommand(t *testing.T) {
 	if n := strings.Count(string(cdx), "\n"); n != 6 || !strings.Contains(string(cdx), "/0/docs/old/notes.txt") {
 		t.Errorf("%d index lines:\n%s", n, cdx)
 	}
+	out := filepath.Join(dir, "tree")
+	r = runDeref(t, "", "crawl", "-s", "--output-dir", out, "gopher://"+gs.Addr()+"/1/")
+	host, port, _ := strings.Cut(gs.Addr(), ":")
+	if b, err := os.ReadFile(filepath.Join(out, host+"_"+port, "docs", "old", "notes.txt")); r.code != 0 || string(b) != "notes\n" {
+		t.Errorf("--output-dir: exit %d, %q %v: %s", r.code, b, err, r.stderr)
+	}
 	r = runDeref(t, "", "crawl", "--max-depth", "1", "--json", "gopher://"+gs.Addr()+"/1/")
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Fetched != 3 {
 		t.Errorf("depth 1: %q", r.stdout)

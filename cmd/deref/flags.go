@@ -179,6 +179,8 @@ var flagTable = []flagDef{
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",
 		help: "no progress bars and no summary", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "silent", short: "s", cmds: cmdCrawl, group: "Output",
+		help: "no summary", set: boolean(func(o *options) *bool { return &o.silent })},
 
 	// Connection
 	{long: "verbose", short: "v", cmds: cmdBoth, group: "Connection",
@@ -326,6 +328,8 @@ var flagTable = []flagDef{
 		help: "follow links to other hosts and schemes (those of --domains, when given)", set: boolean(func(o *options) *bool { return &o.c.opts.SpanHosts })},
 	{long: "domains", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "with --span-hosts: only hosts of these comma-separated domains", set: str(func(o *options) *string { return &o.c.domains })},
+	{long: "output-dir", cmds: cmdCrawl, group: "Crawl", arg: "DIR", complete: "dir",
+		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
 	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",
 		help: "fetch what robots.txt excludes (HTTP's, and a Gopher server's where it serves one)", set: boolean(func(o *options) *bool { return &o.c.opts.IgnoreRobots })},
 	{long: "json", cmds: cmdCrawl, group: "Crawl",

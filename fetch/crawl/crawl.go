@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,15 @@ type Options struct {
 	// one of Domains or below one; without Domains, anywhere.
 	SpanHosts bool
 	Domains   []string
+	// OutputDir, when set, is where every object fetched is also written,
+	// as a browsable tree: DIR/HOST/PATH (HOST_PORT for a port not the
+	// scheme's own; a Gopher URL's path is its selector). A URL whose path
+	// ends at a folder, and a listing, is written as the folder's index
+	// (index.html for HTTP, index for the rest). A file is written as
+	// NAME.part and renamed when whole, through an os.Root on DIR; a URL
+	// with a path element that is not a single safe name (as the mirror
+	// judges names) is not written, and says so.
+	OutputDir string
 	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
 	// and a Gopher server's where it serves one, as gophernicus does);
 	// otherwise such URLs are skipped and reported.
@@ -84,6 +94,7 @@ type run struct {
 	seen   map[string]bool
 	robots map[string]*robots // by robots.txt URL
 	report Report
+	root   *os.Root // OutputDir
 }
 
 // Run crawls from the start URLs. It returns an error only when a start
@@ -103,6 +114,17 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		if m.admit(u) {
 			first = append(first, job{u: u})
 		}
+	}
+	if o.OutputDir != "" {
+		if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
+			return nil, &fetch.Error{Op: "crawl", Err: fetch.WriteError(err)}
+		}
+		root, err := os.OpenRoot(o.OutputDir)
+		if err != nil {
+			return nil, &fetch.Error{Op: "crawl", Err: fetch.WriteError(err)}
+		}
+		defer root.Close()
+		m.root = root
 	}
 	parallel := o.Parallel
 	if parallel <= 0 {
@@ -230,41 +252,63 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) 
 	defer resp.Body.Close()
 	var hrefs []string
 	var n int64
+	var sink io.Writer = io.Discard
+	var file *localFile
+	if m.root != nil {
+		if file, err = m.create(u, resp); err != nil {
+			return 0, nil, err
+		}
+		defer file.abandon()
+		sink = file.f
+	}
+	listing := resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList
 	switch {
-	case resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList:
+	case listing:
 		for _, e := range resp.Entries {
 			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
 				hrefs = append(hrefs, e.URL)
 			}
 		}
-		n, err = io.Copy(io.Discard, resp.Body)
+		n, err = io.Copy(sink, resp.Body)
 	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml":
-		cr := &countReader{r: resp.Body}
+		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
 		hrefs, err = fetch.HTMLLinks(cr)
 		if err == nil {
-			_, err = io.Copy(io.Discard, cr) // the rest, for the archive
+			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
 		}
 		n = cr.n
 	default:
-		n, err = io.Copy(io.Discard, resp.Body)
+		n, err = io.Copy(sink, resp.Body)
 	}
 	if err == nil {
 		err = resp.Body.Close()
+	}
+	if err == nil && file != nil {
+		err = file.finish()
 	}
 	if err != nil {
 		return n, nil, err
 	}
 	var out []*url.URL
 	for _, h := range hrefs {
-		ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(h)))
-		if err != nil {
-			continue
+		var l *url.URL
+		if listing {
+			// A listing's URLs are absolute and taken as they are: a
+			// Gopher selector is opaque, its dot segments included.
+			if l, err = url.Parse(h); err != nil {
+				continue
+			}
+		} else {
+			ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(h)))
+			if err != nil {
+				continue
+			}
+			l = u.ResolveReference(ref)
+			if _, err := url.Parse(l.String()); err != nil {
+				continue
+			}
 		}
-		l := u.ResolveReference(ref)
 		l.HasFragment, l.Fragment = false, ""
-		if _, err := url.Parse(l.String()); err != nil {
-			continue
-		}
 		out = append(out, l.Normalize())
 	}
 	return n, out, nil

@@ -214,3 +214,77 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 		t.Errorf("%d index lines:\n%s", n, cdx)
 	}
 }
+
+// OutputDir holds a browsable tree by host and path, menus as their
+// folder's index; a selector that would climb out is not written, and
+// nothing partial is left.
+func TestCrawlOutputDir(t *testing.T) {
+	h := startHole(t)
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{"gopher://" + h.ln.Addr().String() + "/1/"}, crawl.Options{OutputDir: dir})
+	if err != nil || rep.Failed != 0 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	_, port, _ := net.SplitHostPort(h.ln.Addr().String())
+	base := filepath.Join(dir, "127.0.0.1_"+port)
+	for name, want := range map[string]string{
+		"readme.txt":   "text of /readme.txt\n",
+		"a/data.bin":   "\x00\x01binary",
+		"b/c/deep.txt": "text of /b/c/deep.txt\n",
+		"index":        "iwelcome",
+		"a/index":      "1Back to the top",
+		"b/c/index":    "0Deep",
+	} {
+		b, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(name)))
+		if err != nil || !strings.HasPrefix(string(b), want) {
+			t.Errorf("%s: %q %v", name, b, err)
+		}
+	}
+	var parts []string
+	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".part") {
+			parts = append(parts, p)
+		}
+		return err
+	})
+	if len(parts) != 0 {
+		t.Errorf("left %v", parts)
+	}
+}
+
+// A selector that is not a path of safe names is not written anywhere.
+func TestCrawlOutputDirRefusesClimbing(t *testing.T) {
+	var asked sync.Map
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		sel := strings.TrimRight(line, "\r\n")
+		asked.Store(sel, true)
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		if sel == "" {
+			fmt.Fprintf(c, "0Climb\t/x/../../../escape.txt\t%s\t%s\r\n.\r\n", host, port)
+			return
+		}
+		io.WriteString(c, "escaped\r\n.\r\n")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	base := t.TempDir()
+	dir := filepath.Join(base, "out")
+	rep, _ := crawl.Run(context.Background(), client(), []string{"gopher://" + ln.Addr().String() + "/1"}, crawl.Options{OutputDir: dir})
+	if rep.Failed != 1 || len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0], "safe name") {
+		t.Errorf("report %+v", rep)
+	}
+	var found []string
+	filepath.WalkDir(base, func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.Contains(de.Name(), "escape") {
+			found = append(found, p)
+		}
+		return err
+	})
+	if len(found) != 0 {
+		t.Errorf("written: %v", found)
+	}
+}
