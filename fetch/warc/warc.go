@@ -54,7 +54,15 @@ type Writer struct {
 	w    *gowarc.WarcFileWriter
 	opts Options
 
-	dir string // where the files are
+	dir   string // where the files are
+	names *nameGenerator
+
+	// Kept by the drain goroutine: whether the next record starts a new
+	// file (which then gets its warcinfo record first), that file's
+	// warcinfo record, and where the last record began.
+	rotate bool
+	infoID string
+	last   int64
 
 	queue     chan *job
 	drained   chan struct{}
@@ -85,6 +93,15 @@ func (g *nameGenerator) NewWarcfileName() (string, string) {
 	return g.dir, fmt.Sprintf("%s-%05d.warc", g.base, n)
 }
 
+// next is the name of the file NewWarcfileName will name next, with its
+// compression suffix.
+func (g *nameGenerator) next() string {
+	if !g.roll {
+		return g.base + ".warc.gz"
+	}
+	return fmt.Sprintf("%s-%05d.warc.gz", g.base, g.n.Load())
+}
+
 // Create starts writing WARC files named after name (a path without
 // ".warc.gz"). A file of that name that exists already is an error.
 func Create(name string, o Options) (*Writer, error) {
@@ -96,36 +113,25 @@ func Create(name string, o Options) (*Writer, error) {
 		dir = "."
 	}
 	g := &nameGenerator{dir: dir, base: base, roll: o.MaxSize > 0}
-	max := o.MaxSize
-	if max <= 0 {
-		max = math.MaxInt64
-	}
 	if !g.roll {
 		if _, err := os.Stat(filepath.Join(dir, base+".warc.gz")); err == nil {
 			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+".warc.gz"))
 		}
 	}
+	// Files roll over here (Rotate, past MaxSize) and their warcinfo
+	// records are written here, first in each file: gowarc's own would be
+	// built inside its file writer, beside deref's builders (see
+	// builders).
 	fw := gowarc.NewWarcFileWriter(
 		gowarc.WithFileNameGenerator(g),
-		gowarc.WithMaxFileSize(max),
+		gowarc.WithMaxFileSize(math.MaxInt64),
 		gowarc.WithCompression(true),
 		gowarc.WithCompressionLevel(gzip.BestSpeed), // archives are written as fast as they are fetched
 		gowarc.WithOpenFileSuffix(".open"),
-		gowarc.WithWarcInfoFunc(func(b gowarc.WarcRecordBuilder) error {
-			// The fields as WARC 1.1 annex names them (gowarc's own
-			// WarcFields would capitalise them).
-			info := "software: " + o.Software + "\r\nformat: WARC File Format 1.1\r\n" +
-				"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
-			if o.CommandLine != "" {
-				info += "description: " + oneLine(o.CommandLine) + "\r\n"
-			}
-			_, err := io.WriteString(b, info)
-			return err
-		}),
 		gowarc.WithRecordOptions(gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithBufferMaxMemBytes(memPerRecord)),
 	)
-	w := &Writer{w: fw, opts: o, dir: dir, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		queue: make(chan *job, queued), drained: make(chan struct{})}
+	w := &Writer{w: fw, opts: o, dir: dir, names: g, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
+		queue: make(chan *job, queued), drained: make(chan struct{}), rotate: true}
 	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -267,8 +273,8 @@ func (d *digester) Write(p []byte) (int, error) {
 // a global of github.com/google/uuid (EnableRandPool) without a lock,
 // which every uuid.New reads, so that two at once, or one beside a new
 // record ID, are a data race. Records take their IDs from newRecordID
-// instead, and the file writer (which makes a warcinfo record's builder
-// and ID) is called under the lock.
+// instead, and warcinfo records are made here, not inside gowarc's file
+// writer, so that nothing else makes one.
 var builders sync.Mutex
 
 // newRecordID is a WARC-Record-ID: a random (version 4) UUID URN.
@@ -315,10 +321,70 @@ func (w *Writer) drain() {
 }
 
 func (w *Writer) put(j *job) {
-	builders.Lock() // the file writer may make a warcinfo record's builder
-	responses := w.w.Write(j.rec)
+	if w.opts.MaxSize > 0 && !w.rotate && w.last >= w.opts.MaxSize {
+		if err := w.w.Rotate(); err != nil {
+			w.fail(fmt.Errorf("warc: rolling over: %w", err))
+		}
+		w.rotate = true
+	}
+	if w.rotate {
+		if err := w.warcinfo(); err != nil {
+			w.fail(err)
+			return
+		}
+		w.rotate = false
+	}
+	j.rec.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
+	w.write(j)
+}
+
+// warcinfo writes the warcinfo record that begins a file.
+func (w *Writer) warcinfo() error {
+	builders.Lock()
+	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, gowarc.WithRecordIdFunc(newRecordID), gowarc.WithAddMissingDigest(true),
+		gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true))
 	builders.Unlock()
-	for _, res := range responses {
+	defer b.Close()
+	// The fields as WARC 1.1's annex names them (gowarc's WarcFields
+	// would capitalise them).
+	info := "software: " + w.opts.Software + "\r\nformat: WARC File Format 1.1\r\n" +
+		"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+	if w.opts.CommandLine != "" {
+		info += "description: " + oneLine(w.opts.CommandLine) + "\r\n"
+	}
+	io.WriteString(b, info)
+	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now().UTC())
+	b.AddWarcHeader(gowarc.ContentType, "application/warc-fields")
+	b.AddWarcHeader(gowarc.WarcFilename, w.names.next())
+	rec, _, err := b.Build()
+	if err != nil {
+		return fmt.Errorf("warc: the warcinfo record: %w", err)
+	}
+	defer rec.Close()
+	for _, res := range w.w.Write(rec) {
+		if res.Err != nil {
+			return fmt.Errorf("warc: writing the warcinfo record: %w", res.Err)
+		}
+		w.mu.Lock()
+		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
+		w.mu.Unlock()
+	}
+	w.infoID = rec.WarcHeader().GetId(gowarc.WarcRecordID)
+	return nil
+}
+
+func (w *Writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// write writes a job's record into the current file.
+func (w *Writer) write(j *job) {
+	for _, res := range w.w.Write(j.rec) {
+		w.last = res.FileOffset
 		w.mu.Lock()
 		if res.Err != nil {
 			if w.err == nil {
