@@ -524,17 +524,11 @@ func (c *Client) watched(ctx context.Context, req *protocols.Request) (context.C
 // cannot gives an error wrapping errors.ErrUnsupported.
 func (c *Client) ModTimes(ctx context.Context, u *url.URL, names []string) (map[string]time.Time, error) {
 	var out map[string]time.Time
-	err := c.askFolder(ctx, "mdtm", u, func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) (err error) {
-		mt, ok := f.(protocols.ModTimer)
-		if !ok {
-			return errors.ErrUnsupported
-		}
-		if req == nil {
-			return nil
-		}
-		out, err = mt.ModTimes(ctx, req, names)
-		return err
-	})
+	err := c.askFolder(ctx, "mdtm", u, func(f protocols.Fetcher) bool { _, ok := f.(protocols.ModTimer); return ok },
+		func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) (err error) {
+			out, err = f.(protocols.ModTimer).ModTimes(ctx, req, names)
+			return err
+		})
 	return out, err
 }
 
@@ -553,21 +547,15 @@ func (c *Client) HasModTimes(scheme string) bool {
 // gives an error wrapping errors.ErrUnsupported.
 func (c *Client) Checksums(ctx context.Context, u *url.URL, names []string) (map[string]Checksum, error) {
 	var out map[string]Checksum
-	err := c.askFolder(ctx, "hash", u, func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) error {
-		h, ok := f.(protocols.Hasher)
-		if !ok {
-			return errors.ErrUnsupported
-		}
-		if req == nil {
-			return nil
-		}
-		alg, sums, err := h.Digests(ctx, req, names)
-		out = make(map[string]Checksum, len(sums))
-		for n, s := range sums {
-			out[n] = Checksum{Algorithm: alg, Sum: s}
-		}
-		return err
-	})
+	err := c.askFolder(ctx, "hash", u, func(f protocols.Fetcher) bool { _, ok := f.(protocols.Hasher); return ok },
+		func(ctx context.Context, f protocols.Fetcher, req *protocols.Request) error {
+			alg, sums, err := f.(protocols.Hasher).Digests(ctx, req, names)
+			out = make(map[string]Checksum, len(sums))
+			for n, s := range sums {
+				out[n] = Checksum{Algorithm: alg, Sum: s}
+			}
+			return err
+		})
 	return out, err
 }
 
@@ -604,16 +592,15 @@ func (c *Client) SendMail(ctx context.Context, u *url.URL, body io.Reader, o Mai
 
 // askFolder runs ask, a question about the files of the folder u, with
 // the fetcher of u's scheme on a direct connection (not through a proxy
-// or gateway) and the credentials of a retrieval. ask is first called
-// with a nil request, to say whether the fetcher can answer at all
-// before any credentials are looked up.
-func (c *Client) askFolder(ctx context.Context, op string, u *url.URL, ask func(context.Context, protocols.Fetcher, *protocols.Request) error) error {
+// or gateway) and the credentials of a retrieval. A fetcher that cannot
+// answer (can) is told so before any credentials are looked up.
+func (c *Client) askFolder(ctx context.Context, op string, u *url.URL, can func(protocols.Fetcher) bool, ask func(context.Context, protocols.Fetcher, *protocols.Request) error) error {
 	req := &protocols.Request{URL: u}
 	f, err := c.prepare(req)
 	if err != nil {
 		return err
 	}
-	if err := ask(ctx, f, nil); err != nil || req.Proxy != nil {
+	if !can(f) || req.Proxy != nil {
 		return &Error{Op: op, URL: u.Redacted(), Err: errors.ErrUnsupported}
 	}
 	if err := c.credentials(req, true); err != nil {

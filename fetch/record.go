@@ -76,9 +76,8 @@ func (b *recordedBody) Close() error {
 	var err error
 	b.once.Do(func() {
 		if b.listing && b.werr == nil && !b.whole {
-			var n int64
-			n, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
-			b.whole = b.werr == nil && n >= 0
+			_, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
+			b.whole = b.werr == nil
 		}
 		err = b.ReadCloser.Close()
 		if a, ok := b.w.(interface{ Abort() }); ok && (!b.whole || err != nil) {

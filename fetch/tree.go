@@ -195,7 +195,7 @@ func (s *webSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEnt
 	if resp.MediaType != "text/html" && resp.MediaType != "application/xhtml+xml" {
 		return nil, fmt.Errorf("%w: %s is %s, not an HTML index page", ErrNotRetrievable, d.URL.Redacted(), orUnknown(resp.MediaType))
 	}
-	hrefs, err := links(resp.Body)
+	hrefs, err := HTMLLinks(resp.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -245,11 +245,7 @@ func (s *webSource) below(base *url.URL, href string) (TreeEntry, bool) {
 
 // HTMLLinks returns the href of every <a> element of an HTML page, read
 // as a stream of tokens (golang.org/x/net/html), never whole.
-func HTMLLinks(r io.Reader) ([]string, error) { return links(r) }
-
-// links returns the href of every <a> element, reading the page as a
-// stream of tokens.
-func links(r io.Reader) ([]string, error) {
+func HTMLLinks(r io.Reader) ([]string, error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	var out []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/url"
 )
 
@@ -38,7 +39,7 @@ func FuzzWebLink(f *testing.F) {
 		if k.Name == "" {
 			t.Fatalf("%q: kept with an empty name", href)
 		}
-		if k.Name != "." && filepath.IsLocal(k.Name) && !strings.ContainsAny(k.Name, `/\`) {
+		if safedir.LocalName(k.Name) {
 			p := filepath.Join(dst, k.Name)
 			if filepath.Dir(p) != dst {
 				t.Fatalf("%q: safe name %q leads to %s", href, k.Name, p)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/url"
 )
 
@@ -101,11 +101,8 @@ func localPath(u *url.URL, resp *fetch.Response) (string, error) {
 	return strings.Join(append([]string{host}, kept...), "/"), nil
 }
 
-// safeName is the mirror's rule for a local name: one path element, not
-// "." or "..", no separator, no control character.
+// safeName is the mirror's rule for a local name (safedir.LocalName),
+// and no name of a part file.
 func safeName(n string) bool {
-	if n == "" || n == "." || n == ".." || strings.HasSuffix(n, fetch.PartSuffix) || !filepath.IsLocal(n) {
-		return false
-	}
-	return !strings.ContainsFunc(n, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
+	return safedir.LocalName(n) && !strings.HasSuffix(n, fetch.PartSuffix)
 }

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -999,15 +998,8 @@ func (m *run) dropPart(fj *fileJob) {
 
 const partSuffix = fetch.PartSuffix
 
-// safeName says whether a remote name can be one local path element:
-// not empty, ".", ".." or absolute, without "/", "\\" or control
-// characters (NUL, CR and LF among them).
-func safeName(n string) bool {
-	if n == "" || n == "." || n == ".." || path.IsAbs(n) || !filepath.IsLocal(n) {
-		return false
-	}
-	return !strings.ContainsFunc(n, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
-}
+// safeName is the rule for a remote name that becomes a local one.
+func safeName(n string) bool { return safedir.LocalName(n) }
 
 func join(dir, name string) string {
 	if dir == "" {

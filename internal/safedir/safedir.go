@@ -11,6 +11,8 @@ package safedir
 import (
 	"errors"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -69,6 +71,17 @@ func (d *Dir) Rename(old, new string) error {
 		return err
 	}
 	return d.rename(old, new)
+}
+
+// LocalName says whether a name from a server may become a local file
+// name as it is: one path element, not "." or "..", no separator ("/" or
+// "\"), no control character, and local on this system
+// (filepath.IsLocal: no drive letter, no reserved device name).
+func LocalName(n string) bool {
+	if n == "" || n == "." || n == ".." || path.IsAbs(n) || !filepath.IsLocal(n) {
+		return false
+	}
+	return !strings.ContainsFunc(n, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
 }
 
 // ErrName is returned for a name that is not a single path element.

@@ -393,10 +393,7 @@ func clientTrace(req *protocols.Request, hreq *nethttp.Request) *httptrace.Clien
 // fields are hidden.
 func traceHead(req *protocols.Request, dir protocols.TraceDir, head []byte) {
 	for _, line := range strings.Split(strings.TrimRight(string(head), "\r\n"), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if k, v, ok := strings.Cut(line, ":"); ok && (strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization")) {
-			line = k + ": " + redactAuth(strings.TrimSpace(v))
-		}
+		line = hideAuthField(strings.TrimSuffix(line, "\r"))
 		if dir == protocols.TraceSend {
 			line = redactTarget(line)
 		}
@@ -415,6 +412,15 @@ func redactTarget(line string) string {
 		return line
 	}
 	return m + " " + url.RedactString(target) + " " + proto
+}
+
+// hideAuthField hides the credentials of a head line that is an
+// Authorization or Proxy-Authorization field; other lines are as they are.
+func hideAuthField(line string) string {
+	if k, v, ok := strings.Cut(line, ":"); ok && (strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization")) {
+		return k + ": " + redactAuth(strings.TrimSpace(v))
+	}
+	return line
 }
 
 // redactAuth keeps the scheme of an Authorization value and hides the

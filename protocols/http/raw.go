@@ -384,15 +384,16 @@ var _ protocols.Copier = (*rawBody)(nil)
 // hideAuthorization is a request head with the values of its
 // Authorization and Proxy-Authorization fields hidden, for an archive.
 func hideAuthorization(head []byte) []byte {
-	lines := bytes.SplitAfter(head, []byte("\n"))
 	var out bytes.Buffer
-	for _, l := range lines {
-		if k, v, ok := bytes.Cut(l, []byte(":")); ok && (bytes.EqualFold(k, []byte("Authorization")) || bytes.EqualFold(k, []byte("Proxy-Authorization"))) {
-			out.Write(k)
-			out.WriteString(": " + redactAuth(strings.TrimSpace(string(v))) + "\r\n")
-			continue
+	for _, l := range strings.SplitAfter(string(head), "\n") {
+		line, end := strings.CutSuffix(l, "\r\n")
+		if !end {
+			line, end = strings.CutSuffix(l, "\n")
 		}
-		out.Write(l)
+		out.WriteString(hideAuthField(line))
+		if end {
+			out.WriteString(l[len(line):])
+		}
 	}
 	return out.Bytes()
 }
