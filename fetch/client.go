@@ -457,7 +457,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		cancel()
 	}
 	if conv != nil && !o.HeadOnly {
-		if w := c.Recorder.Record(req.URL, resp, req.Exchange, conv.events); w != nil {
+		if w := c.Recorder.Record(ctx, req.URL, resp, req.Exchange, conv.events); w != nil {
 			recorded := &recordedBody{ReadCloser: resp.Body, w: w, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
 			if resp.Body == nil {
 				recorded.ReadCloser = io.NopCloser(strings.NewReader(""))

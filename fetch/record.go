@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"io"
 	"sync"
 
@@ -10,18 +11,19 @@ import (
 
 // Recorder receives a Client's retrievals for an archive. Record is
 // called with each response (a redirect's too) before its body is read,
-// with u the URL actually fetched; the writer it returns, if any, gets a
-// copy of the body as the caller reads it, and is closed when the body
-// is: a listing's bytes the caller left unread are copied first. A body
-// that was not read to its end (an error, a cancel, a caller that
-// stopped) is not whole: the writer's Abort is called instead of Close,
-// where it has one. ex holds
+// with u the URL actually fetched and ctx the retrieval's context (which
+// may carry what the recorder needs of its caller, as fetch/warc's
+// groups do); the writer it returns, if any, gets a copy of the body as
+// the caller reads it, and is closed when the body is: a listing's bytes
+// the caller left unread are copied first. A body that was not read to
+// its end (an error, a cancel, a caller that stopped) is not whole: the
+// writer's Abort is called instead of Close, where it has one. ex holds
 // the heads as they went over the wire where the protocol keeps them
 // (HTTP over deref's own connection), else it is empty. conversation
 // returns the retrieval's protocol conversation so far, passwords
 // redacted; at Close it is whole.
 type Recorder interface {
-	Record(u *url.URL, resp *Response, ex *Exchange, conversation func() []TraceEvent) io.WriteCloser
+	Record(ctx context.Context, u *url.URL, resp *Response, ex *Exchange, conversation func() []TraceEvent) io.WriteCloser
 }
 
 // Exchange is what went over the wire; see protocols.Exchange.

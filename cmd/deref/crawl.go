@@ -21,7 +21,10 @@ connection per host at once unless --per-host says more, and what
 robots.txt excludes left alone unless --ignore-robots. With --warc-file
 everything fetched is archived (WARC/1.1, --warc-cdx for its index). A
 summary goes to standard error at the end (--json: a report on standard
-output). The exit code is 0 when nothing failed, else 1.
+output). With --state FILE a crawl stopped at any point, killed included,
+goes on where it was when run again with the same FILE: nothing settled is
+fetched again, and the WARC files of all the runs hold each URL once. The
+exit code is 0 when nothing failed, else 1.
 `
 
 // crawlSettings holds what deref crawl's own flags set.
@@ -100,7 +103,11 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 				return 8
 			}
 		} else if !o.silent {
-			fmt.Fprintf(stderr, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %d bytes in %.1f s\n", rep.Fetched, rep.Failed, rep.Excluded, rep.Bytes, rep.Seconds)
+			resumed := ""
+			if rep.Resumed > 0 {
+				resumed = fmt.Sprintf(" (%d settled before, by --state)", rep.Resumed)
+			}
+			fmt.Fprintf(stderr, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %d bytes in %.1f s%s\n", rep.Fetched, rep.Failed, rep.Excluded, rep.Bytes, rep.Seconds, resumed)
 		}
 	}
 	switch {

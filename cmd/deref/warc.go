@@ -19,7 +19,7 @@ func openWARC(o *options, c *fetch.Client, args []string) (*warc.Recorder, error
 		return nil, nil
 	}
 	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: "deref " + strings.Join(redactArgs(args), " "),
-		CDX: o.warcCDX, DedupIndex: o.warcDedup})
+		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != ""})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)
 	}

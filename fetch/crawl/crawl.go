@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
 )
@@ -52,6 +53,18 @@ type Options struct {
 	// and a Gopher server's where it serves one, as gophernicus does);
 	// otherwise such URLs are skipped and reported.
 	IgnoreRobots bool
+	// State, when set, is a file recording the crawl as it goes: the URLs
+	// queued, those settled and the links each gave, the robots.txt rules
+	// read (JSON lines; see the package's state.go). A crawl stopped at any
+	// point, killed included, and run again with the same state file and
+	// start URLs goes on from where it was: what was settled is not fetched
+	// again, what failed or was cut off is. With a fetch/warc Recorder on
+	// the client, each URL's records are held back and written together
+	// with its line (warc.Group), and a resumed run first cuts the earlier
+	// run's last WARC file after the last records its state names, so that
+	// the WARC files of all the runs hold each URL once; the writer should
+	// then be created with warc.Options.Numbered, to write beside them.
+	State string
 	// Events, when set, is called for each URL settled; calls may come
 	// from several goroutines at once.
 	Events func(Event)
@@ -75,6 +88,8 @@ type Report struct {
 	Excluded int
 	Bytes    int64
 	Seconds  float64
+	// Resumed counts the URLs an earlier run had settled, by its State.
+	Resumed int
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
 }
@@ -95,6 +110,10 @@ type run struct {
 	robots map[string]*robots // by robots.txt URL
 	report Report
 	root   *os.Root // OutputDir
+
+	state   *state         // State
+	archive *warc.Writer   // the client's WARC writer, with State
+	commits sync.WaitGroup // groups committed whose lines are still to write
 }
 
 // Run crawls from the start URLs. It returns an error only when a start
@@ -103,16 +122,34 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	begin := time.Now()
 	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}}
 	m.hosts.PerHost = max(o.PerHost, 1)
-	var first []job
 	for _, raw := range starts {
 		u, err := url.Parse(raw)
 		if err != nil {
 			return nil, &fetch.Error{Op: "crawl", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 		}
-		u = u.Normalize()
-		m.starts = append(m.starts, u)
+		m.starts = append(m.starts, u.Normalize())
+	}
+	var first []job
+	if o.State != "" {
+		if rec, ok := c.Recorder.(*warc.Recorder); ok {
+			m.archive = rec.W
+		}
+		frontier, err := m.openState(o.State)
+		if err != nil {
+			return nil, errState(err)
+		}
+		defer m.state.f.Close()
+		first = frontier
+		if m.archive != nil {
+			m.archive.OnFile(func(path string) { m.state.write(stateLine{File: path}) })
+		}
+	}
+	for _, u := range m.starts {
 		if m.admit(u) {
 			first = append(first, job{u: u})
+			if m.state != nil {
+				m.state.write(stateLine{Start: stateURL(u)})
+			}
 		}
 	}
 	if o.OutputDir != "" {
@@ -131,11 +168,20 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		parallel = 4
 	}
 	walk.Walk(ctx, parallel, nil, m.visit, first...)
+	m.commits.Wait()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sort.Strings(m.report.Failures)
 	m.report.Seconds = time.Since(begin).Seconds()
 	r := m.report
+	if m.state != nil {
+		m.state.mu.Lock()
+		err := m.state.err
+		m.state.mu.Unlock()
+		if err != nil {
+			return &r, errState(err)
+		}
+	}
 	return &r, ctx.Err()
 }
 
@@ -205,13 +251,19 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			m.mu.Lock()
 			m.report.Excluded++
 			m.mu.Unlock()
+			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil)
 			if m.o.Events != nil {
 				m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Excluded: true})
 			}
 			return
 		}
 	}
-	n, found, err := m.fetch(ctx, j.u)
+	fctx, group := ctx, (*warc.Group)(nil)
+	if m.state != nil && m.archive != nil {
+		group = m.archive.NewGroup()
+		fctx = group.Context(ctx)
+	}
+	n, found, err := m.fetch(fctx, j.u)
 	if m.o.Wait > 0 {
 		select {
 		case <-time.After(m.o.Wait):
@@ -219,15 +271,24 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		}
 	}
 	release()
-	queued := 0
+	line := stateLine{URL: stateURL(j.u), Depth: j.depth, Bytes: n}
+	var next []job
 	if err == nil && (m.o.MaxDepth <= 0 || j.depth+1 <= m.o.MaxDepth) {
 		for _, l := range found {
 			if m.inScope(l) && m.admit(l) {
-				q.Push(job{u: l, depth: j.depth + 1})
-				queued++
+				next = append(next, job{u: l, depth: j.depth + 1})
+				line.Links = append(line.Links, stateURL(l))
 			}
 		}
 	}
+	if err != nil {
+		line.Err = err.Error()
+	}
+	m.settle(ctx, line, group)
+	for _, n := range next {
+		q.Push(n)
+	}
+	queued := len(next)
 	m.mu.Lock()
 	if err != nil {
 		m.report.Failed++
@@ -239,6 +300,28 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	m.mu.Unlock()
 	if m.o.Events != nil {
 		m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Bytes: n, Links: queued, Err: err})
+	}
+}
+
+// settle records in the state that a URL is settled, with the records of
+// its group, if any, which are written first. A URL that failed is not
+// settled: a resumed run tries it again.
+func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group) {
+	switch {
+	case m.state == nil:
+	case l.Err != "" || ctx.Err() != nil:
+		if g != nil {
+			g.Drop()
+		}
+	case g == nil:
+		m.state.write(l)
+	default:
+		m.commits.Add(1)
+		g.Commit(func(file string, end int64) {
+			defer m.commits.Done()
+			l.File, l.At = file, end
+			m.state.write(l)
+		})
 	}
 }
 

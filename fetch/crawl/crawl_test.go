@@ -55,7 +55,7 @@ func (h *hole) serve(c net.Conn) {
 	h.mu.Lock()
 	h.asked[sel]++
 	h.mu.Unlock()
-	host, port, _ := net.SplitHostPort(h.ln.Addr().String())
+	host, port, _ := net.SplitHostPort(c.LocalAddr().String())
 	item := func(t byte, name, s string) string {
 		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
 	}

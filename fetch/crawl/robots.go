@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/url"
 )
 
@@ -98,17 +99,40 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 		return r
 	}
 	r = &robots{}
+	fctx, group := ctx, (*warc.Group)(nil)
+	if m.state != nil && m.archive != nil {
+		group = m.archive.NewGroup()
+		fctx = group.Context(ctx)
+	}
 	if ru, err := url.Parse(raw); err == nil {
-		if resp, err := m.c.Fetch(ctx, ru, 0); err == nil {
+		if resp, err := m.c.Fetch(fctx, ru, 0); err == nil {
 			if resp.Kind == fetch.KindFile {
 				r = parseRobots(resp.Body)
 			}
 			resp.Body.Close()
 		}
 	}
+	if ctx.Err() != nil {
+		if group != nil {
+			group.Drop()
+		}
+		return r // cut off: read again by a resumed run
+	}
 	m.mu.Lock()
 	m.robots[raw] = r
 	m.mu.Unlock()
+	if m.state != nil {
+		l := stateLine{Robots: raw, Allow: r.allow, Disallow: r.disallow}
+		if group == nil {
+			m.state.write(l)
+		} else {
+			m.commits.Add(1)
+			group.Commit(func(string, int64) {
+				defer m.commits.Done()
+				m.state.write(l)
+			})
+		}
+	}
 	return r
 }
 

@@ -2,13 +2,17 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nlnwa/gowarc"
 
 	"github.com/urlderef/deref/url"
 )
@@ -24,46 +28,108 @@ type cdxEntry struct {
 // cdxTime is the 14-digit timestamp of CDX lines.
 const cdxTime = "20060102150405"
 
-// writeIndexes writes a CDXJ file beside each WARC file: sorted by SURT
-// key and time, each line's length the record's bytes in the file (up to
-// the next record, or the file's end).
+// writeIndexes writes a CDXJ file beside each WARC file of this writer.
 func (w *Writer) writeIndexes() error {
 	byFile := map[string][]cdxEntry{}
 	for _, e := range w.index {
 		byFile[e.file] = append(byFile[e.file], e)
 	}
 	for file, entries := range byFile {
-		path := filepath.Join(w.dir, file)
-		st, err := os.Stat(path)
-		if err != nil {
-			return fmt.Errorf("warc: indexing %s: %w", file, err)
-		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
-		offsets := w.recordOffsets(file)
-		var lines []string
-		for _, e := range entries {
-			end := st.Size()
-			if i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > e.offset }); i < len(offsets) {
-				end = offsets[i]
-			}
-			mime := e.mime
-			if e.revisit {
-				mime = "warc/revisit"
-			}
-			j, _ := json.Marshal(map[string]string{
-				"url": e.url, "mime": mime, "status": e.status, "digest": strings.TrimPrefix(e.digest, "sha1:"),
-				"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
-			})
-			lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
-		}
-		sort.Strings(lines)
-		name := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc") + ".cdxj"
-		if err := os.WriteFile(name, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			return fmt.Errorf("warc: %w", err)
+		if err := writeIndex(filepath.Join(w.dir, file), entries, w.recordOffsets(file)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// writeIndex writes the CDXJ file of the WARC file at path: sorted by
+// SURT key and time, each line's length the record's bytes in the file
+// (up to the next record, or the file's end); offsets are where all its
+// records start, sorted.
+func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
+	file := filepath.Base(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("warc: indexing %s: %w", file, err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
+	var lines []string
+	for _, e := range entries {
+		end := st.Size()
+		if i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > e.offset }); i < len(offsets) {
+			end = offsets[i]
+		}
+		mime := e.mime
+		if e.revisit {
+			mime = "warc/revisit"
+		}
+		j, _ := json.Marshal(map[string]string{
+			"url": e.url, "mime": mime, "status": e.status, "digest": strings.TrimPrefix(e.digest, "sha1:"),
+			"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
+		})
+		lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
+	}
+	sort.Strings(lines)
+	if err := os.WriteFile(IndexName(path), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
+// IndexName is the name of the CDXJ index of the WARC file at path:
+// NAME.cdxj for NAME.warc.gz.
+func IndexName(path string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc") + ".cdxj"
+}
+
+// Index writes the CDXJ index of a finished WARC file, as a Writer with
+// Options.CDX writes it, from the records the file holds: for a file whose
+// writer stopped before it could (a crawl killed and resumed).
+func Index(path string) error {
+	r, err := gowarc.NewWarcFileReader(path, 0)
+	if err != nil {
+		return fmt.Errorf("warc: indexing %s: %w", path, err)
+	}
+	defer r.Close()
+	var entries []cdxEntry
+	var offsets []int64
+	for {
+		rec, off, _, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("warc: indexing %s: %w", path, err)
+		}
+		offsets = append(offsets, off)
+		h := rec.WarcHeader()
+		t := rec.Type()
+		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit {
+			rec.Close()
+			continue
+		}
+		e := cdxEntry{url: h.Get(gowarc.WarcTargetURI), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
+			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit}
+		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
+		if t == gowarc.Response {
+			if raw, err := rec.Block().RawBytes(); err == nil {
+				head := make([]byte, 64<<10)
+				n, _ := io.ReadFull(raw, head)
+				head = head[:n]
+				if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
+					head = head[:i+2]
+				}
+				e.status, e.mime = statusAndType(head)
+			}
+		}
+		rec.Close()
+		entries = append(entries, e)
+	}
+	return writeIndex(path, entries, offsets)
+}
+
+// Indexing says whether the writer writes CDXJ indexes (Options.CDX).
+func (w *Writer) Indexing() bool { return w.opts.CDX }
 
 // recordOffsets lists where every record written into the file starts.
 func (w *Writer) recordOffsets(file string) []int64 {

@@ -111,3 +111,44 @@ func TestCDXAndRevisits(t *testing.T) {
 		t.Errorf("second run: %d records, %v %v\n%s", len(recs), recs[1].Type(), recs[2].Type(), recs[1].WarcHeader())
 	}
 }
+
+// Index, reading a finished file, writes the index its writer wrote:
+// the same lines, an HTTP response's status and media type from its head.
+func TestIndexFromFile(t *testing.T) {
+	dir := t.TempDir()
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	w, err := warc.Create(filepath.Join(dir, "one"), warc.Options{CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "HTTP/1.1 404 Not Found\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5\r\n\r\n"
+	for _, r := range []warc.Record{
+		{Type: "resource", URI: "gopher://gopher.example.org/0/b.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("bravo\n")},
+		{Type: "response", URI: "http://www.example.org/x", Date: when, MediaType: "application/http;msgtype=response", Body: strings.NewReader(head + "gone\n"),
+			PayloadOffset: int64(len(head)), Status: "404", PayloadType: "text/html"},
+		{Type: "metadata", URI: "ftp://ftp.example.org/pub/a.txt", Date: when, MediaType: "text/x-ftp-control-conversation", Body: strings.NewReader("220 hi\r\n")},
+		{Type: "resource", URI: "gopher://gopher.example.org/0/a.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("bravo\n")},
+	} {
+		if _, err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(filepath.Join(dir, "one.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "one.cdxj"))
+	if err := warc.Index(filepath.Join(dir, "one.warc.gz")); err != nil {
+		t.Fatal(err)
+	}
+	read, err := os.ReadFile(filepath.Join(dir, "one.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(read) != string(written) || !strings.Contains(string(read), `"status":"404"`) || strings.Count(string(read), "\n") != 3 {
+		t.Errorf("index read from the file:\n%s\nthe writer's:\n%s", read, written)
+	}
+}

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,14 +63,16 @@ func (r *Recorder) Records() int {
 }
 
 // Record implements fetch.Recorder.
-func (r *Recorder) Record(u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
+func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
+	group := groupOf(ctx)
 	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 && resp.Kind == protocols.KindFile {
-		return r.recordHTTP(u, ex)
+		return r.recordHTTP(u, ex, group)
 	}
 	rec, ok := r.describe(u, resp)
 	if !ok {
 		return nil
 	}
+	rec.Group = group
 	pr, pw := io.Pipe()
 	rec.Body = pr
 	w := &recordWriter{pw: pw, done: make(chan struct{})}
@@ -85,7 +88,7 @@ func (r *Recorder) Record(u *url.URL, resp *fetch.Response, ex *fetch.Exchange, 
 		if err == nil && (u.Scheme == "ftp" || u.Scheme == "ftps") {
 			<-w.closed()
 			if _, err = r.W.Write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
-				ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation()))}); err == nil {
+				ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation())), Group: group}); err == nil {
 				n++
 			}
 		}
@@ -141,14 +144,14 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 
 // recordHTTP spools the body to a temporary file and, when it is
 // closed, writes the response and request records.
-func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange) io.WriteCloser {
+func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) io.WriteCloser {
 	f, err := os.CreateTemp(r.W.opts.TempDir, "deref-warc-*")
 	if err != nil {
 		r.fail(err)
 		return nil
 	}
 	os.Remove(f.Name()) // the open file is enough
-	return &httpSpool{r: r, f: f, u: u, ex: ex, date: time.Now()}
+	return &httpSpool{r: r, f: f, u: u, ex: ex, date: time.Now(), group: group}
 }
 
 func (r *Recorder) fail(err error) {
@@ -161,14 +164,15 @@ func (r *Recorder) fail(err error) {
 
 // httpSpool holds an HTTP body until it is whole.
 type httpSpool struct {
-	r    *Recorder
-	f    *os.File
-	n    int64
-	u    *url.URL
-	ex   *fetch.Exchange
-	date time.Time
-	once sync.Once
-	err  error
+	r     *Recorder
+	f     *os.File
+	n     int64
+	u     *url.URL
+	ex    *fetch.Exchange
+	date  time.Time
+	group *Group
+	once  sync.Once
+	err   error
 }
 
 func (s *httpSpool) Write(p []byte) (int, error) {
@@ -193,10 +197,10 @@ func (s *httpSpool) Close() error {
 		uri := s.u.Redacted()
 		status, ctype := statusAndType(head)
 		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-			Body: io.MultiReader(bytes.NewReader(head), s.f), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype})
+			Body: io.MultiReader(bytes.NewReader(head), s.f), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
 		if err == nil {
 			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
-				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request)})
+				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
 		}
 		if err != nil {
 			s.r.fail(err)

@@ -11,6 +11,7 @@ package warc
 
 import (
 	"compress/gzip"
+	"context"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base32"
@@ -47,6 +48,11 @@ type Options struct {
 	// becomes a revisit record here, as a payload already written in this
 	// run always does (the identical-payload-digest profile).
 	DedupIndex string
+	// Numbered names the files NAME-00000.warc.gz, NAME-00001.warc.gz,
+	// ... even without MaxSize, each from the first number that no file
+	// (finished or open) has yet, so that a run resumed with the same name
+	// writes beside the earlier run's files.
+	Numbered bool
 }
 
 // Writer writes records into NAME.warc.gz (or its rolled-over files).
@@ -63,12 +69,14 @@ type Writer struct {
 	rotate bool
 	infoID string
 	last   int64
+	file   string // the name of the file written now
 
 	queue     chan *job
 	drained   chan struct{}
 	closeOnce sync.Once
 
 	mu      sync.Mutex
+	onFile  func(path string)
 	err     error
 	seen    map[string]revisitRef // payload digest -> the record that holds it
 	index   []cdxEntry
@@ -82,6 +90,7 @@ type revisitRef struct{ id, uri, date string }
 type nameGenerator struct {
 	dir, base string
 	roll      bool
+	skip      bool // numbers whose files exist are passed over
 	n         atomic.Int32
 }
 
@@ -89,8 +98,19 @@ func (g *nameGenerator) NewWarcfileName() (string, string) {
 	if !g.roll {
 		return g.dir, g.base + ".warc"
 	}
-	n := g.n.Add(1) - 1
-	return g.dir, fmt.Sprintf("%s-%05d.warc", g.base, n)
+	for {
+		n := g.n.Add(1) - 1
+		name := fmt.Sprintf("%s-%05d.warc", g.base, n)
+		if g.skip && (exists(filepath.Join(g.dir, name+".gz")) || exists(filepath.Join(g.dir, name+".gz.open"))) {
+			continue
+		}
+		return g.dir, name
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // next is the name of the file NewWarcfileName will name next, with its
@@ -99,7 +119,11 @@ func (g *nameGenerator) next() string {
 	if !g.roll {
 		return g.base + ".warc.gz"
 	}
-	return fmt.Sprintf("%s-%05d.warc.gz", g.base, g.n.Load())
+	n := g.n.Load()
+	for g.skip && (exists(filepath.Join(g.dir, fmt.Sprintf("%s-%05d.warc.gz", g.base, n))) || exists(filepath.Join(g.dir, fmt.Sprintf("%s-%05d.warc.gz.open", g.base, n)))) {
+		n++
+	}
+	return fmt.Sprintf("%s-%05d.warc.gz", g.base, n)
 }
 
 // Create starts writing WARC files named after name (a path without
@@ -112,7 +136,7 @@ func Create(name string, o Options) (*Writer, error) {
 	if dir == "" {
 		dir = "."
 	}
-	g := &nameGenerator{dir: dir, base: base, roll: o.MaxSize > 0}
+	g := &nameGenerator{dir: dir, base: base, roll: o.MaxSize > 0 || o.Numbered, skip: o.Numbered}
 	if !g.roll {
 		if _, err := os.Stat(filepath.Join(dir, base+".warc.gz")); err == nil {
 			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+".warc.gz"))
@@ -161,6 +185,8 @@ type Record struct {
 	// media type (an HTTP response's Content-Type) and status ("200";
 	// "-" where the protocol has none).
 	PayloadType, Status string
+	// Group, when set, holds the record back until the group's Commit.
+	Group *Group
 }
 
 var recordTypes = map[string]gowarc.RecordType{
@@ -247,6 +273,7 @@ func (w *Writer) Write(r Record) (string, error) {
 		}
 	}
 	j.rec = rec
+	j.group = r.Group
 	w.queue <- j
 	return id, nil
 }
@@ -295,7 +322,8 @@ const memPerRecord = 256 << 10
 // queued is how many built records wait for the file at most.
 const queued = 16
 
-// job is a built record waiting for the file.
+// job is a built record waiting for the file, or a group's commit or
+// drop.
 type job struct {
 	rec     gowarc.WarcRecord
 	r       Record
@@ -303,6 +331,10 @@ type job struct {
 	digest  string
 	indexed bool
 	closers []func() error
+
+	group  *Group // the record's group; or the group to commit or drop
+	marker bool   // a commit (then set) or a drop
+	then   func(file string, end int64)
 }
 
 func (j *job) close() {
@@ -311,22 +343,76 @@ func (j *job) close() {
 	}
 }
 
-// drain writes the queued records into the file, in order.
+// drain writes the queued records into the file, in order; a group's
+// records wait for its commit.
 func (w *Writer) drain() {
 	defer close(w.drained)
+	open := map[*Group]bool{} // groups holding records
+	defer func() {
+		for g := range open { // never committed: dropped
+			for _, h := range g.held {
+				h.close()
+			}
+		}
+	}()
 	for j := range w.queue {
-		w.put(j)
-		j.close()
+		switch {
+		case j.marker && j.then == nil: // a drop
+			for _, h := range j.group.held {
+				h.close()
+			}
+			j.group.held = nil
+			delete(open, j.group)
+		case j.marker:
+			w.commit(j)
+			delete(open, j.group)
+		case j.group != nil:
+			j.group.held = append(j.group.held, j)
+			open[j.group] = true
+		default:
+			w.roll()
+			w.put(j)
+			j.close()
+		}
 	}
 }
 
-func (w *Writer) put(j *job) {
+// commit writes a group's records into one file, then calls its then
+// with where they end.
+func (w *Writer) commit(j *job) {
+	w.roll()
+	for _, h := range j.group.held {
+		w.put(h)
+		h.close()
+	}
+	j.group.held = nil
+	end := int64(0)
+	if w.file != "" {
+		if fi, err := os.Stat(filepath.Join(w.dir, w.file+".open")); err == nil {
+			end = fi.Size()
+		} else {
+			w.fail(fmt.Errorf("warc: %w", err))
+		}
+	}
+	file := ""
+	if w.file != "" {
+		file = filepath.Join(w.dir, w.file)
+	}
+	j.then(file, end)
+}
+
+// roll closes a file grown past MaxSize, so that the next record starts
+// another.
+func (w *Writer) roll() {
 	if w.opts.MaxSize > 0 && !w.rotate && w.last >= w.opts.MaxSize {
 		if err := w.w.Rotate(); err != nil {
 			w.fail(fmt.Errorf("warc: rolling over: %w", err))
 		}
 		w.rotate = true
 	}
+}
+
+func (w *Writer) put(j *job) {
 	if w.rotate {
 		if err := w.warcinfo(); err != nil {
 			w.fail(err)
@@ -367,7 +453,12 @@ func (w *Writer) warcinfo() error {
 		}
 		w.mu.Lock()
 		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
+		onFile := w.onFile
 		w.mu.Unlock()
+		w.file = res.FileName
+		if onFile != nil {
+			onFile(filepath.Join(w.dir, res.FileName))
+		}
 	}
 	w.infoID = rec.WarcHeader().GetId(gowarc.WarcRecordID)
 	return nil
@@ -407,6 +498,58 @@ func (w *Writer) write(j *job) {
 		}
 		w.mu.Unlock()
 	}
+}
+
+// Group holds back the records of the retrievals made with its context
+// (Context; the Recorder passes it on) until Commit writes them together,
+// all in one file, so that an archive and a record of what it holds (a
+// crawl's state) can be kept in step: Commit's callback runs once the
+// records are in the file. A group is used once.
+type Group struct {
+	w    *Writer
+	held []*job // kept by the drain goroutine
+}
+
+// NewGroup starts a group of records.
+func (w *Writer) NewGroup() *Group { return &Group{w: w} }
+
+type groupKey struct{}
+
+// Context is ctx carrying g: the records a Recorder makes of retrievals
+// with it join g.
+func (g *Group) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, groupKey{}, g)
+}
+
+// groupOf is the group ctx carries, if any.
+func groupOf(ctx context.Context) *Group {
+	g, _ := ctx.Value(groupKey{}).(*Group)
+	return g
+}
+
+// Commit writes the group's records (those whose Write has returned) into
+// the file, in the order written and all in one file, then calls then
+// with that file's path (its final name, without ".open"; empty when
+// nothing was ever written) and where the records end, which is the
+// file's size then. It returns at once; then runs on the writer's
+// goroutine, before any record written after Commit. It must be called
+// before Close.
+func (g *Group) Commit(then func(file string, end int64)) {
+	g.w.queue <- &job{group: g, marker: true, then: then}
+}
+
+// Drop discards the group's records. It must be called before Close.
+func (g *Group) Drop() {
+	g.w.queue <- &job{group: g, marker: true}
+}
+
+// OnFile sets a function called with the path of each file begun (its
+// final name, without ".open"), once its warcinfo record is written. It
+// must be set before the first Write.
+func (w *Writer) OnFile(fn func(path string)) {
+	w.mu.Lock()
+	w.onFile = fn
+	w.mu.Unlock()
 }
 
 // Err is the first error writing a record into the file, if any.

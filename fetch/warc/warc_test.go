@@ -151,3 +151,72 @@ func randomish(n, seed int) []byte {
 	}
 	return b
 }
+
+// A group's records wait for its commit and go into the file together,
+// after records written since; the commit's callback comes once they are
+// in the file, with the file's size; a dropped group writes nothing.
+func TestGroups(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "g"), warc.Options{Numbered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	w.OnFile(func(path string) { files = append(files, path) })
+	rec := func(uri string, g *warc.Group) {
+		t.Helper()
+		if _, err := w.Write(warc.Record{Type: "resource", URI: uri, MediaType: "text/plain", Body: strings.NewReader("body of " + uri), Group: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, dropped := w.NewGroup(), w.NewGroup()
+	rec("gopher://h/0/a1", a)
+	rec("gopher://h/0/x1", dropped)
+	rec("gopher://h/0/plain", nil)
+	rec("gopher://h/0/a2", a)
+	type commit struct {
+		file string
+		end  int64
+	}
+	got := make(chan commit, 1)
+	a.Commit(func(file string, end int64) { got <- commit{file, end} })
+	dropped.Drop()
+	c := <-got
+	want := filepath.Join(dir, "g-00000.warc.gz")
+	if c.file != want {
+		t.Errorf("committed in %q, want %q", c.file, want)
+	}
+	open, err := os.Stat(want + ".open")
+	if err != nil || open.Size() != c.end {
+		t.Errorf("commit says %d bytes; the file: %v, %v", c.end, open, err)
+	}
+	rec("gopher://h/0/after", nil)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range readAll(t, want)[1:] {
+		uris = append(uris, r.WarcHeader().Get(gowarc.WarcTargetURI))
+	}
+	if strings.Join(uris, " ") != "gopher://h/0/plain gopher://h/0/a1 gopher://h/0/a2 gopher://h/0/after" {
+		t.Errorf("records in the file: %v", uris)
+	}
+	if len(files) != 1 || files[0] != want {
+		t.Errorf("files begun: %v", files)
+	}
+	// A second writer of the same name writes beside the first.
+	w2, err := warc.Create(filepath.Join(dir, "g"), warc.Options{Numbered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec2 := warc.Record{Type: "resource", URI: "gopher://h/0/again", Body: strings.NewReader("x")}
+	if _, err := w2.Write(rec2); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readAll(t, filepath.Join(dir, "g-00001.warc.gz")); len(recs) != 2 || recs[1].WarcHeader().Get(gowarc.WarcTargetURI) != "gopher://h/0/again" {
+		t.Errorf("the second writer's file holds %d records", len(recs))
+	}
+}

@@ -1,0 +1,278 @@
+package crawl_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/testserver"
+)
+
+// bigHole is a generated Gopher hole: menus /m/0 ... /m/N-1, each
+// listing its own text item, the next menu, a menu further on, the root
+// and an item every menu lists; each answer comes after a short pause,
+// so that a crawl of it takes long enough to be killed in the middle.
+type bigHole struct {
+	ln    net.Listener
+	menus int
+	mu    sync.Mutex
+	asked map[string]int
+}
+
+func startBigHole(t *testing.T, menus int) *bigHole {
+	h := &bigHole{menus: menus, asked: map[string]int{}}
+	ln, err := testserver.Listen(h.serve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ln = ln
+	t.Cleanup(func() { ln.Close() })
+	return h
+}
+
+func (h *bigHole) serve(c net.Conn) {
+	defer c.Close()
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return
+	}
+	sel := strings.TrimRight(line, "\r\n")
+	h.mu.Lock()
+	h.asked[sel]++
+	h.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+	item := func(t byte, name, s string) string {
+		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
+	}
+	i := -1
+	if n, _ := fmt.Sscanf(sel, "/m/%d", &i); n != 1 || sel != fmt.Sprintf("/m/%d", i) || i >= h.menus {
+		i = -1
+	}
+	switch {
+	case sel == "":
+		io.WriteString(c, item('1', "First", "/m/0")+item('0', "Shared", "/shared.txt")+".\r\n")
+	case strings.HasSuffix(sel, ".txt"):
+		io.WriteString(c, "the text of "+sel+"\r\n.\r\n")
+	case i >= 0:
+		io.WriteString(c, item('0', "Own", fmt.Sprintf("/m/%d/own.txt", i))+item('1', "Next", fmt.Sprintf("/m/%d", (i+1)%h.menus))+
+			item('1', "Far", fmt.Sprintf("/m/%d", (i*7+3)%h.menus))+item('1', "Top", "")+item('0', "Shared", "/shared.txt")+".\r\n")
+	default:
+		io.WriteString(c, "3not here\t\terror.host\t1\r\n.\r\n")
+	}
+}
+
+// want is every selector of the hole.
+func (h *bigHole) want() []string {
+	out := []string{"", "/shared.txt"}
+	for i := range h.menus {
+		out = append(out, fmt.Sprintf("/m/%d", i), fmt.Sprintf("/m/%d/own.txt", i))
+	}
+	return out
+}
+
+// TestCrawlChild is the crawl a killed process runs; it does nothing
+// unless started by TestResumeAfterKill.
+func TestCrawlChild(t *testing.T) {
+	start, dir := os.Getenv("DEREF_CRAWL_CHILD_START"), os.Getenv("DEREF_CRAWL_CHILD_DIR")
+	if start == "" {
+		t.Skip("run by TestResumeAfterKill")
+	}
+	if err := crawlWithState(start, dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// crawlWithState crawls from start into dir/state and dir/hole-NNNNN.warc.gz.
+func crawlWithState(start, dir string) error {
+	w, err := warc.Create(filepath.Join(dir, "hole"), warc.Options{Numbered: true, CDX: true})
+	if err != nil {
+		return err
+	}
+	c := client()
+	rec := &warc.Recorder{W: w}
+	c.Recorder = rec
+	_, err = crawl.Run(context.Background(), c, []string{start}, crawl.Options{State: filepath.Join(dir, "state"), Parallel: 2})
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = rec.Err()
+	}
+	return err
+}
+
+// A crawl killed (SIGKILL, at two points) and run again with its state
+// ends with every item of the hole fetched, nothing settled fetched again
+// (only what was under way at the kill), and the WARC files of the runs
+// together holding each URL once, every one of them readable and indexed.
+func TestResumeAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, killAfter := range []int{1, 60} {
+		t.Run(fmt.Sprint("after ", killAfter), func(t *testing.T) {
+			h := startBigHole(t, 60)
+			dir := t.TempDir()
+			start := "gopher://" + h.ln.Addr().String() + "/1"
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrawlChild$")
+			cmd.Env = append(os.Environ(), "DEREF_CRAWL_CHILD_START="+start, "DEREF_CRAWL_CHILD_DIR="+dir)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for settled(t, filepath.Join(dir, "state")) < killAfter {
+				time.Sleep(time.Millisecond)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			killedAt := settled(t, filepath.Join(dir, "state"))
+			if err := crawlWithState(start, dir); err != nil {
+				t.Fatal(err)
+			}
+			h.mu.Lock()
+			twice := 0
+			for _, s := range h.want() {
+				switch n := h.asked[s]; {
+				case n == 0:
+					t.Errorf("%q never asked for", s)
+				case n > 1:
+					twice++
+				}
+			}
+			if twice > 2 { // two retrievals at once: at most those under way when killed
+				t.Errorf("%d selectors asked for twice: %v", twice, h.asked)
+			}
+			h.mu.Unlock()
+			files, _ := filepath.Glob(filepath.Join(dir, "hole-*.warc.gz*"))
+			if len(files) != 2 {
+				t.Fatalf("files %v (killed after %d settled)", files, killedAt)
+			}
+			uris := map[string]int{}
+			for _, f := range files {
+				resources := 0
+				for _, r := range readWARC(t, f) {
+					if r.Type() == gowarc.Resource {
+						uris[r.WarcHeader().Get(gowarc.WarcTargetURI)]++
+						resources++
+					}
+				}
+				cdx, err := os.ReadFile(warc.IndexName(f))
+				if n := strings.Count(string(cdx), "\n"); err != nil || n != resources {
+					t.Errorf("%s: %d resource records, %d index lines (%v)", f, resources, n, err)
+				}
+			}
+			var dup []string
+			for u, n := range uris {
+				if n != 1 {
+					dup = append(dup, fmt.Sprintf("%s %d times", u, n))
+				}
+			}
+			sort.Strings(dup)
+			if len(dup) > 0 || len(uris) != len(h.want())+1 { // and robots.txt
+				t.Errorf("%d URLs in the WARC files, want %d; %v", len(uris), len(h.want())+1, dup)
+			}
+		})
+	}
+}
+
+// settled counts the URLs a state file says are settled.
+func settled(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), `{"url":`)
+}
+
+// readWARC reads every record of a finished WARC file.
+func readWARC(t *testing.T, path string) []gowarc.WarcRecord {
+	t.Helper()
+	r, err := gowarc.NewWarcFileReader(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []gowarc.WarcRecord
+	for {
+		rec, _, _, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, rec)
+	}
+}
+
+// A resumed run mends what a killed one left: the last WARC file cut
+// after the records its state names (a record half written past them is
+// dropped), finished and indexed; a file begun with nothing committed is
+// removed; a state line cut short is dropped. Nothing settled is fetched
+// again.
+func TestResumeMendsWARC(t *testing.T) {
+	h := startBigHole(t, 5)
+	dir := t.TempDir()
+	start := "gopher://" + h.ln.Addr().String() + "/1"
+	if err := crawlWithState(start, dir); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "hole-00000.warc.gz")
+	whole, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a kill leaves: the file still open with a record half written,
+	// no index, a file begun after it, a state line cut short.
+	os.Remove(first)
+	os.Remove(warc.IndexName(first))
+	if err := os.WriteFile(first+".open", append(whole, whole[len(whole)/2:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	begun := filepath.Join(dir, "hole-00001.warc.gz")
+	os.WriteFile(begun+".open", whole[:100], 0o644)
+	st, _ := os.OpenFile(filepath.Join(dir, "state"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(st, "{\"file\":%q}\n{\"url\":\"gopher://", begun)
+	st.Close()
+	h.mu.Lock()
+	before := len(h.asked)
+	h.asked = map[string]int{}
+	h.mu.Unlock()
+
+	if err := crawlWithState(start, dir); err != nil {
+		t.Fatal(err)
+	}
+	mended, err := os.ReadFile(first)
+	if err != nil || string(mended) != string(whole) {
+		t.Errorf("the first file: %d bytes, was %d (%v)", len(mended), len(whole), err)
+	}
+	if _, err := os.Stat(warc.IndexName(first)); err != nil {
+		t.Errorf("no index: %v", err)
+	}
+	if _, err := os.Stat(begun + ".open"); err == nil {
+		t.Errorf("%s.open is left", begun)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if before != len(h.want())+1 || len(h.asked) != 0 {
+		t.Errorf("the first run asked %d selectors; the second asked %v", before, h.asked)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "state"))
+	if strings.Contains(string(b), "{\"url\":\"gopher://\n") || !strings.HasSuffix(string(b), "\n") {
+		t.Errorf("the state's cut line is kept:\n%s", b)
+	}
+}
