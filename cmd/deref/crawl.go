@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
@@ -72,7 +76,16 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := runContext(&o)
 	defer stop()
+	var status *crawlStatus
+	out := stderr
+	if !o.silent && !o.c.asJSON && isTerminal(stderr) {
+		status = newCrawlStatus(ctx, stderr)
+		out = status.p
+	}
 	co.Events = func(ev crawl.Event) {
+		if status != nil {
+			status.event(ev)
+		}
 		if ev.Err == nil && !ev.Excluded && !o.verbose {
 			return
 		}
@@ -80,14 +93,17 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		defer errMu.Unlock()
 		switch {
 		case ev.Err != nil:
-			fmt.Fprintf(stderr, "deref: %s: %s\n", oneLine(ev.URL), oneLine(ev.Err.Error()))
+			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.URL), oneLine(ev.Err.Error()))
 		case ev.Excluded:
-			fmt.Fprintf(stderr, "deref: skipped %s: robots.txt excludes it\n", oneLine(ev.URL))
+			fmt.Fprintf(out, "deref: skipped %s: robots.txt excludes it\n", oneLine(ev.URL))
 		default:
-			fmt.Fprintf(stderr, "%d\t%d\t%s\n", ev.Depth, ev.Bytes, oneLine(ev.URL))
+			fmt.Fprintf(out, "%d\t%d\t%s\n", ev.Depth, ev.Bytes, oneLine(ev.URL))
 		}
 	}
 	rep, err := crawl.Run(ctx, c, pos, co)
+	if status != nil {
+		status.wait()
+	}
 	if werr := closeWARC(archive); werr != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(werr.Error()))
 		if err == nil {
@@ -103,11 +119,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 				return 8
 			}
 		} else if !o.silent {
-			resumed := ""
-			if rep.Resumed > 0 {
-				resumed = fmt.Sprintf(" (%d settled before, by --state)", rep.Resumed)
-			}
-			fmt.Fprintf(stderr, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %d bytes in %.1f s%s\n", rep.Fetched, rep.Failed, rep.Excluded, rep.Bytes, rep.Seconds, resumed)
+			fmt.Fprint(stderr, crawlSummary(rep))
 		}
 	}
 	switch {
@@ -120,6 +132,136 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// crawlSummary is what deref crawl says at the end: a line per server
+// when there were several, then the totals.
+func crawlSummary(r *crawl.Report) string {
+	var b strings.Builder
+	if len(r.Hosts) > 1 {
+		for _, h := range r.Hosts {
+			fmt.Fprintf(&b, "  %s: %d fetched, %d failed, %d excluded, %s\n", oneLine(h.Host), h.Fetched, h.Failed, h.Excluded, humanBytes(float64(h.Bytes)))
+		}
+	}
+	resumed := ""
+	if r.Resumed > 0 {
+		resumed = fmt.Sprintf(" (and %d settled before, by --state)", r.Resumed)
+	}
+	fmt.Fprintf(&b, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %s in %.1f s%s\n",
+		r.Fetched, r.Failed, r.Excluded, humanBytes(float64(r.Bytes)), r.Seconds, resumed)
+	return b.String()
+}
+
+// crawlStatus draws a crawl's progress on a terminal: a line per server
+// (the ten most recently begun) and a total line, each with the URLs
+// fetched, the bytes and the errors; the total with the URLs queued.
+type crawlStatus struct {
+	p *mpb.Progress
+
+	mu    sync.Mutex // order and hosts; never held while calling mpb
+	hosts map[string]*hostCount
+	order []string // hosts with a line, oldest first
+
+	cm    sync.Mutex // the counts, read by the decorators
+	total hostCount
+	queue int
+}
+
+// hostCount is what a status line counts.
+type hostCount struct {
+	bar                 *mpb.Bar
+	fetched, errs, excl int
+	bytes               int64
+}
+
+const crawlStatusHosts = 10
+
+func newCrawlStatus(ctx context.Context, w io.Writer, opts ...mpb.ContainerOption) *crawlStatus {
+	opts = append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(72)}, opts...)
+	s := &crawlStatus{p: mpb.NewWithContext(ctx, opts...), hosts: map[string]*hostCount{}}
+	s.total.bar = s.p.New(0, mpb.NopStyle(), mpb.BarPriority(1<<30),
+		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+			s.cm.Lock()
+			defer s.cm.Unlock()
+			return "total " + s.total.line() + fmt.Sprintf(", %d queued", s.queue)
+		})),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	return s
+}
+
+// line is a count as a status line says it.
+func (h *hostCount) line() string {
+	l := fmt.Sprintf("%d fetched, %s", h.fetched, humanBytes(float64(h.bytes)))
+	if h.errs > 0 {
+		l += fmt.Sprintf(", %d failed", h.errs)
+	}
+	if h.excl > 0 {
+		l += fmt.Sprintf(", %d excluded", h.excl)
+	}
+	return l
+}
+
+func (s *crawlStatus) event(ev crawl.Event) {
+	s.mu.Lock()
+	h := s.hosts[ev.Host]
+	var evicted *mpb.Bar
+	if h == nil {
+		h = &hostCount{}
+		s.hosts[ev.Host] = h
+		if len(s.order) == crawlStatusHosts {
+			old := s.hosts[s.order[0]]
+			evicted, old.bar = old.bar, nil
+			s.order = s.order[1:]
+		}
+		s.order = append(s.order, ev.Host)
+		name := shorten(oneLine(ev.Host), 32)
+		h.bar = s.p.New(0, mpb.NopStyle(), mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+				s.cm.Lock()
+				defer s.cm.Unlock()
+				return fmt.Sprintf("%-33s", name) + h.line()
+			})))
+	}
+	bar := h.bar
+	s.mu.Unlock()
+	if evicted != nil {
+		evicted.SetTotal(-1, true)
+	}
+	s.cm.Lock()
+	for _, c := range []*hostCount{h, &s.total} {
+		switch {
+		case ev.Excluded:
+			c.excl++
+		case ev.Err != nil:
+			c.errs++
+		default:
+			c.fetched++
+			c.bytes += ev.Bytes
+		}
+	}
+	s.queue = ev.Queued
+	fetched, total := h.fetched, s.total.fetched
+	s.cm.Unlock()
+	if bar != nil {
+		bar.SetCurrent(int64(fetched))
+	}
+	s.total.bar.SetCurrent(int64(total))
+}
+
+// wait ends the lines.
+func (s *crawlStatus) wait() {
+	s.mu.Lock()
+	var bars []*mpb.Bar
+	for _, k := range s.order {
+		if b := s.hosts[k].bar; b != nil {
+			bars = append(bars, b)
+		}
+	}
+	s.mu.Unlock()
+	for _, b := range append(bars, s.total.bar) {
+		b.SetTotal(-1, true)
+	}
+	s.p.Wait()
 }
 
 // crawlUsageError writes a usage error of deref crawl.

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/vbauerster/mpb/v8"
+
+	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 )
 
@@ -49,4 +56,46 @@ func TestCrawlCommand(t *testing.T) {
 	if r := runDeref(t, "", "crawl", "--scope", "world", "gopher://"+gs.Addr()+"/1/"); r.code != 1 || !strings.Contains(r.stderr, "--scope") {
 		t.Errorf("a bad scope: exit %d, %s", r.code, r.stderr)
 	}
+}
+
+// The status lines count each server's URLs, bytes and errors and the
+// queue; the summary has a line per server when there are several.
+func TestCrawlStatus(t *testing.T) {
+	var buf syncBuffer
+	s := newCrawlStatus(context.Background(), &buf, mpb.WithAutoRefresh()) // as on a terminal
+	s.event(crawl.Event{URL: "gopher://a/1/", Host: "gopher://a:70", Bytes: 2048, Queued: 5})
+	s.event(crawl.Event{URL: "gopher://a/0/x", Host: "gopher://a:70", Err: errors.New("refused"), Queued: 4})
+	s.event(crawl.Event{URL: "ftp://b/", Host: "ftp://b:21", Bytes: 1024, Queued: 3})
+	s.wait()
+	out := buf.String()
+	for _, want := range []string{"total 2 fetched, 3.0 KiB, 1 failed, 3 queued", "gopher://a:70", "1 fetched, 2.0 KiB, 1 failed", "ftp://b:21", "1 fetched, 1.0 KiB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the status:\n%s", want, out)
+		}
+	}
+	sum := crawlSummary(&crawl.Report{Fetched: 2, Failed: 1, Bytes: 3072, Seconds: 1.5, Resumed: 7, Hosts: []crawl.HostReport{
+		{Host: "ftp://b:21", Fetched: 1, Bytes: 1024}, {Host: "gopher://a:70", Fetched: 1, Failed: 1, Bytes: 2048}}})
+	want := "  ftp://b:21: 1 fetched, 0 failed, 0 excluded, 1.0 KiB\n  gopher://a:70: 1 fetched, 1 failed, 0 excluded, 2.0 KiB\n" +
+		"deref crawl: 2 fetched, 1 failed, 0 excluded by robots.txt, 3.0 KiB in 1.5 s (and 7 settled before, by --state)\n"
+	if sum != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", sum, want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

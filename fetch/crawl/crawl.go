@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -72,13 +73,17 @@ type Options struct {
 
 // Event is one URL settled.
 type Event struct {
-	URL   string // password hidden
+	URL string // password hidden
+	// Host is the server it is on: scheme://host:port.
+	Host  string
 	Depth int
 	Bytes int64
 	Links int   // the links it gave that were queued
 	Err   error // nil when it was fetched
 	// Excluded says robots.txt excludes the URL: it was not fetched.
 	Excluded bool
+	// Queued is how many URLs wait to be fetched, across hosts.
+	Queued int
 }
 
 // Report sums up a Run.
@@ -92,6 +97,15 @@ type Report struct {
 	Resumed int
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
+	// Hosts sums up each server, sorted by Host.
+	Hosts []HostReport
+}
+
+// HostReport sums up one server of a Run.
+type HostReport struct {
+	Host                      string // scheme://host:port
+	Fetched, Failed, Excluded int
+	Bytes                     int64
 }
 
 type job struct {
@@ -109,6 +123,7 @@ type run struct {
 	seen   map[string]bool
 	robots map[string]*robots // by robots.txt URL
 	report Report
+	hostOf map[string]*HostReport
 	root   *os.Root // OutputDir
 
 	state   *state         // State
@@ -120,7 +135,7 @@ type run struct {
 // URL is bad; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}}
+	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}}
 	m.hosts.PerHost = max(o.PerHost, 1)
 	for _, raw := range starts {
 		u, err := url.Parse(raw)
@@ -173,6 +188,10 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	defer m.mu.Unlock()
 	sort.Strings(m.report.Failures)
 	m.report.Seconds = time.Since(begin).Seconds()
+	for _, h := range m.hostOf {
+		m.report.Hosts = append(m.report.Hosts, *h)
+	}
+	sort.Slice(m.report.Hosts, func(i, j int) bool { return m.report.Hosts[i].Host < m.report.Hosts[j].Host })
 	r := m.report
 	if m.state != nil {
 		m.state.mu.Lock()
@@ -241,7 +260,8 @@ func pathKey(u *url.URL) string {
 // visit fetches one URL, reads it whole (so that a recorder archives it)
 // and queues its links.
 func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
-	release, err := m.hosts.Slot(ctx, j.u.Scheme+"://"+strings.ToLower(j.u.Site()))
+	host := hostKey(j.u)
+	release, err := m.hosts.Slot(ctx, host)
 	if err != nil {
 		return
 	}
@@ -250,10 +270,11 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			release()
 			m.mu.Lock()
 			m.report.Excluded++
+			m.host(host).Excluded++
 			m.mu.Unlock()
 			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil)
 			if m.o.Events != nil {
-				m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Excluded: true})
+				m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Excluded: true, Queued: q.Len()})
 			}
 			return
 		}
@@ -290,17 +311,36 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	queued := len(next)
 	m.mu.Lock()
+	hr := m.host(host)
 	if err != nil {
 		m.report.Failed++
+		hr.Failed++
 		m.report.Failures = append(m.report.Failures, j.u.Redacted()+": "+err.Error())
 	} else {
 		m.report.Fetched++
 		m.report.Bytes += n
+		hr.Fetched++
+		hr.Bytes += n
 	}
 	m.mu.Unlock()
 	if m.o.Events != nil {
-		m.o.Events(Event{URL: j.u.Redacted(), Depth: j.depth, Bytes: n, Links: queued, Err: err})
+		m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Bytes: n, Links: queued, Err: err, Queued: q.Len()})
 	}
+}
+
+// hostKey names u's server: scheme://host:port, the port always given.
+func hostKey(u *url.URL) string {
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + strconv.Itoa(u.PortNumber())
+}
+
+// host is the report of a server; m.mu is held.
+func (m *run) host(key string) *HostReport {
+	h := m.hostOf[key]
+	if h == nil {
+		h = &HostReport{Host: key}
+		m.hostOf[key] = h
+	}
+	return h
 }
 
 // settle records in the state that a URL is settled, with the records of

@@ -60,6 +60,13 @@ func (q *Queue[J]) Push(j J) {
 	q.cond.Signal()
 }
 
+// Len is how many jobs wait to be taken.
+func (q *Queue[J]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.jobs)
+}
+
 // pop takes the next job, waiting while others are pending; it reports
 // false when the walk is over.
 func (q *Queue[J]) pop() (J, bool) {
