@@ -445,6 +445,9 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	resp, err := f.Fetch(fctx, req)
 	if err = done(err); err != nil {
 		cancel()
+		if conv != nil && !o.HeadOnly {
+			c.recordUnpassed(ctx, req, &Response{}, conv)
+		}
 		return nil, err
 	}
 	if resp.Body != nil {
@@ -456,7 +459,9 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	} else {
 		cancel()
 	}
-	if conv != nil && !o.HeadOnly {
+	if conv != nil && !o.HeadOnly && resp.Body == nil {
+		c.recordUnpassed(ctx, req, resp, conv)
+	} else if conv != nil && !o.HeadOnly {
 		if w := c.Recorder.Record(ctx, req.URL, resp, req.Exchange, conv.events); w != nil {
 			recorded := &recordedBody{ReadCloser: resp.Body, w: w, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
 			if resp.Body == nil {
@@ -466,6 +471,25 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		}
 	}
 	return resp, nil
+}
+
+// recordUnpassed gives the recorder a response whose body the fetcher
+// kept in the exchange instead of passing it on (a redirect's, an HTTP
+// error's), when it kept it whole.
+func (c *Client) recordUnpassed(ctx context.Context, req *protocols.Request, resp *Response, conv *conversation) {
+	ex := req.Exchange
+	if len(ex.Response) == 0 || !ex.Whole {
+		return
+	}
+	if w := c.Recorder.Record(ctx, req.URL, resp, ex, conv.events); w != nil {
+		if _, err := w.Write(ex.Body); err != nil {
+			if a, ok := w.(interface{ Abort() }); ok {
+				a.Abort()
+				return
+			}
+		}
+		w.Close()
+	}
 }
 
 // prepare checks req.URL's port and completes req for it: TLS settings,

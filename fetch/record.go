@@ -10,7 +10,9 @@ import (
 )
 
 // Recorder receives a Client's retrievals for an archive. Record is
-// called with each response (a redirect's too) before its body is read,
+// called with each response before its body is read (an HTTP redirect's
+// and an HTTP error's too, resp then without a body and ex holding it;
+// resp is empty for an error),
 // with u the URL actually fetched and ctx the retrieval's context (which
 // may carry what the recorder needs of its caller, as fetch/warc's
 // groups do); the writer it returns, if any, gets a copy of the body as

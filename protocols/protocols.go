@@ -471,8 +471,16 @@ func UserAddress() string {
 // Exchange is what went over the wire for one retrieval, as an archive
 // keeps it: the request head as sent (Authorization values hidden) and
 // the response head as received, through its blank line, and the
-// server's address.
+// server's address. Body is the body of a response the fetcher does not
+// pass on (a redirect's, an error's), when it was read whole (Whole): up
+// to MaxExchangeBody bytes.
 type Exchange struct {
 	Request, Response []byte
 	IP                string
+	Body              []byte
+	Whole             bool
 }
+
+// MaxExchangeBody is the most of a redirect's or an error's body an
+// Exchange keeps.
+const MaxExchangeBody = 64 << 10

@@ -9,6 +9,7 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -272,7 +273,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			m.report.Excluded++
 			m.host(host).Excluded++
 			m.mu.Unlock()
-			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil)
+			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil, nil)
 			if m.o.Events != nil {
 				m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Excluded: true, Queued: q.Len()})
 			}
@@ -305,7 +306,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	if err != nil {
 		line.Err = err.Error()
 	}
-	m.settle(ctx, line, group)
+	m.settle(ctx, line, group, err)
 	for _, n := range next {
 		q.Push(n)
 	}
@@ -344,12 +345,14 @@ func (m *run) host(key string) *HostReport {
 }
 
 // settle records in the state that a URL is settled, with the records of
-// its group, if any, which are written first. A URL that failed is not
-// settled: a resumed run tries it again.
-func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group) {
+// its group, if any, which are written first. A URL cut off, or failed
+// for a reason that may pass (fetch.Temporary), is not settled: a resumed
+// run tries it again. One that failed for good (an HTTP 404, whose
+// response is archived) is.
+func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group, err error) {
 	switch {
 	case m.state == nil:
-	case l.Err != "" || ctx.Err() != nil:
+	case ctx.Err() != nil || err != nil && (fetch.Temporary(err) || errors.Is(err, fetch.ErrWrite)):
 		if g != nil {
 			g.Drop()
 		}

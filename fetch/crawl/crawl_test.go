@@ -170,7 +170,8 @@ func TestCrawlBounds(t *testing.T) {
 }
 
 // An HTML site is crawled through its links, below the start with
-// Prefix, and archived whole with a recorder: each page once.
+// Prefix, and archived whole with a recorder: each page once, and the
+// 404 of robots.txt.
 func TestCrawlHTMLToWARC(t *testing.T) {
 	var mu sync.Mutex
 	asked := map[string]int{}
@@ -210,7 +211,7 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 		t.Errorf("report %+v, asked %v", rep, asked)
 	}
 	cdx, _ := os.ReadFile(filepath.Join(dir, "site.cdxj"))
-	if n := strings.Count(string(cdx), "\n"); n != 3 {
+	if n := strings.Count(string(cdx), "\n"); n != 4 || !strings.Contains(string(cdx), `"status":"404","url":"`+s.URL+`/robots.txt"`) { // robots.txt's 404 too, as wget archives it
 		t.Errorf("%d index lines:\n%s", n, cdx)
 	}
 }

@@ -34,8 +34,10 @@ import (
 //     (its head as sent, Authorization hidden) and a response record (the
 //     head as received and the body), linked by WARC-Concurrent-To, with
 //     WARC-IP-Address; a chunked body is recorded whole, its head then
-//     saying Content-Length instead of Transfer-Encoding. Exchanges
-//     through a proxy, and redirects, are not recorded yet.
+//     saying Content-Length instead of Transfer-Encoding. Redirects and
+//     error responses (404 included) are recorded as they came, as
+//     wget and Heritrix record them; exchanges through a proxy are not
+//     recorded yet.
 type Recorder struct {
 	W *Writer
 
@@ -65,7 +67,7 @@ func (r *Recorder) Records() int {
 // Record implements fetch.Recorder.
 func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
 	group := groupOf(ctx)
-	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 && resp.Kind == protocols.KindFile {
+	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 {
 		return r.recordHTTP(u, ex, group)
 	}
 	rec, ok := r.describe(u, resp)
@@ -142,16 +144,11 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 	return rec, true
 }
 
-// recordHTTP spools the body to a temporary file and, when it is
-// closed, writes the response and request records.
+// recordHTTP keeps the body, spooled to a temporary file past
+// memPerRecord, and, when it is closed, writes the response and request
+// records.
 func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) io.WriteCloser {
-	f, err := os.CreateTemp(r.W.opts.TempDir, "deref-warc-*")
-	if err != nil {
-		r.fail(err)
-		return nil
-	}
-	os.Remove(f.Name()) // the open file is enough
-	return &httpSpool{r: r, f: f, u: u, ex: ex, date: time.Now(), group: group}
+	return &httpSpool{r: r, u: u, ex: ex, date: time.Now(), group: group}
 }
 
 func (r *Recorder) fail(err error) {
@@ -162,11 +159,13 @@ func (r *Recorder) fail(err error) {
 	}
 }
 
-// httpSpool holds an HTTP body until it is whole.
+// httpSpool holds an HTTP body until it is whole: in memory up to
+// memPerRecord, then in a temporary file (most pages never need one, and
+// making one costs more than the rest of the record).
 type httpSpool struct {
 	r     *Recorder
-	f     *os.File
-	n     int64
+	buf   bytes.Buffer
+	f     *os.File // the spool, once the body outgrows buf
 	u     *url.URL
 	ex    *fetch.Exchange
 	date  time.Time
@@ -176,28 +175,53 @@ type httpSpool struct {
 }
 
 func (s *httpSpool) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
-	s.n += int64(n)
-	return n, err
+	if s.f == nil && s.buf.Len()+len(p) <= memPerRecord {
+		return s.buf.Write(p)
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.r.W.opts.TempDir, "deref-warc-*")
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(f.Name()) // the open file is enough
+		s.f = f
+		if _, err := s.buf.WriteTo(f); err != nil {
+			return 0, err
+		}
+	}
+	return s.f.Write(p)
 }
 
 // Abort drops the records: the body was not read whole.
 func (s *httpSpool) Abort() {
-	s.once.Do(func() { s.f.Close() })
+	s.once.Do(func() {
+		if s.f != nil {
+			s.f.Close()
+		}
+	})
 }
 
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
-		defer s.f.Close()
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-			s.err = err
-			return
+		var body io.Reader = &s.buf
+		n := int64(s.buf.Len())
+		if s.f != nil {
+			defer s.f.Close()
+			var err error
+			if n, err = s.f.Seek(0, io.SeekCurrent); err == nil {
+				_, err = s.f.Seek(0, io.SeekStart)
+			}
+			if err != nil {
+				s.err = err
+				return
+			}
+			body = s.f
 		}
-		head := wholeBodyHead(s.ex.Response, s.n)
+		head := wholeBodyHead(s.ex.Response, n)
 		uri := s.u.Redacted()
 		status, ctype := statusAndType(head)
 		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-			Body: io.MultiReader(bytes.NewReader(head), s.f), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
+			Body: io.MultiReader(bytes.NewReader(head), body), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
 		if err == nil {
 			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
 				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base32"
+	"errors"
 	"io"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -137,5 +138,66 @@ func TestRecordOnlyWhole(t *testing.T) {
 	recs := readAll(t, filepath.Join(dir, "out.warc.gz"))
 	if len(recs) != 2 || recs[1].WarcHeader().Get(gowarc.ContentLength) != "1048576" {
 		t.Errorf("%d records; the second %v", len(recs), recs[len(recs)-1].WarcHeader())
+	}
+}
+
+// A redirect and a 404 are response records as they came, head and body,
+// each with its request, as wget archives them; the page redirected to
+// is one too.
+func TestRecordRedirectAndError(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/old":
+			nethttp.Redirect(w, r, "/new", nethttp.StatusMovedPermanently)
+		case "/new":
+			io.WriteString(w, "the new page\n")
+		default:
+			nethttp.Error(w, "no such page", nethttp.StatusNotFound)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "r"), warc.Options{CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Recorder = &warc.Recorder{W: w}
+	resp, err := c.Get(context.Background(), s.URL+"/old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if _, err := c.Get(context.Background(), s.URL+"/gone"); !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("a 404: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	requests := 0
+	for _, r := range readAll(t, filepath.Join(dir, "r.warc.gz"))[1:] {
+		switch r.Type() {
+		case gowarc.Response:
+			got[r.WarcHeader().Get(gowarc.WarcTargetURI)] = blockString(t, r)
+		case gowarc.Request:
+			requests++
+		}
+	}
+	if old := got[s.URL+"/old"]; !strings.HasPrefix(old, "HTTP/1.1 301 Moved Permanently\r\n") || !strings.Contains(old, "Location: /new\r\n") || !strings.HasSuffix(old, "Moved Permanently</a>.\n\n") {
+		t.Errorf("the redirect: %q", old)
+	}
+	if gone := got[s.URL+"/gone"]; !strings.HasPrefix(gone, "HTTP/1.1 404 Not Found\r\n") || !strings.HasSuffix(gone, "\r\n\r\nno such page\n") {
+		t.Errorf("the 404: %q", gone)
+	}
+	if !strings.HasSuffix(got[s.URL+"/new"], "\r\n\r\nthe new page\n") || requests != 3 {
+		t.Errorf("the page: %q; %d requests", got[s.URL+"/new"], requests)
+	}
+	cdx, _ := os.ReadFile(filepath.Join(dir, "r.cdxj"))
+	if !strings.Contains(string(cdx), `"status":"301"`) || !strings.Contains(string(cdx), `"status":"404"`) {
+		t.Errorf("index:\n%s", cdx)
 	}
 }

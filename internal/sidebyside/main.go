@@ -14,6 +14,14 @@
 //
 //	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
 //	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/ -serve STATE/tree/many -parallel 8
+//	go run ./internal/sidebyside -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site
+//
+// -crawl archives an HTML site with deref crawl --warc-file (deref), with
+// deref crawl --warc-file --output-dir (deref-tree: a copy of the site
+// too, as wget writes one) and with wget --mirror --warc-file, and counts
+// the response and revisit records of each WARC file; with -serve it
+// first writes a site of -pages pages (an index and pages that link each
+// other) where the server serves it.
 //
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
@@ -28,6 +36,8 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -68,18 +78,23 @@ func main() {
 	serve := flag.String("serve", "", "for -url and -mirror: the local path the server serves the URL from; the runner writes the object there first and removes it at the end (it must not exist yet)")
 	files := flag.Int("files", 2000, "for -mirror with -serve: how many small files to write")
 	segments := flag.Int("segments", 0, "for -url: time deref --segments N against aria2c -x N -s N and curl, to a file")
+	crawlURL := flag.String("crawl", "", "HTML site to archive with deref crawl --warc-file against wget --mirror --warc-file")
+	pages := flag.Int("pages", 2000, "for -crawl with -serve: how many pages to write")
+	perHost := flag.Int("per-host", 1, "deref crawl's --per-host for -crawl")
 	flag.Parse()
 	if *serve != "" {
 		if _, err := os.Lstat(*serve); err == nil {
 			fatal("-serve %s: exists already; give a path that does not", *serve)
 		}
 		switch {
+		case *crawlURL != "":
+			check(writeSite(*serve, *pages))
 		case *mirror != "":
 			check(writeMany(*serve, *files))
 		case *target != "":
 			check(writeFile(*serve, *size))
 		default:
-			fatal("-serve goes with -url or -mirror")
+			fatal("-serve goes with -url, -mirror or -crawl")
 		}
 		cleanup = func() { os.RemoveAll(*serve) }
 		defer cleanup()
@@ -96,6 +111,13 @@ func main() {
 		if err != nil {
 			fatal("building deref: %v\n%s", err, out)
 		}
+	}
+	if *crawlURL != "" {
+		if *dest == "" {
+			*dest = tmp
+		}
+		crawlBench(bin, *crawlURL, *dest, *runs, *perHost)
+		return
 	}
 	if *mirror != "" {
 		if *dest == "" {
@@ -320,6 +342,113 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	if len(res2) > 1 {
 		ratios(res2, "the same folder again, nothing changed")
 	}
+}
+
+// writeSite writes an HTML site of n pages: index.html links the first
+// ten; page i links pages i+1 ... i+5 (modulo n), the index, and a page
+// seven times further; each page carries a paragraph of text.
+func writeSite(dir string, n int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
+		return err
+	}
+	var idx strings.Builder
+	idx.WriteString("<!doctype html><title>site</title><h1>A generated site</h1><ul>")
+	for i := range min(n, 10) {
+		fmt.Fprintf(&idx, `<li><a href="p/%d.html">page %d</a>`, i, i)
+	}
+	idx.WriteString("</ul>")
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
+		return err
+	}
+	text := strings.Repeat("Some words of a generated page, for the archive to hold. ", 20)
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "<!doctype html><title>page %d</title><h1>Page %d</h1><p>%s</p><ul>", i, i, text)
+		for _, j := range []int{i + 1, i + 2, i + 3, i + 4, i + 5, i * 7} {
+			fmt.Fprintf(&b, `<li><a href="%d.html">page %d</a>`, j%n, j%n)
+		}
+		b.WriteString(`<li><a href="../index.html">home</a></ul>`)
+		if err := os.WriteFile(filepath.Join(dir, "p", fmt.Sprintf("%d.html", i)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crawlBench archives siteURL with deref crawl and with wget --mirror,
+// each writing a WARC file and a copy of the site, taking turns round by
+// round, and prints the wall times and the response records each WARC
+// file holds.
+func crawlBench(bin, siteURL, dest string, runs, perHost int) {
+	base, err := os.MkdirTemp(dest, "crawls")
+	check(err)
+	defer os.RemoveAll(base)
+	derefArgs := func(dir string) []string {
+		return []string{bin, "crawl", "-s", "--no-netrc", "--per-host", fmt.Sprint(perHost), "--scope", "prefix", "--warc-file", filepath.Join(dir, "site"), siteURL}
+	}
+	cmds := map[string]func(dir string) []string{
+		"deref": derefArgs,
+		"deref-tree": func(dir string) []string {
+			return append(derefArgs(dir), "--output-dir", filepath.Join(dir, "out"))
+		},
+		"wget": func(dir string) []string {
+			return []string{"wget", "-q", "--mirror", "-np", "-P", filepath.Join(dir, "out"), "--warc-file=" + filepath.Join(dir, "site"), siteURL}
+		},
+	}
+	names := []string{"deref", "deref-tree"}
+	if _, err := exec.LookPath("wget"); err == nil {
+		names = append(names, "wget")
+	}
+	ms := map[string][]measure{}
+	records := map[string]int{}
+	fmt.Printf("archiving %s (median of %d rounds; deref --per-host %d)\n", siteURL, runs, perHost)
+	for round := range runs {
+		for i := range names {
+			name := names[(i+round)%len(names)]
+			dir := filepath.Join(base, fmt.Sprintf("%s-%d", name, round))
+			check(os.MkdirAll(dir, 0o755))
+			syncDisks()
+			m, err := runOnce(cmds[name](dir))
+			if err != nil && name == "wget" {
+				err = nil // wget -m exits 8 for any 404, robots.txt's included
+			}
+			check(err)
+			ms[name] = append(ms[name], m)
+			records[name] = countResponses(filepath.Join(dir, "site.warc.gz"))
+		}
+	}
+	res := map[string]measure{}
+	for _, name := range names {
+		m := median(ms[name])
+		res[name] = m
+		fmt.Printf("%-10s %5d responses %9s wall %9s cpu %9s machine %8d KiB\n", name, records[name], m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.busy.Round(time.Millisecond), m.rss)
+	}
+	for _, name := range []string{"deref", "deref-tree"} {
+		if w, ok := res["wget"]; ok {
+			d := res[name]
+			fmt.Printf("  %s/wget: wall %.2f, cpu %.2f, peak memory %.2f\n", name, d.wall.Seconds()/w.wall.Seconds(), d.cpu.Seconds()/w.cpu.Seconds(), float64(d.rss)/float64(w.rss))
+		}
+	}
+}
+
+// countResponses counts the response and revisit records of a gzipped
+// WARC file (robots.txt's included: both tools fetch it).
+func countResponses(path string) int {
+	f, err := os.Open(path)
+	check(err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	check(err)
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		if t := sc.Text(); t == "WARC-Type: response" || t == "WARC-Type: revisit" { // ScanLines drops the CR
+			n++
+		}
+	}
+	check(sc.Err())
+	return n
 }
 
 func countFiles(dir string) int {

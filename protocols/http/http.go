@@ -285,6 +285,7 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w since %s", protocols.ErrNotModified, req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
 	case code >= 300 && code < 400 && resp.Header.Get("Location") != "":
+		keepBody(req.Exchange, resp.Body)
 		resp.Body.Close()
 		loc := resp.Header.Get("Location")
 		ref, err := url.ParseReference(url.Canonicalize(loc))
@@ -294,7 +295,9 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		out.Kind, out.Location, out.Body, out.Size = protocols.KindRedirect, req.URL.ResolveReference(ref), nil, -1
 		return out, nil
 	default:
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		if !keepBody(req.Exchange, resp.Body) {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		}
 		resp.Body.Close()
 		return nil, &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
 	}
@@ -304,6 +307,17 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		out.Body = &body{rc: resp.Body}
 	}
 	return out, nil
+}
+
+// keepBody reads the body of a response not passed on into the exchange,
+// for an archive, when one is kept; it says whether it read it.
+func keepBody(ex *protocols.Exchange, body io.Reader) bool {
+	if ex == nil || len(ex.Response) == 0 {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(body, protocols.MaxExchangeBody+1))
+	ex.Body, ex.Whole = b, err == nil && len(b) <= protocols.MaxExchangeBody
+	return true
 }
 
 // body maps a connection that ends before Content-Length to ErrShortBody.
