@@ -201,39 +201,47 @@ func (s *httpSpool) Abort() {
 	})
 }
 
+// Close hands the body to the writer, whose records of it are built in
+// the background: a crawl waits for no record between two pages. An
+// error building them is the writer's (Err, Close).
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
 		var body io.Reader = &s.buf
 		n := int64(s.buf.Len())
 		if s.f != nil {
-			defer s.f.Close()
 			var err error
 			if n, err = s.f.Seek(0, io.SeekCurrent); err == nil {
 				_, err = s.f.Seek(0, io.SeekStart)
 			}
 			if err != nil {
+				s.f.Close()
 				s.err = err
 				return
 			}
 			body = s.f
 		}
-		head := wholeBodyHead(s.ex.Response, n)
-		uri := s.u.Redacted()
-		status, ctype := statusAndType(head)
-		id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-			Body: io.MultiReader(bytes.NewReader(head), body), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
-		if err == nil {
-			_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
-				ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
-		}
-		if err != nil {
-			s.r.fail(err)
-			s.err = err
-			return
-		}
-		s.r.mu.Lock()
-		s.r.count += 2
-		s.r.mu.Unlock()
+		s.r.W.build(s.group, func() error {
+			if s.f != nil {
+				defer s.f.Close()
+			}
+			head := wholeBodyHead(s.ex.Response, n)
+			uri := s.u.Redacted()
+			status, ctype := statusAndType(head)
+			id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
+				Body: io.MultiReader(bytes.NewReader(head), body), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
+			if err == nil {
+				_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
+					ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
+			}
+			if err != nil {
+				s.r.fail(err)
+				return err
+			}
+			s.r.mu.Lock()
+			s.r.count += 2
+			s.r.mu.Unlock()
+			return nil
+		})
 	})
 	return s.err
 }

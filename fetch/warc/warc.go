@@ -74,6 +74,7 @@ type Writer struct {
 	queue     chan *job
 	drained   chan struct{}
 	closeOnce sync.Once
+	building  sync.WaitGroup // records being built in the background (build)
 
 	mu      sync.Mutex
 	onFile  func(path string)
@@ -506,8 +507,9 @@ func (w *Writer) write(j *job) {
 // crawl's state) can be kept in step: Commit's callback runs once the
 // records are in the file. A group is used once.
 type Group struct {
-	w    *Writer
-	held []*job // kept by the drain goroutine
+	w        *Writer
+	held     []*job         // kept by the drain goroutine
+	building sync.WaitGroup // its records still being built (build)
 }
 
 // NewGroup starts a group of records.
@@ -527,20 +529,41 @@ func groupOf(ctx context.Context) *Group {
 	return g
 }
 
-// Commit writes the group's records (those whose Write has returned) into
-// the file, in the order written and all in one file, then calls then
-// with that file's path (its final name, without ".open"; empty when
-// nothing was ever written) and where the records end, which is the
-// file's size then. It returns at once; then runs on the writer's
-// goroutine, before any record written after Commit. It must be called
-// before Close.
+// Commit writes the group's records (those whose Write has returned, and
+// those of retrievals whose body is closed: it waits for them to be
+// built) into the file, in the order written and all in one file, then
+// calls then with that file's path (its final name, without ".open";
+// empty when nothing was ever written) and where the records end, which
+// is the file's size then. then runs on the writer's goroutine, before
+// any record written after Commit. It must be called before Close.
 func (g *Group) Commit(then func(file string, end int64)) {
+	g.building.Wait()
 	g.w.queue <- &job{group: g, marker: true, then: then}
 }
 
 // Drop discards the group's records. It must be called before Close.
 func (g *Group) Drop() {
+	g.building.Wait()
 	g.w.queue <- &job{group: g, marker: true}
+}
+
+// build runs fn, which writes records of g (nil: of no group), in the
+// background; Close, and g's Commit or Drop, wait for it. An error it
+// returns is the writer's.
+func (w *Writer) build(g *Group, fn func() error) {
+	w.building.Add(1)
+	if g != nil {
+		g.building.Add(1)
+	}
+	go func() {
+		defer w.building.Done()
+		if g != nil {
+			defer g.building.Done()
+		}
+		if err := fn(); err != nil {
+			w.fail(err)
+		}
+	}()
 }
 
 // OnFile sets a function called with the path of each file begun (its
@@ -573,6 +596,7 @@ func oneLine(s string) string {
 // (NAME.warc.gz.open becomes NAME.warc.gz) and writes their indexes. It
 // must not be called while a Write is under way.
 func (w *Writer) Close() error {
+	w.building.Wait()
 	w.closeOnce.Do(func() { close(w.queue) })
 	<-w.drained
 	if err := w.w.Close(); err != nil {
