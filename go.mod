@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/fclairamb/ftpserverlib v0.32.0
 	github.com/jlaffaye/ftp v0.2.4
+	github.com/klauspost/compress v1.15.12
 	github.com/nlnwa/gowarc v1.6.0
 	github.com/spf13/afero v1.15.0
 	github.com/vbauerster/mpb/v8 v8.9.3
@@ -20,7 +21,6 @@ require (
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
 	github.com/bits-and-blooms/bitset v1.5.0 // indirect
 	github.com/google/uuid v1.3.0 // indirect
-	github.com/klauspost/compress v1.15.12 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/nlnwa/whatwg-url v0.4.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect

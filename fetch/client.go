@@ -426,11 +426,13 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	if c.Recorder != nil {
 		conv = &conversation{}
 		req.Exchange = &protocols.Exchange{}
-		own := req.Trace
-		req.Trace = func(ev TraceEvent) {
-			conv.add(ev)
-			if own != nil {
-				own(ev)
+		if w, ok := c.Recorder.(interface{ Conversation(*url.URL) bool }); !ok || w.Conversation(u) {
+			own := req.Trace
+			req.Trace = func(ev TraceEvent) {
+				conv.add(ev)
+				if own != nil {
+					own(ev)
+				}
 			}
 		}
 	}

@@ -23,7 +23,9 @@ import (
 // the heads as they went over the wire where the protocol keeps them
 // (HTTP over deref's own connection), else it is empty. conversation
 // returns the retrieval's protocol conversation so far, passwords
-// redacted; at Close it is whole.
+// redacted; at Close it is whole. A recorder with a method
+// Conversation(u *url.URL) bool is given the conversation only of the
+// retrievals it says true for (tracing one costs time).
 type Recorder interface {
 	Record(ctx context.Context, u *url.URL, resp *Response, ex *Exchange, conversation func() []TraceEvent) io.WriteCloser
 }

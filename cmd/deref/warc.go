@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urlderef/deref/fetch"
@@ -25,7 +27,23 @@ func openWARC(o *options, c *fetch.Client, args []string) (*warc.Recorder, error
 	}
 	rec := &warc.Recorder{W: w}
 	c.Recorder = rec
+	archiveGC()
 	return rec, nil
+}
+
+// archiveGC lets the heap grow further between collections while an
+// archive is written, unless GOGC or GOMEMLIMIT say otherwise: its records
+// are many small buffers (gowarc builds each record in one of its own)
+// that are garbage at once, and at the default setting the collector
+// costs more than the archive does (a 2,000-page crawl: 0.33 s without
+// an archive, 0.37 s with one, 0.29 s with one and this). A soft limit
+// of 256 MiB keeps the collector eager should the live heap ever near it.
+func archiveGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(256 << 20)
 }
 
 // closeWARC finishes the WARC files; an error writing them is a write

@@ -75,36 +75,40 @@ func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response,
 		return nil
 	}
 	rec.Group = group
-	pr, pw := io.Pipe()
-	rec.Body = pr
-	w := &recordWriter{pw: pw, done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		id, err := r.W.Write(rec)
-		pr.CloseWithError(err) // the body's writes fail with it, if any
-		if errors.Is(err, errAborted) {
-			w.err = nil
-			return // the body was not whole: no record
+	return &recordWriter{r: r, rec: rec, ftp: u.Scheme == "ftp" || u.Scheme == "ftps", conversation: conversation}
+}
+
+// write writes a retrieval's record, and for FTP the control
+// conversation's, once closed has been closed (the conversation is then
+// whole).
+func (r *Recorder) write(rec Record, ftp bool, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
+	id, err := r.W.Write(rec)
+	if errors.Is(err, errAborted) {
+		return nil // the body was not whole: no record
+	}
+	n := 1
+	if err == nil && ftp {
+		<-closed
+		if _, err = r.W.Write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
+			ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation())), Group: rec.Group}); err == nil {
+			n++
 		}
-		n := 1
-		if err == nil && (u.Scheme == "ftp" || u.Scheme == "ftps") {
-			<-w.closed()
-			if _, err = r.W.Write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
-				ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation())), Group: group}); err == nil {
-				n++
-			}
-		}
-		r.mu.Lock()
-		if err != nil && r.err == nil {
-			r.err = err
-		}
-		if err == nil {
-			r.count += n
-		}
-		r.mu.Unlock()
-		w.err = err
-	}()
-	return w
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	if err == nil {
+		r.count += n
+	}
+	return err
+}
+
+// Conversation says which retrievals' protocol conversation the recorder
+// keeps: FTP's, whose control conversation is archived.
+func (r *Recorder) Conversation(u *url.URL) bool {
+	return u.Scheme == "ftp" || u.Scheme == "ftps"
 }
 
 // describe is the record a response makes, and whether it makes one.
@@ -300,27 +304,42 @@ func controlConversation(evs []fetch.TraceEvent) string {
 	return b.String()
 }
 
-// recordWriter is the body's copy: its Close waits until the record (and
-// the conversation's) is written.
+// recordWriter is the body's copy. A body up to memPerRecord is kept in
+// memory and its records are built in the background once it is closed;
+// a larger one streams through a pipe into the record as it is read, and
+// Close waits until its records are built.
 type recordWriter struct {
-	pw     *io.PipeWriter
-	done   chan struct{}
+	r            *Recorder
+	rec          Record
+	ftp          bool
+	conversation func() []fetch.TraceEvent
+
+	buf  bytes.Buffer
+	pw   *io.PipeWriter // once the body outgrew buf
+	done chan struct{}  // closed when the piped record is built
+	err  error          // the piped record's error
+
 	once   sync.Once
-	closeC chan struct{}
-	mu     sync.Mutex
-	err    error
+	closeC chan struct{} // closed at Close or Abort
 }
 
-func (w *recordWriter) closed() chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closeC == nil {
-		w.closeC = make(chan struct{})
+func (w *recordWriter) Write(p []byte) (int, error) {
+	if w.pw == nil && w.buf.Len()+len(p) <= memPerRecord {
+		return w.buf.Write(p)
 	}
-	return w.closeC
+	if w.pw == nil {
+		pr, pw := io.Pipe()
+		w.pw, w.done, w.closeC = pw, make(chan struct{}), make(chan struct{})
+		rec := w.rec
+		rec.Body = io.MultiReader(bytes.NewReader(w.buf.Bytes()), pr)
+		go func() {
+			defer close(w.done)
+			w.err = w.r.write(rec, w.ftp, w.conversation, w.closeC)
+			pr.CloseWithError(w.err) // the body's writes fail with it, if any
+		}()
+	}
+	return w.pw.Write(p)
 }
-
-func (w *recordWriter) Write(p []byte) (int, error) { return w.pw.Write(p) }
 
 // errAborted ends the body of a record that is not written.
 var errAborted = errors.New("the body was not read whole")
@@ -328,17 +347,27 @@ var errAborted = errors.New("the body was not read whole")
 // Abort drops the record: its body was not read whole.
 func (w *recordWriter) Abort() {
 	w.once.Do(func() {
-		w.pw.CloseWithError(errAborted)
-		close(w.closed())
+		if w.pw != nil {
+			w.pw.CloseWithError(errAborted)
+			close(w.closeC)
+			<-w.done
+		}
 	})
-	<-w.done
 }
 
 func (w *recordWriter) Close() error {
 	w.once.Do(func() {
-		w.pw.Close()
-		close(w.closed())
+		if w.pw != nil {
+			w.pw.Close()
+			close(w.closeC)
+			<-w.done
+			return
+		}
+		rec := w.rec
+		rec.Body = &w.buf
+		closed := make(chan struct{})
+		close(closed)
+		w.r.W.build(rec.Group, func() error { return w.r.write(rec, w.ftp, w.conversation, closed) })
 	})
-	<-w.done
 	return w.err
 }

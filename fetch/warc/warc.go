@@ -3,14 +3,17 @@
 // in every file, rolled over past a size. Records stream: a body is
 // spooled to a temporary file past a small buffer, never held whole.
 //
-// Records are built and written by github.com/nlnwa/gowarc, a WARC library
-// that makes records of every type (resource and metadata included, not
-// only HTTP exchanges) with their digests, and writes files with
-// warcinfo records and rollover.
+// Records are built and serialised by github.com/nlnwa/gowarc, a WARC
+// library that makes records of every type (resource and metadata
+// included, not only HTTP exchanges). The files are deref's: each record
+// is compressed (github.com/klauspost/compress, as gowarc's writer does
+// it) into a buffer that goes to the disk when the queue is empty, so
+// that an archive of small pages costs a write per burst, not a write,
+// a flush and a stat per record as gowarc's file writer makes them.
 package warc
 
 import (
-	"compress/gzip"
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
@@ -18,7 +21,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc"
 )
 
@@ -57,19 +60,17 @@ type Options struct {
 
 // Writer writes records into NAME.warc.gz (or its rolled-over files).
 type Writer struct {
-	w    *gowarc.WarcFileWriter
 	opts Options
 
 	dir   string // where the files are
 	names *nameGenerator
 
-	// Kept by the drain goroutine: whether the next record starts a new
-	// file (which then gets its warcinfo record first), that file's
-	// warcinfo record, and where the last record began.
-	rotate bool
+	// Kept by the drain goroutine: the file written now (nil before the
+	// first record and after a roll-over: the next record starts a new
+	// one, with its warcinfo record first) and that record's ID.
+	out    *outFile
 	infoID string
-	last   int64
-	file   string // the name of the file written now
+	gz     *gzip.Writer
 
 	queue     chan *job
 	drained   chan struct{}
@@ -95,17 +96,18 @@ type nameGenerator struct {
 	n         atomic.Int32
 }
 
-func (g *nameGenerator) NewWarcfileName() (string, string) {
+// name is the next file's name.
+func (g *nameGenerator) name() string {
 	if !g.roll {
-		return g.dir, g.base + ".warc"
+		return g.base + ".warc.gz"
 	}
 	for {
 		n := g.n.Add(1) - 1
-		name := fmt.Sprintf("%s-%05d.warc", g.base, n)
-		if g.skip && (exists(filepath.Join(g.dir, name+".gz")) || exists(filepath.Join(g.dir, name+".gz.open"))) {
+		name := fmt.Sprintf("%s-%05d.warc.gz", g.base, n)
+		if g.skip && (exists(filepath.Join(g.dir, name)) || exists(filepath.Join(g.dir, name+".open"))) {
 			continue
 		}
-		return g.dir, name
+		return name
 	}
 }
 
@@ -114,18 +116,22 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// next is the name of the file NewWarcfileName will name next, with its
-// compression suffix.
-func (g *nameGenerator) next() string {
-	if !g.roll {
-		return g.base + ".warc.gz"
-	}
-	n := g.n.Load()
-	for g.skip && (exists(filepath.Join(g.dir, fmt.Sprintf("%s-%05d.warc.gz", g.base, n))) || exists(filepath.Join(g.dir, fmt.Sprintf("%s-%05d.warc.gz.open", g.base, n)))) {
-		n++
-	}
-	return fmt.Sprintf("%s-%05d.warc.gz", g.base, n)
+// outFile is a WARC file being written, as NAME.open until finished.
+type outFile struct {
+	f    *os.File
+	bw   *bufio.Writer
+	name string // the final name, without ".open"
+	size int64  // bytes written, buffered ones included
 }
+
+func (o *outFile) Write(p []byte) (int, error) {
+	n, err := o.bw.Write(p)
+	o.size += int64(n)
+	return n, err
+}
+
+// fileBuffer is how much of a file is held before it goes to the disk.
+const fileBuffer = 256 << 10
 
 // Create starts writing WARC files named after name (a path without
 // ".warc.gz"). A file of that name that exists already is an error.
@@ -143,20 +149,12 @@ func Create(name string, o Options) (*Writer, error) {
 			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+".warc.gz"))
 		}
 	}
-	// Files roll over here (Rotate, past MaxSize) and their warcinfo
-	// records are written here, first in each file: gowarc's own would be
-	// built inside its file writer, beside deref's builders (see
-	// builders).
-	fw := gowarc.NewWarcFileWriter(
-		gowarc.WithFileNameGenerator(g),
-		gowarc.WithMaxFileSize(math.MaxInt64),
-		gowarc.WithCompression(true),
-		gowarc.WithCompressionLevel(gzip.BestSpeed), // archives are written as fast as they are fetched
-		gowarc.WithOpenFileSuffix(".open"),
-		gowarc.WithRecordOptions(gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithBufferMaxMemBytes(memPerRecord)),
-	)
-	w := &Writer{w: fw, opts: o, dir: dir, names: g, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		queue: make(chan *job, queued), drained: make(chan struct{}), rotate: true}
+	gz, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // archives are written as fast as they are fetched
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{opts: o, dir: dir, names: g, gz: gz, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
+		queue: make(chan *job, queued), drained: make(chan struct{})}
 	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -217,7 +215,10 @@ func (w *Writer) Write(r Record) (string, error) {
 	n := int64(0)
 	if r.Body != nil {
 		var err error
-		if n, err = io.Copy(io.MultiWriter(b, dg), r.Body); err != nil {
+		buf := copyBuffers.Get().(*[]byte)
+		n, err = io.CopyBuffer(io.MultiWriter(b, dg), onlyReader{r.Body}, *buf)
+		copyBuffers.Put(buf)
+		if err != nil {
 			j.close()
 			return "", err
 		}
@@ -278,6 +279,14 @@ func (w *Writer) Write(r Record) (string, error) {
 	w.queue <- j
 	return id, nil
 }
+
+// copyBuffers hold the buffers records are copied through: a record of a
+// small page would otherwise cost more in a new buffer than in its bytes.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// onlyReader hides a reader's WriteTo, so that io.CopyBuffer uses the
+// buffer given (io.MultiReader's WriteTo makes its own).
+type onlyReader struct{ io.Reader }
 
 // digester computes a block's digest and its payload's, the payload
 // being what follows the first skip bytes.
@@ -375,6 +384,39 @@ func (w *Writer) drain() {
 			w.put(j)
 			j.close()
 		}
+		if len(w.queue) == 0 {
+			w.flush()
+		}
+	}
+	w.finish()
+}
+
+// flush sends what the current file holds to the disk.
+func (w *Writer) flush() {
+	if w.out != nil {
+		if err := w.out.bw.Flush(); err != nil {
+			w.fail(fmt.Errorf("warc: %w", err))
+		}
+	}
+}
+
+// finish finishes the current file: flushed, closed and renamed without
+// ".open".
+func (w *Writer) finish() {
+	o := w.out
+	if o == nil {
+		return
+	}
+	w.out = nil
+	err := o.bw.Flush()
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.f.Name(), filepath.Join(w.dir, o.name))
+	}
+	if err != nil {
+		w.fail(fmt.Errorf("warc: %w", err))
 	}
 }
 
@@ -387,17 +429,10 @@ func (w *Writer) commit(j *job) {
 		h.close()
 	}
 	j.group.held = nil
-	end := int64(0)
-	if w.file != "" {
-		if fi, err := os.Stat(filepath.Join(w.dir, w.file+".open")); err == nil {
-			end = fi.Size()
-		} else {
-			w.fail(fmt.Errorf("warc: %w", err))
-		}
-	}
-	file := ""
-	if w.file != "" {
-		file = filepath.Join(w.dir, w.file)
+	file, end := "", int64(0)
+	if w.out != nil {
+		w.flush()
+		file, end = filepath.Join(w.dir, w.out.name), w.out.size
 	}
 	j.then(file, end)
 }
@@ -405,28 +440,54 @@ func (w *Writer) commit(j *job) {
 // roll closes a file grown past MaxSize, so that the next record starts
 // another.
 func (w *Writer) roll() {
-	if w.opts.MaxSize > 0 && !w.rotate && w.last >= w.opts.MaxSize {
-		if err := w.w.Rotate(); err != nil {
-			w.fail(fmt.Errorf("warc: rolling over: %w", err))
-		}
-		w.rotate = true
+	if w.opts.MaxSize > 0 && w.out != nil && w.out.size >= w.opts.MaxSize {
+		w.finish()
 	}
 }
 
 func (w *Writer) put(j *job) {
-	if w.rotate {
-		if err := w.warcinfo(); err != nil {
+	if w.out == nil {
+		if err := w.start(); err != nil {
 			w.fail(err)
 			return
 		}
-		w.rotate = false
 	}
 	j.rec.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
 	w.write(j)
 }
 
-// warcinfo writes the warcinfo record that begins a file.
-func (w *Writer) warcinfo() error {
+// marshal writes a record into the current file as one gzip member and
+// returns where it starts.
+func (w *Writer) marshal(rec gowarc.WarcRecord) (int64, error) {
+	start := w.out.size
+	w.gz.Reset(w.out)
+	if _, _, err := marshaler.Marshal(bufferedCopy{w.gz}, rec, 0); err != nil {
+		return start, err
+	}
+	return start, w.gz.Close()
+}
+
+var marshaler = gowarc.NewMarshaler()
+
+// bufferedCopy copies what is read into it through a pooled buffer:
+// gowarc's marshaler copies each block with io.Copy, which would make a
+// buffer per record.
+type bufferedCopy struct{ io.Writer }
+
+func (b bufferedCopy) ReadFrom(r io.Reader) (int64, error) {
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(b.Writer, onlyReader{r}, *buf)
+}
+
+// start begins a file, with its warcinfo record.
+func (w *Writer) start() error {
+	name := w.names.name()
+	f, err := os.OpenFile(filepath.Join(w.dir, name+".open"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	w.out = &outFile{f: f, bw: bufio.NewWriterSize(f, fileBuffer), name: name}
 	builders.Lock()
 	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, gowarc.WithRecordIdFunc(newRecordID), gowarc.WithAddMissingDigest(true),
 		gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true))
@@ -442,24 +503,21 @@ func (w *Writer) warcinfo() error {
 	io.WriteString(b, info)
 	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now().UTC())
 	b.AddWarcHeader(gowarc.ContentType, "application/warc-fields")
-	b.AddWarcHeader(gowarc.WarcFilename, w.names.next())
+	b.AddWarcHeader(gowarc.WarcFilename, name)
 	rec, _, err := b.Build()
 	if err != nil {
 		return fmt.Errorf("warc: the warcinfo record: %w", err)
 	}
 	defer rec.Close()
-	for _, res := range w.w.Write(rec) {
-		if res.Err != nil {
-			return fmt.Errorf("warc: writing the warcinfo record: %w", res.Err)
-		}
-		w.mu.Lock()
-		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
-		onFile := w.onFile
-		w.mu.Unlock()
-		w.file = res.FileName
-		if onFile != nil {
-			onFile(filepath.Join(w.dir, res.FileName))
-		}
+	if _, err := w.marshal(rec); err != nil {
+		return fmt.Errorf("warc: writing the warcinfo record: %w", err)
+	}
+	w.mu.Lock()
+	w.offsets[name] = append(w.offsets[name], 0)
+	onFile := w.onFile
+	w.mu.Unlock()
+	if onFile != nil {
+		onFile(filepath.Join(w.dir, name))
 	}
 	w.infoID = rec.WarcHeader().GetId(gowarc.WarcRecordID)
 	return nil
@@ -475,29 +533,27 @@ func (w *Writer) fail(err error) {
 
 // write writes a job's record into the current file.
 func (w *Writer) write(j *job) {
-	for _, res := range w.w.Write(j.rec) {
-		w.last = res.FileOffset
-		w.mu.Lock()
-		if res.Err != nil {
-			if w.err == nil {
-				w.err = fmt.Errorf("warc: writing the %s record of %s: %w", j.r.Type, j.r.URI, res.Err)
-			}
-			w.mu.Unlock()
-			continue
+	offset, err := w.marshal(j.rec)
+	name := w.out.name
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.err == nil {
+			w.err = fmt.Errorf("warc: writing the %s record of %s: %w", j.r.Type, j.r.URI, err)
 		}
-		w.offsets[res.FileName] = append(w.offsets[res.FileName], res.FileOffset)
-		if w.opts.CDX && j.indexed {
-			mime := j.r.PayloadType
-			if mime == "" {
-				mime = j.r.MediaType
-			}
-			status := j.r.Status
-			if status == "" {
-				status = "-"
-			}
-			w.index = append(w.index, cdxEntry{url: j.r.URI, date: j.date, mime: mime, status: status, digest: j.digest, file: res.FileName, offset: res.FileOffset, revisit: j.rec.Type() == gowarc.Revisit})
+		return
+	}
+	w.offsets[name] = append(w.offsets[name], offset)
+	if w.opts.CDX && j.indexed {
+		mime := j.r.PayloadType
+		if mime == "" {
+			mime = j.r.MediaType
 		}
-		w.mu.Unlock()
+		status := j.r.Status
+		if status == "" {
+			status = "-"
+		}
+		w.index = append(w.index, cdxEntry{url: j.r.URI, date: j.date, mime: mime, status: status, digest: j.digest, file: name, offset: offset, revisit: j.rec.Type() == gowarc.Revisit})
 	}
 }
 
@@ -599,9 +655,6 @@ func (w *Writer) Close() error {
 	w.building.Wait()
 	w.closeOnce.Do(func() { close(w.queue) })
 	<-w.drained
-	if err := w.w.Close(); err != nil {
-		return err
-	}
 	if err := w.Err(); err != nil {
 		return err
 	}
