@@ -22,6 +22,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/walk"
+	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
 
@@ -112,6 +113,7 @@ type HostReport struct {
 type job struct {
 	u     *url.URL
 	depth int
+	plus  bool // a Gopher+ item: its attribute block is archived too
 }
 
 type run struct {
@@ -286,6 +288,9 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		fctx = group.Context(ctx)
 	}
 	n, found, err := m.fetch(fctx, j.u)
+	if err == nil && j.plus && m.c.Recorder != nil {
+		m.attributes(fctx, j.u)
+	}
 	if m.o.Wait > 0 {
 		select {
 		case <-time.After(m.o.Wait):
@@ -297,9 +302,9 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	var next []job
 	if err == nil && (m.o.MaxDepth <= 0 || j.depth+1 <= m.o.MaxDepth) {
 		for _, l := range found {
-			if m.inScope(l) && m.admit(l) {
-				next = append(next, job{u: l, depth: j.depth + 1})
-				line.Links = append(line.Links, stateURL(l))
+			if m.inScope(l.u) && m.admit(l.u) {
+				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
+				line.Links = append(line.Links, stateURL(l.u))
 			}
 		}
 	}
@@ -368,15 +373,36 @@ func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group, err error)
 	}
 }
 
+// attributes reads a Gopher+ item's attribute block, for the recorder to
+// archive as the item's metadata; a server that will not give it costs
+// nothing but the asking.
+func (m *run) attributes(ctx context.Context, u *url.URL) {
+	a, err := gopher.WithPlus(u, "!")
+	if err != nil {
+		return
+	}
+	if resp, err := m.c.Fetch(ctx, a, 0); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// link is a URL a listing or page gave.
+type link struct {
+	u    *url.URL
+	plus bool // a Gopher+ menu's item
+}
+
 // fetch reads u whole and returns its size and the links it holds: a
 // listing's entries, an HTML page's anchors.
-func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) {
+func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	resp, err := m.c.Fetch(ctx, u, 0)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	var hrefs []string
+	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
 	var sink io.Writer = io.Discard
 	var file *localFile
@@ -393,6 +419,9 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) 
 		for _, e := range resp.Entries {
 			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
 				hrefs = append(hrefs, e.URL)
+				if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.HasSuffix(e.Type, "+") {
+					plus[e.URL] = true
+				}
 			}
 		}
 		n, err = io.Copy(sink, resp.Body)
@@ -415,7 +444,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) 
 	if err != nil {
 		return n, nil, err
 	}
-	var out []*url.URL
+	var out []link
 	for _, h := range hrefs {
 		var l *url.URL
 		if listing {
@@ -435,7 +464,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []*url.URL, error) 
 			}
 		}
 		l.HasFragment, l.Fragment = false, ""
-		out = append(out, l.Normalize())
+		out = append(out, link{l.Normalize(), plus[h]})
 	}
 	return n, out, nil
 }

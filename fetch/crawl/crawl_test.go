@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nlnwa/gowarc"
+
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/fetch/warc"
@@ -287,5 +289,68 @@ func TestCrawlOutputDirRefusesClimbing(t *testing.T) {
 	})
 	if len(found) != 0 {
 		t.Errorf("written: %v", found)
+	}
+}
+
+// A Gopher+ menu's item is archived with its attribute block: a metadata
+// record of the item's URI, spoken in gopher+, linked to the item's
+// resource record.
+func TestCrawlGopherPlusAttributes(t *testing.T) {
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return
+		}
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		switch sel, plus, _ := strings.Cut(strings.TrimRight(line, "\r\n"), "\t"); {
+		case sel == "/doc.txt" && plus == "!":
+			fmt.Fprintf(c, "+-2\r\n+INFO: 0Doc\t/doc.txt\t%s\t%s\t+\r\n+ADMIN:\r\n Admin: Someone <a@b>\r\n Mod-Date: Thu Jan  2 03:04:05 2020 <20200102030405>\r\n", host, port)
+		case sel == "/doc.txt":
+			io.WriteString(c, "the document\r\n")
+		case sel == "robots.txt":
+			io.WriteString(c, "3none\t\terror.host\t1\r\n.\r\n")
+		default:
+			fmt.Fprintf(c, "0Doc\t/doc.txt\t%s\t%s\t+\r\n.\r\n", host, port)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "plus"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client()
+	c.Recorder = &warc.Recorder{W: w}
+	if _, err := crawl.Run(context.Background(), c, []string{"gopher://" + ln.Addr().String() + "/1/"}, crawl.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	item := "gopher://" + ln.Addr().String() + "/0/doc.txt"
+	var itemID string
+	var meta gowarc.WarcRecord
+	for _, r := range readWARC(t, filepath.Join(dir, "plus.warc.gz")) {
+		h := r.WarcHeader()
+		switch {
+		case r.Type() == gowarc.Resource && h.Get(gowarc.WarcTargetURI) == item:
+			itemID = h.Get(gowarc.WarcRecordID)
+		case r.Type() == gowarc.Metadata:
+			meta = r
+		}
+	}
+	if meta == nil || itemID == "" {
+		t.Fatalf("item record %q, attribute record %v", itemID, meta)
+	}
+	h := meta.WarcHeader()
+	raw, _ := meta.Block().RawBytes()
+	block, _ := io.ReadAll(raw)
+	if h.Get(gowarc.WarcTargetURI) != item || h.Get(gowarc.WarcConcurrentTo) != itemID || h.Get("WARC-Protocol") != "gopher+" ||
+		h.Get(gowarc.ContentType) != "application/gopher+-attributes" || !strings.Contains(string(block), "+ADMIN:\r\n Admin: Someone <a@b>") {
+		t.Errorf("attribute record:\n%s\n%q (item %s)", h, block, itemID)
 	}
 }

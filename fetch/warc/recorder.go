@@ -41,9 +41,26 @@ import (
 type Recorder struct {
 	W *Writer
 
-	mu    sync.Mutex
-	err   error
-	count int
+	mu     sync.Mutex
+	err    error
+	count  int
+	gopher map[string]string // the record IDs of the latest Gopher items, by URI
+}
+
+// gopherRecord remembers id as the record of a Gopher item (when id is
+// not empty) and returns the record remembered of it. It keeps the
+// latest 4,096 items: an attribute block is asked for after its item.
+func (r *Recorder) gopherRecord(uri, id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id == "" {
+		return r.gopher[uri]
+	}
+	if r.gopher == nil || len(r.gopher) >= 4096 {
+		r.gopher = map[string]string{}
+	}
+	r.gopher[uri] = id
+	return id
 }
 
 // Err is the first error making or writing a record, if any.
@@ -119,11 +136,26 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 		return rec, false // recorded from its exchange, or not yet
 	case "gopher", "gophers":
 		rec.Protocol = "gopher"
-		if g, err := u.Gopher(); err == nil && g.HasPlus {
+		g, err := u.Gopher()
+		if err != nil {
+			break
+		}
+		if g.HasPlus {
 			rec.Protocol = "gopher+"
-			if strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$") {
-				return rec, false // an attribute query: its metadata record is still to come
-			}
+		}
+		if g.HasPlus && (strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$")) {
+			// An attribute block (of the item, or with "$" of a menu's
+			// items): metadata of the item asked of, linked to its record
+			// when this run wrote one.
+			v := *u
+			v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
+			rec.Type, rec.URI, rec.MediaType = "metadata", v.Redacted(), "application/gopher+-attributes"
+			rec.ConcurrentTo = r.gopherRecord(rec.URI, "")
+			return rec, resp.Body != nil
+		}
+		if id, err := newRecordID(); err == nil {
+			rec.ID = id
+			r.gopherRecord(rec.URI, id)
 		}
 	case "news", "snews", "nntp", "nntps":
 		rec.Protocol = "nntp"

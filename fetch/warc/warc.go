@@ -186,6 +186,10 @@ type Record struct {
 	PayloadType, Status string
 	// Group, when set, holds the record back until the group's Commit.
 	Group *Group
+	// ID, when set, is the record's WARC-Record-ID, a URN such as
+	// "urn:uuid:...", chosen before the record is written so that later
+	// records can refer to it; otherwise one is made.
+	ID string
 }
 
 var recordTypes = map[string]gowarc.RecordType{
@@ -234,6 +238,9 @@ func (w *Writer) Write(r Record) (string, error) {
 		j.date = time.Now()
 	}
 	j.date = j.date.UTC()
+	if r.ID != "" {
+		b.AddWarcHeader(gowarc.WarcRecordID, "<"+r.ID+">")
+	}
 	b.AddWarcHeader(gowarc.WarcTargetURI, r.URI)
 	b.AddWarcHeaderTime(gowarc.WarcDate, j.date)
 	if r.MediaType != "" {
