@@ -36,8 +36,10 @@ import (
 //     WARC-IP-Address; a chunked body is recorded whole, its head then
 //     saying Content-Length instead of Transfer-Encoding. Redirects and
 //     error responses (404 included) are recorded as they came, as
-//     wget and Heritrix record them; exchanges through a proxy are not
-//     recorded yet.
+//     wget and Heritrix record them. Through a proxy, the heads are
+//     net/http's (the request with the absolute URL the proxy was
+//     asked for), not byte for byte what went over the wire, and the
+//     address is unknown.
 type Recorder struct {
 	W *Writer
 

@@ -201,3 +201,52 @@ func TestRecordRedirectAndError(t *testing.T) {
 		t.Errorf("index:\n%s", cdx)
 	}
 }
+
+// An exchange through a proxy is archived too: the request as sent to
+// the proxy (the absolute URL, Proxy-Authorization hidden) and the
+// response with its body.
+func TestRecordThroughProxy(t *testing.T) {
+	proxy := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if !r.URL.IsAbs() {
+			nethttp.Error(w, "not a proxy request", 400)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "proxied "+r.URL.String()+"\n")
+	}))
+	defer proxy.Close()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "p"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	pu, _ := url.Parse("http://bob:pr0xy@" + strings.TrimPrefix(proxy.URL, "http://"))
+	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	c.Recorder = &warc.Recorder{W: w}
+	resp, err := c.Get(context.Background(), "http://www.example.invalid/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var request, response string
+	for _, r := range readAll(t, filepath.Join(dir, "p.warc.gz"))[1:] {
+		switch r.Type() {
+		case gowarc.Request:
+			request = blockString(t, r)
+		case gowarc.Response:
+			response = blockString(t, r)
+		}
+	}
+	if !strings.HasPrefix(request, "GET http://www.example.invalid/page HTTP/1.1\r\n") || strings.Contains(request, "pr0xy") || strings.Contains(request, "Ym9iOnByMHh5") {
+		t.Errorf("request record %q", request)
+	}
+	if !strings.HasPrefix(response, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(response, "\r\n\r\nproxied http://www.example.invalid/page\n") {
+		t.Errorf("response record %q", response)
+	}
+}

@@ -7,6 +7,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"net"
 	nethttp "net/http"
 	"net/http/httptrace"
+	"net/http/httputil"
 	neturl "net/url"
 	"sort"
 	"strconv"
@@ -239,6 +241,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		hreq = hreq.WithContext(hctx)
 		if resp, err = f.transport(req, direct).RoundTrip(hreq); err == nil {
 			traceResponse(req, resp) // the own-connection path traces the head as it comes
+			if req.Exchange != nil {
+				keepHeads(req.Exchange, hreq, resp, !web || u.Scheme == "http")
+			}
 		}
 	}
 	if err != nil {
@@ -307,6 +312,34 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		out.Body = &body{rc: resp.Body}
 	}
 	return out, nil
+}
+
+// keepHeads keeps the heads of an exchange made through a proxy or a
+// gateway, for an archive: as net/http wrote and parsed them, which is
+// not byte for byte what went over the wire (field names in canonical
+// case, fields the transport adds left out). The request line names the
+// absolute URL when the proxy was asked for it (absolute), the path when
+// the request went through a tunnel (https).
+func keepHeads(ex *protocols.Exchange, hreq *nethttp.Request, resp *nethttp.Response, absolute bool) {
+	var b bytes.Buffer
+	target := hreq.URL.RequestURI()
+	if absolute {
+		target = hreq.URL.Opaque
+		if target == "" {
+			target = hreq.URL.String()
+		}
+	}
+	host := hreq.Host
+	if host == "" {
+		host = hreq.URL.Host
+	}
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", hreq.Method, target, host)
+	hreq.Header.Write(&b)
+	b.WriteString("\r\n")
+	ex.Request = hideAuthorization(b.Bytes())
+	if head, err := httputil.DumpResponse(resp, false); err == nil {
+		ex.Response = head
+	}
 }
 
 // keepBody reads the body of a response not passed on into the exchange,
