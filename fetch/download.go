@@ -62,7 +62,9 @@ type DownloadOptions struct {
 	// is at least 1 MiB. NAME.part.segments (SegmentsSuffix) keeps each
 	// range's progress, so that a download continued with Resume or
 	// ResumePart (as [Client.Retry] does) continues every range; a Checksum
-	// is then computed by reading the file back once.
+	// is then computed by reading the file back once. With a
+	// Client.Recorder the object comes over one connection, so that the
+	// archive holds it whole, as one response.
 	Segments   int
 	SegmentMin int64
 	// Root, when set, is the folder the download cannot leave: the dir
@@ -133,7 +135,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if name == "" {
 		name = c.suggestedName(u)
 	}
-	if o.Segments > 1 {
+	if o.Segments > 1 && c.Recorder == nil {
 		if path, handled, err := c.downloadSegments(ctx, u, dir, d, name, o); handled {
 			return path, err
 		}

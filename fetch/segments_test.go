@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
 )
 
 func randomBytes(n int) []byte {
@@ -198,5 +200,51 @@ func TestSegmentsChecksum(t *testing.T) {
 	}
 	if des, _ := os.ReadDir(dir); len(des) != 1 || des[0].Name() != "ok" {
 		t.Errorf("left %v", des)
+	}
+}
+
+// countingRecorder counts what a recorder is given.
+type countingRecorder struct {
+	mu        sync.Mutex
+	records   int
+	bytes     int64
+	offsetOne bool
+}
+
+func (r *countingRecorder) Record(_ context.Context, _ *url.URL, resp *fetch.Response, _ *fetch.Exchange, _ func() []fetch.TraceEvent) io.WriteCloser {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records++
+	if resp.Offset > 0 {
+		r.offsetOne = true
+	}
+	return r
+}
+
+func (r *countingRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bytes += int64(len(p))
+	return len(p), nil
+}
+
+func (r *countingRecorder) Close() error { return nil }
+
+// With a recorder, a download asked for in segments comes over one
+// connection: the archive gets the object whole, as one response.
+func TestSegmentsWithRecorder(t *testing.T) {
+	data := randomBytes(6 << 20)
+	rs := newRangeServer(t, data, true)
+	c := newClient()
+	rec := &countingRecorder{}
+	c.Recorder = rec
+	dir := t.TempDir()
+	p, err := c.DownloadWith(context.Background(), rs.URL+"/data", dir, fetch.DownloadOptions{Segments: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyFile(t, dir, p, data)
+	if rec.records != 1 || rec.bytes != int64(len(data)) || rec.offsetOne || !slices.Equal(rs.seen(), []int64{0}) {
+		t.Errorf("%d records of %d bytes (a range: %v); ranges asked %v", rec.records, rec.bytes, rec.offsetOne, rs.seen())
 	}
 }

@@ -149,7 +149,7 @@ var flagTable = []flagDef{
 	{long: "parallel", cmds: cmdGet, group: "Output", arg: "N",
 		help: "fetch up to N URLs at once (with -O)", set: integer(func(o *options) *int { return &o.parallel })},
 	{long: "segments", cmds: cmdGet, group: "Output", arg: "N",
-		help: "with -o or -O: fetch a large file over N connections at once, each its own byte range (HTTP Range, FTP REST), resumable per range", set: integer(func(o *options) *int { return &o.segments })},
+		help: "with -o or -O: fetch a large file over N connections at once, each its own byte range (HTTP Range, FTP REST), resumable per range (one connection with --warc-file, for a whole record)", set: integer(func(o *options) *int { return &o.segments })},
 	{long: "segment-min", cmds: cmdGet, group: "Output", arg: "SIZE",
 		help: "with --segments: only for files of at least SIZE (suffixes k, M, G; every range is at least 1 MiB)", set: size(func(o *options) *int64 { return &o.segmentMin })},
 	{long: "warc-file", cmds: cmdBoth, group: "Output", arg: "NAME", complete: "file",
