@@ -42,6 +42,7 @@ type crawlSettings struct {
 
 func runCrawl(args []string, stdout, stderr io.Writer) int {
 	o := options{maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
+	o.c.opts.Retries = 3
 	pos, err := parseCommandLine(cmdCrawl, args, &o)
 	switch {
 	case errors.Is(err, errHelp):

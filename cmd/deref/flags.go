@@ -332,6 +332,8 @@ var flagTable = []flagDef{
 		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
 	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",
 		help: "fetch what robots.txt excludes (HTTP's, and a Gopher server's where it serves one)", set: boolean(func(o *options) *bool { return &o.c.opts.IgnoreRobots })},
+	{long: "retry", cmds: cmdCrawl, group: "Crawl", arg: "N",
+		help: "try a URL that failed for a reason that may pass N more times, with exponential backoff (default 3)", set: integer(func(o *options) *int { return &o.c.opts.Retries })},
 	{long: "state", cmds: cmdCrawl, group: "Crawl", arg: "FILE", complete: "file",
 		help: "record the crawl in FILE as it goes; run again with the same FILE, a stopped or killed crawl goes on where it was (its WARC files then named NAME-00000.warc.gz, ...)", set: str(func(o *options) *string { return &o.c.opts.State })},
 	{long: "json", cmds: cmdCrawl, group: "Crawl",

@@ -33,6 +33,13 @@ type Options struct {
 	Parallel, PerHost int
 	// Wait is the pause after each request before the host's next one.
 	Wait time.Duration
+	// Retries is how many more times a URL that failed for a reason that
+	// may pass (fetch.Temporary: FTP 4xx, HTTP 429 and 5xx, a network
+	// failure) is tried, after a backoff (fetch.Retry, as the mirror's)
+	// whose first wait is RetryWait (0: one second); the host's slot is
+	// kept meanwhile.
+	Retries   int
+	RetryWait time.Duration
 	// MaxDepth > 0 stops following links that far from a start URL (its
 	// links are at depth 1); MaxItems > 0 stops after that many URLs.
 	MaxDepth, MaxItems int
@@ -287,7 +294,14 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		group = m.archive.NewGroup()
 		fctx = group.Context(ctx)
 	}
-	n, found, err := m.fetch(fctx, j.u)
+	var n int64
+	var found []link
+	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
+	err = policy.Do(ctx, func() error {
+		var err error
+		n, found, err = m.fetch(fctx, j.u)
+		return err
+	}, nil)
 	if err == nil && j.plus && m.c.Recorder != nil {
 		m.attributes(fctx, j.u)
 	}

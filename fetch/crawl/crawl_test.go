@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nlnwa/gowarc"
 
@@ -352,5 +353,39 @@ func TestCrawlGopherPlusAttributes(t *testing.T) {
 	if h.Get(gowarc.WarcTargetURI) != item || h.Get(gowarc.WarcConcurrentTo) != itemID || h.Get("WARC-Protocol") != "gopher+" ||
 		h.Get(gowarc.ContentType) != "application/gopher+-attributes" || !strings.Contains(string(block), "+ADMIN:\r\n Admin: Someone <a@b>") {
 		t.Errorf("attribute record:\n%s\n%q (item %s)", h, block, itemID)
+	}
+}
+
+// A URL that fails for a reason that may pass is tried again (the
+// mirror's retry policy); one that fails for good is not.
+func TestCrawlRetries(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		n := asked[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="/flaky">f</a> <a href="/gone">g</a>`)
+		case r.URL.Path == "/flaky" && n == 1:
+			nethttp.Error(w, "busy", nethttp.StatusServiceUnavailable)
+		case r.URL.Path == "/flaky":
+			io.WriteString(w, "here now\n")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{Retries: 2, RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if rep.Fetched != 2 || rep.Failed != 1 || asked["/flaky"] != 2 || asked["/gone"] != 1 {
+		t.Errorf("report %+v, asked %v", rep, asked)
 	}
 }
