@@ -1,0 +1,534 @@
+// Package gateway puts the schemes browsers dropped in any browser: an
+// http.Handler that fetches gopher:, ftp:, news:, nntp: and wais: URLs
+// with a fetch.Client and renders them as plain HTML pages (menus and
+// listings as lists and tables, searches as forms, text as text), serves
+// every other object as it is (media type, length, modification time,
+// ranges), and answers clients that use it as a proxy
+// (gopher_proxy=http://127.0.0.1:8070/) with the raw object, as the CERN
+// gateways did. It is what deref serve runs.
+//
+// A gateway is an open door if done carelessly: it refuses destinations
+// in private, loopback and link-local ranges (checked on the address
+// dialled, for every connection), serves file: only below a folder given,
+// escapes everything a server sends, sets a Content-Security-Policy
+// without inline script and no cookies, and queues each client's
+// requests and caps the connections to each upstream host.
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/walk"
+	"github.com/urlderef/deref/url"
+)
+
+// Options adjust a Handler.
+type Options struct {
+	// AllowPrivate lets pages lead to private, loopback and link-local
+	// addresses; without it they are refused.
+	AllowPrivate bool
+	// Allow, when not empty, narrows the hosts served to those matching a
+	// pattern: HOST or HOST:PORT, HOST a glob such as "*.example.org". It
+	// never admits private addresses by itself.
+	Allow []string
+	// AllowFile is the folder file: URLs are served from (never a symbolic
+	// link out of it); empty: file: is never served.
+	AllowFile string
+	// PerClient is how many requests of one client address are served at
+	// once (the rest wait their turn); 0 means 32. PerHost caps the
+	// connections to one upstream host; 0 means 8. Waiting requests are
+	// queued, not refused.
+	PerClient, PerHost int
+	// Timeout bounds a request; 0 means two minutes.
+	Timeout time.Duration
+	// MaxPage is the most of a listing or a text a page renders, in bytes;
+	// 0 means 16 MiB. The raw object is never cut.
+	MaxPage int64
+	// Log, when set, gets an access log line per request (Common Log
+	// Format, or JSON with LogJSON), passwords redacted.
+	Log     io.Writer
+	LogJSON bool
+}
+
+// schemes are those a page can be asked for, by the first element of the
+// path: /gopher/HOST[:PORT]/REST.
+var schemes = map[string]bool{"gopher": true, "gophers": true, "ftp": true, "ftps": true, "news": true, "nntp": true, "nntps": true, "wais": true, "file": true}
+
+type gateway struct {
+	c     *fetch.Client
+	o     Options
+	hosts walk.Hosts
+
+	mu      sync.Mutex
+	clients map[string]chan struct{}
+	root    *os.Root // AllowFile
+	logMu   sync.Mutex
+}
+
+// Handler returns the gateway. It sets c.Dial to a dialer that checks
+// every address dialled (wrapping the dial function c had): c should be
+// the gateway's own client.
+func Handler(c *fetch.Client, o Options) http.Handler {
+	if o.PerClient <= 0 {
+		o.PerClient = 32
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = 8
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if o.MaxPage <= 0 {
+		o.MaxPage = 16 << 20
+	}
+	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
+	g.hosts.PerHost = o.PerHost
+	c.Dial = guard(c.Dial, o.AllowPrivate, net.DefaultResolver)
+	if o.AllowFile != "" {
+		if r, err := os.OpenRoot(o.AllowFile); err == nil {
+			g.root = r
+		}
+	}
+	return g
+}
+
+// ServeHTTP serves a request: a proxy request (absolute form) with the
+// raw object, a page otherwise.
+func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	lw := &logWriter{ResponseWriter: w, status: 200}
+	defer func() { g.logRequest(r, lw, start) }()
+	h := lw.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		g.fail(lw, r, http.StatusMethodNotAllowed, "deref serve answers GET and HEAD only")
+		return
+	}
+	release, err := g.admit(r)
+	if err != nil {
+		return // the client went away while queued
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(r.Context(), g.o.Timeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+
+	if r.URL.IsAbs() {
+		g.proxy(lw, r)
+		return
+	}
+	p := r.URL.EscapedPath()
+	switch {
+	case p == "/" && r.URL.Query().Get("url") != "":
+		g.redirectToPage(lw, r, r.URL.Query().Get("url"))
+	case p == "/":
+		g.index(lw, r)
+	case p == "/style.css":
+		h.Set("Content-Type", "text/css; charset=utf-8")
+		h.Set("Cache-Control", "max-age=3600")
+		io.WriteString(lw, styleSheet)
+	default:
+		u, err := pageURL(p, r.URL.RawQuery)
+		if err != nil {
+			g.fail(lw, r, http.StatusNotFound, err.Error())
+			return
+		}
+		g.page(lw, r, u)
+	}
+}
+
+// pageURL is the URL a page path names: /SCHEME/REST is SCHEME://REST
+// (news:REST for news), the query kept where the scheme has one (WAIS
+// searches) and gateway's own parameters left out.
+func pageURL(p, rawQuery string) (*url.URL, error) {
+	scheme, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if !schemes[scheme] {
+		return nil, fmt.Errorf("no such page: %s (pages are /gopher/HOST/..., /ftp/HOST/..., /news/GROUP, /nntp/HOST/GROUP, /wais/HOST/DATABASE)", p)
+	}
+	raw := scheme + "://" + rest
+	if scheme == "news" {
+		raw = "news:" + rest
+	}
+	if q := ownQuery(rawQuery); q != "" && scheme == "wais" {
+		raw += "?" + q
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", url.RedactString(raw), err)
+	}
+	return u, nil
+}
+
+// gatewayParams are the query parameters the gateway reads itself.
+var gatewayParams = map[string]bool{"raw": true, "download": true, "q": true, "page": true, "attributes": true, "view": true}
+
+// ownQuery is the part of a query that belongs to the URL, not to the
+// gateway: what remains once its parameters are taken out.
+func ownQuery(raw string) string {
+	var keep []string
+	for _, kv := range strings.Split(raw, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if kv != "" && !gatewayParams[k] {
+			keep = append(keep, kv)
+		}
+	}
+	return strings.Join(keep, "&")
+}
+
+// PagePath is the gateway path of a URL: /gopher/HOST:PORT/REST for
+// gopher://HOST:PORT/REST, /news/GROUP for news:GROUP; "" for a URL the
+// gateway has no page for (it is then linked as it is).
+func PagePath(u *url.URL) string {
+	if !schemes[u.Scheme] {
+		return ""
+	}
+	s := u.String()
+	if u.Scheme == "news" {
+		return "/news/" + strings.TrimPrefix(s, "news:")
+	}
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return ""
+	}
+	if u.Scheme == "wais" {
+		rest, _, _ = strings.Cut(rest, "?")
+		if u.HasQuery {
+			return "/wais/" + rest + "?" + u.Query
+		}
+	}
+	return "/" + u.Scheme + "/" + rest
+}
+
+// admit queues a request behind the others of its client address.
+func (g *gateway) admit(r *http.Request) (func(), error) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	g.mu.Lock()
+	ch := g.clients[host]
+	if ch == nil {
+		ch = make(chan struct{}, g.o.PerClient)
+		g.clients[host] = ch
+	}
+	g.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+}
+
+// fetch fetches u for a request, within the host's share of connections
+// and the gateway's rules.
+func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Response, func(), error) {
+	if err := g.check(u); err != nil {
+		return nil, nil, err
+	}
+	release, err := g.hosts.Slot(r.Context(), u.Scheme+"://"+strings.ToLower(u.Site()))
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := g.c.Fetch(r.Context(), u, offset)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return resp, release, nil
+}
+
+// check applies the gateway's rules that a URL alone decides.
+func (g *gateway) check(u *url.URL) error {
+	if !schemes[u.Scheme] || u.Scheme == "file" {
+		return fmt.Errorf("%w: %s: URLs are not served here", ErrRefused, u.Scheme)
+	}
+	if u.Scheme != "news" && !allowed(g.o.Allow, u) {
+		return fmt.Errorf("%w: %s is not among the hosts this gateway serves", ErrRefused, u.Hostname())
+	}
+	return nil
+}
+
+// proxy answers a request in absolute form with the raw object, as the
+// CERN gateways answered clients configured to use them as a proxy.
+func (g *gateway) proxy(w *logWriter, r *http.Request) {
+	u, err := url.Parse(r.URL.String())
+	if err != nil {
+		g.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if u.Scheme == "file" {
+		g.fail(w, r, http.StatusForbidden, "file: is not served through the proxy")
+		return
+	}
+	g.raw(w, r, u, false)
+}
+
+// raw sends the object itself: its media type, length, modification time,
+// a range when asked for one ("bytes=N-" or "bytes=N-M"), and as an
+// attachment when download is set.
+func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) {
+	offset, last, ranged := parseRange(r.Header.Get("Range"))
+	resp, release, err := g.fetch(r, u, offset)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer func() { release() }()
+	defer func() { resp.Body.Close() }()
+	if ranged && offset > 0 && resp.Offset != offset {
+		// The server would not start there: the whole object, as a
+		// server that ignores Range answers.
+		resp.Body.Close()
+		release()
+		if resp, release, err = g.fetch(r, u, 0); err != nil {
+			release = func() {}
+			resp = &fetch.Response{Body: io.NopCloser(strings.NewReader(""))}
+			g.fetchFailed(w, r, u, err)
+			return
+		}
+		ranged = false
+	}
+	g.send(w, r, resp, download, ranged, offset, last)
+}
+
+// object answers for the page of an object: a listing or an article as
+// a page, anything else as it is.
+func (g *gateway) object(w *logWriter, r *http.Request, u *url.URL) {
+	if r.Header.Get("Range") != "" {
+		g.raw(w, r, u, false)
+		return
+	}
+	resp, release, err := g.fetch(r, u, 0)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer release()
+	defer resp.Body.Close()
+	switch {
+	case resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList:
+		g.listingPage(w, r, u, resp)
+	case resp.MediaType == "message/news" || resp.MediaType == "message/rfc822":
+		g.textFrom(w, r, u, resp, "", true)
+	default:
+		g.send(w, r, resp, false, false, 0, -1)
+	}
+}
+
+// send writes a fetched object as it is.
+func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, download, ranged bool, offset, last int64) {
+	h := w.Header()
+	body := io.Reader(resp.Body)
+	ctype := mediaType(resp)
+	if strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
+		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		first, _ := br.Peek(64 << 10)
+		charset := "utf-8"
+		if !validUTF8Prefix(first) {
+			charset = "iso-8859-1"
+		}
+		ctype += "; charset=" + charset
+		body = br
+	}
+	h.Set("Content-Type", ctype)
+	if !resp.ModTime.IsZero() {
+		h.Set("Last-Modified", resp.ModTime.UTC().Format(http.TimeFormat))
+	}
+	if resp.Name != "" {
+		disp := "inline"
+		if download {
+			disp = "attachment"
+		}
+		h.Set("Content-Disposition", disp+"; filename*=UTF-8''"+url.EscapeSegment(resp.Name))
+	}
+	size := resp.Size
+	status := http.StatusOK
+	if size >= 0 {
+		h.Set("Accept-Ranges", "bytes")
+	}
+	if ranged && size >= 0 {
+		total := size + offset
+		end := total - 1
+		if last >= offset && last < end {
+			end = last
+		}
+		if offset > end {
+			h.Set("Content-Range", fmt.Sprintf("bytes */%d", total))
+			g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
+			return
+		}
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", offset, end, total))
+		size = end - offset + 1
+		body = io.LimitReader(body, size)
+		status = http.StatusPartialContent
+	}
+	if size >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
+	}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	io.Copy(w, body)
+}
+
+// parseRange reads a single range "bytes=N-" or "bytes=N-M"; others are
+// ignored, as a server may.
+func parseRange(h string) (first, last int64, ok bool) {
+	spec, found := strings.CutPrefix(h, "bytes=")
+	if !found || strings.Contains(spec, ",") {
+		return 0, -1, false
+	}
+	a, b, _ := strings.Cut(spec, "-")
+	first, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if err != nil || first < 0 {
+		return 0, -1, false
+	}
+	last = -1
+	if b = strings.TrimSpace(b); b != "" {
+		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+			return 0, -1, false
+		}
+	}
+	return first, last, true
+}
+
+// mediaType is the Content-Type of an object sent as it is.
+func mediaType(resp *fetch.Response) string {
+	if resp.MediaType == "" {
+		return "application/octet-stream"
+	}
+	return resp.MediaType
+}
+
+// fetchFailed answers a retrieval that failed with a status that says
+// why, and the error on one line.
+func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err error) {
+	status := http.StatusBadGateway
+	switch {
+	case errors.Is(err, ErrRefused):
+		status = http.StatusForbidden
+	case errors.Is(err, fetch.ErrNotFound):
+		status = http.StatusNotFound
+	case errors.Is(err, fetch.ErrPermission), errors.Is(err, fetch.ErrAuth):
+		status = http.StatusForbidden
+	case errors.Is(err, fetch.ErrBadURL):
+		status = http.StatusBadRequest
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, fetch.ErrTimeout):
+		status = http.StatusGatewayTimeout
+	}
+	g.fail(w, r, status, url.RedactString(err.Error()))
+}
+
+// logWriter counts what a response sends, for the access log.
+type logWriter struct {
+	http.ResponseWriter
+	status  int
+	bytes   int64
+	written bool
+}
+
+func (w *logWriter) WriteHeader(code int) {
+	if !w.written {
+		w.status, w.written = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.written = true
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush sends what is written so far: a page renders as it streams.
+func (w *logWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// userinfo matches the user:password@ of a URL in a request line.
+var userinfo = regexp.MustCompile(`((?:^|[/:])[^/:@?#\s]*):[^/@?#\s]*@`)
+
+// redact hides the passwords of the URLs in a request target.
+func redact(s string) string {
+	s = url.RedactString(s)
+	return userinfo.ReplaceAllString(s, "$1:***@")
+}
+
+// logRequest writes the access log line of a request.
+func (g *gateway) logRequest(r *http.Request, w *logWriter, start time.Time) {
+	if g.o.Log == nil {
+		return
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	target := redact(r.RequestURI)
+	var line []byte
+	if g.o.LogJSON {
+		line, _ = json.Marshal(map[string]any{
+			"time": start.UTC().Format(time.RFC3339Nano), "client": host, "method": r.Method, "target": target,
+			"proto": r.Proto, "status": w.status, "bytes": w.bytes, "seconds": time.Since(start).Seconds(),
+		})
+	} else {
+		line = fmt.Appendf(nil, "%s - - [%s] %q %d %d", host, start.Format("02/Jan/2006:15:04:05 -0700"), r.Method+" "+target+" "+r.Proto, w.status, w.bytes)
+	}
+	g.logMu.Lock()
+	defer g.logMu.Unlock()
+	g.o.Log.Write(append(line, '\n'))
+}
+
+// fileURL serves a file: URL from AllowFile, through an os.Root: never a
+// path out of it, a symbolic link out included.
+func (g *gateway) file(w *logWriter, r *http.Request, u *url.URL) {
+	if g.root == nil {
+		g.fail(w, r, http.StatusForbidden, "file: is not served here (deref serve --allow-file DIR serves a folder)")
+		return
+	}
+	fp, err := u.File()
+	if err != nil || (fp.Host != "" && fp.Host != "localhost") {
+		g.fail(w, r, http.StatusForbidden, "file: URLs name this machine's files only")
+		return
+	}
+	abs, _ := filepath.Abs(g.o.AllowFile)
+	rel, err := filepath.Rel(abs, filepath.FromSlash(fp.Path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		g.fail(w, r, http.StatusForbidden, "file: outside the folder served")
+		return
+	}
+	f, err := g.root.Open(rel)
+	if err != nil {
+		g.fail(w, r, http.StatusForbidden, "file: "+strings.TrimPrefix(err.Error(), "open "))
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		g.fail(w, r, http.StatusForbidden, "file: folders are not listed")
+		return
+	}
+	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}

@@ -1,0 +1,357 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/url"
+)
+
+// gopherServer answers selectors from a table; a selector it does not
+// know gets an error menu.
+func gopherServer(t *testing.T, answers map[string]string) string {
+	t.Helper()
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return
+		}
+		sel, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		a, ok := answers[sel]
+		if !ok {
+			a = "3not here\t\terror.host\t1\r\n.\r\n"
+		}
+		io.WriteString(c, strings.NewReplacer("HOST", host, "PORT", port).Replace(a))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
+}
+
+// start serves a gateway with a client of its own.
+func start(t *testing.T, o gateway.Options) *httptest.Server {
+	t.Helper()
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	s := httptest.NewServer(gateway.Handler(c, o))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func get(t *testing.T, u string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// A hostile menu, markup and script in every field, renders as text: no
+// element of the server's, no javascript: link, no control character;
+// the page forbids inline script.
+func TestHostileMenu(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"/": "i<script>alert('info')</script>\tx\terror.host\t1\r\n" +
+			"0<img src=x onerror=alert(1)>\t/a\"><script>alert(2)</script>\tHOST\tPORT\r\n" +
+			"hClick me\tURL:javascript:alert(3)\tHOST\tPORT\r\n" +
+			"hData\tURL:data:text/html,<script>alert(4)</script>\tHOST\tPORT\r\n" +
+			"1Bell\x07 and escape\x1b[31m\t/menu\tHOST\tPORT\r\n" +
+			"hThe web\tURL:https://example.org/?a=1&b=2\tHOST\tPORT\r\n" +
+			"1Elsewhere\t/\tgopher.example.org\t70\r\n" +
+			".\r\n",
+	})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/gopher/"+addr+"/1/")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, page)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-inline") || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("Content-Security-Policy %q, cookies %q", csp, resp.Header.Get("Set-Cookie"))
+	}
+	for _, bad := range []string{"<script", "<img", "javascript:", "data:text", "\x07", "\x1b"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q:\n%s", bad, page)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;alert(&#39;info&#39;)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;",
+		`href="https://example.org/?a=1&amp;b=2"`, `href="/gopher/gopher.example.org/1/"`, `href="/gopher/` + addr + `/1/menu"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q in the page:\n%s", want, page)
+		}
+	}
+}
+
+// Without AllowPrivate, a page of a loopback or private address, or of a
+// name that resolves to one, is refused, and nothing is asked of it.
+func TestPrivateRefused(t *testing.T) {
+	asked := 0
+	var mu sync.Mutex
+	ln, err := testserver.Listen(func(c net.Conn) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		c.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	s := start(t, gateway.Options{})
+	for _, target := range []string{"/gopher/127.0.0.1:" + port + "/1/", "/gopher/localhost:" + port + "/0/x", "/gopher/10.0.0.1/1/",
+		"/ftp/127.0.0.1:" + port + "/pub/", "/gopher/[::1]:" + port + "/1/", "/gopher/169.254.169.254/0/latest"} {
+		resp, page := get(t, s.URL+target)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "--allow-private") {
+			t.Errorf("%s: status %d:\n%s", target, resp.StatusCode, page)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 0 {
+		t.Errorf("the loopback server was asked %d times", asked)
+	}
+}
+
+// Allow narrows the hosts served; it admits no private address by itself.
+func TestAllowPatterns(t *testing.T) {
+	addr := gopherServer(t, map[string]string{"/": "iwelcome\t\tx\t1\r\n.\r\n"})
+	_, port, _ := net.SplitHostPort(addr)
+	s := start(t, gateway.Options{AllowPrivate: true, Allow: []string{"127.0.0.1:" + port}})
+	if resp, page := get(t, s.URL+"/gopher/"+addr+"/1/"); resp.StatusCode != 200 || !strings.Contains(page, "welcome") {
+		t.Errorf("the allowed host: %d %s", resp.StatusCode, page)
+	}
+	if resp, _ := get(t, s.URL+"/gopher/gopher.example.org/1/"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a host no pattern admits: %d", resp.StatusCode)
+	}
+	s2 := start(t, gateway.Options{Allow: []string{"127.0.0.1:" + port}})
+	if resp, _ := get(t, s2.URL+"/gopher/"+addr+"/1/"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a pattern naming a loopback address without AllowPrivate: %d", resp.StatusCode)
+	}
+}
+
+// A client that uses the gateway as its proxy (an absolute-form request
+// line) gets the raw object, not a page.
+func TestProxyMode(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"/hello.txt": "hello through the proxy\r\n.\r\n",
+		"/":          "0Hello\t/hello.txt\tHOST\tPORT\r\n.\r\n",
+	})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	for target, want := range map[string]string{
+		"gopher://" + addr + "/0/hello.txt": "hello through the proxy\n", // a text item, its lines as deref reads them
+		"gopher://" + addr + "/1/":          "0Hello\t/hello.txt\t127.0.0.1\t",
+	} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", target)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(string(b), want) || strings.Contains(string(b), "<html") {
+			t.Errorf("%s: %d %q", target, resp.StatusCode, b)
+		}
+	}
+}
+
+// A menu renders as it arrives: the page shows its first items while the
+// server has not sent the rest.
+func TestMenuStreams(t *testing.T) {
+	release := make(chan struct{})
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n')
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		w := bufio.NewWriter(c)
+		for i := range 50000 {
+			if i == 1000 {
+				w.Flush()
+				<-release
+			}
+			fmt.Fprintf(w, "0Item %d\t/item/%d\t%s\t%s\r\n", i, i, host, port)
+		}
+		w.WriteString(".\r\n")
+		w.Flush()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, err := http.Get(s.URL + "/gopher/" + ln.Addr().String() + "/1/")
+	if err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			close(release)
+			t.Fatalf("the page ended before item 900: %v", err)
+		}
+		if strings.Contains(line, ">Item 900<") {
+			break // while the server still holds 49,000 items
+		}
+	}
+	close(release)
+	rest, _ := io.ReadAll(br)
+	if !strings.Contains(string(rest), ">Item 49999<") || !strings.HasSuffix(string(rest), "</html>\n") {
+		t.Errorf("the page's end: %q", rest[max(0, len(rest)-200):])
+	}
+}
+
+// An FTP folder is a table with its parent; a file comes as it is, with
+// its length, type and time, a range when asked, as an attachment when
+// downloaded.
+func TestFTPPages(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "pub", "sub"), 0o755)
+	data := bytes.Repeat([]byte("0123456789"), 1000)
+	os.WriteFile(filepath.Join(root, "pub", "data.bin"), data, 0o644)
+	os.WriteFile(filepath.Join(root, "pub", "<i>odd.txt"), []byte("odd\n"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/")
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, page)
+	}
+	for _, want := range []string{`href="/ftp/` + fs.Addr() + `/pub/data.bin"`, ">data.bin</a>", ">10000<", ">sub/</a>", "&lt;i&gt;odd.txt", `href="/ftp/` + fs.Addr() + `/"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q in the folder's page:\n%s", want, page)
+		}
+	}
+	resp, body := get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin")
+	if resp.StatusCode != 200 || body != string(data) || resp.Header.Get("Content-Length") != "10000" || resp.Header.Get("Last-Modified") == "" {
+		t.Errorf("the file: %d, %d bytes, %v", resp.StatusCode, len(body), resp.Header)
+	}
+	resp, body = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin", "Range", "bytes=9990-")
+	if resp.StatusCode != 206 || body != "0123456789" || resp.Header.Get("Content-Range") != "bytes 9990-9999/10000" {
+		t.Errorf("a range: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	resp, _ = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin?download=1")
+	if cd := resp.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment") || !strings.Contains(cd, "data.bin") {
+		t.Errorf("download: Content-Disposition %q", cd)
+	}
+}
+
+// A text item is a page: UTF-8 when it is, else read as Latin-1.
+func TestTextCharset(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"/utf8.txt":   "gr\xc3\xbc\xc3\x9fe <b>\r\n.\r\n",
+		"/latin1.txt": "gr\xfc\xdfe\r\n.\r\n",
+	})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	for sel, want := range map[string]string{"/utf8.txt": "grüße &lt;b&gt;", "/latin1.txt": "grüße"} {
+		resp, page := get(t, s.URL+"/gopher/"+addr+"/0"+sel)
+		if resp.StatusCode != 200 || !strings.Contains(page, "<pre>"+want) || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("%s: %d %q", sel, resp.StatusCode, page)
+		}
+	}
+}
+
+// A search item is a form; its answer a menu; /?url= leads to a page.
+func TestSearch(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"":         "7Find\t/find\tHOST\tPORT\r\n.\r\n",
+		"/find":    "iyou asked\t\tx\t1\r\n.\r\n",
+		"/nothere": "",
+	})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	_, page := get(t, s.URL+"/gopher/"+addr+"/7/find")
+	if !strings.Contains(page, `<input type="text" name="q"`) {
+		t.Errorf("no search form:\n%s", page)
+	}
+	if _, page := get(t, s.URL+"/gopher/"+addr+"/7/find?q=hello"); !strings.Contains(page, "you asked") {
+		t.Errorf("no results:\n%s", page)
+	}
+	resp, _ := get(t, s.URL+"/?url="+url.EscapeQuery("gopher://"+addr+"/7/find"))
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/gopher/"+addr+"/7/find" {
+		t.Errorf("/?url=: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// file: is served only below AllowFile, never through a symbolic link
+// out of it.
+func TestFilePages(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("inside\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Skip("no symbolic links here")
+	}
+	none := start(t, gateway.Options{})
+	if resp, _ := get(t, none.URL+"/file/"+filepath.ToSlash(dir)+"/in.txt"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("file: without AllowFile: %d", resp.StatusCode)
+	}
+	s := start(t, gateway.Options{AllowFile: dir})
+	if resp, body := get(t, s.URL+"/file/"+filepath.ToSlash(dir)+"/in.txt"); resp.StatusCode != 200 || body != "inside\n" {
+		t.Errorf("a file inside: %d %q", resp.StatusCode, body)
+	}
+	for _, p := range []string{filepath.ToSlash(dir) + "/link.txt", filepath.ToSlash(outside) + "/secret.txt", filepath.ToSlash(dir) + "/../" + filepath.Base(outside) + "/secret.txt"} {
+		if resp, body := get(t, s.URL+"/file/"+p); resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
+			t.Errorf("%s: %d %q", p, resp.StatusCode, body)
+		}
+	}
+}
+
+// The access log has a line per request in Common Log Format, or JSON,
+// with passwords hidden.
+func TestAccessLog(t *testing.T) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) })
+	s := start(t, gateway.Options{Log: w})
+	get(t, s.URL+"/ftp/alice:s3cret@10.0.0.1/pub/")
+	get(t, s.URL+"/")
+	time.Sleep(10 * time.Millisecond)
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || strings.Contains(out, "s3cret") || !strings.Contains(lines[0], `"GET /ftp/alice:***@10.0.0.1/pub/ HTTP/1.1" 403 `) ||
+		!strings.HasPrefix(lines[0], "127.0.0.1 - - [") {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

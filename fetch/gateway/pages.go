@@ -1,0 +1,542 @@
+package gateway
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/gopher"
+	"github.com/urlderef/deref/url"
+)
+
+// styleSheet is the gateway's one stylesheet: readable on a phone, dark
+// when the reader's system is.
+const styleSheet = `:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #fdfdfb; --dim: #666; --link: #0645ad; --rule: #ddd; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6e6e6; --bg: #161616; --dim: #999; --link: #8ab4f8; --rule: #333; } }
+body { margin: 0 auto; max-width: 60rem; padding: 0.5rem 1rem 2rem; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
+a { color: var(--link); }
+header { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; border-bottom: 1px solid var(--rule); padding-bottom: 0.5rem; }
+header .url { flex: 1 1 20rem; font: 14px ui-monospace, monospace; padding: 0.25rem; color: var(--fg); background: var(--bg); border: 1px solid var(--rule); }
+pre, .menu { font: 14px/1.35 ui-monospace, monospace; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.menu { list-style: none; padding: 0; }
+.menu li { white-space: pre-wrap; overflow-wrap: anywhere; }
+.kind { display: inline-block; min-width: 4.5em; color: var(--dim); }
+.quote { color: var(--dim); }
+table { border-collapse: collapse; width: 100%; }
+td, th { text-align: left; padding: 0.15rem 0.5rem; border-bottom: 1px solid var(--rule); vertical-align: top; }
+td.n { text-align: right; white-space: nowrap; }
+form.search { margin: 1rem 0; display: flex; gap: 0.5rem; }
+form.search input[type=text] { flex: 1; font-size: 16px; }
+.error { border-left: 4px solid #c33; padding-left: 0.75rem; }
+dl dt { font-weight: bold; margin-top: 0.5rem; }
+dl dd { white-space: pre-wrap; margin-left: 1rem; font-family: ui-monospace, monospace; }
+`
+
+var pages = template.Must(template.New("").Parse(`
+{{define "head"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title><link rel="stylesheet" href="/style.css"></head>
+<body><header><a href="/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
+<nav>{{if .Raw}}<a href="{{.Raw}}">raw</a> · <a href="{{.Download}}">download</a>{{end}}{{if .Parent}} · <a href="{{.Parent}}">up</a>{{end}}</nav>{{end}}</header>
+<main><h1>{{.Title}}</h1>
+{{end}}
+{{define "foot"}}</main></body></html>
+{{end}}
+{{define "index"}}{{template "head" .}}<p>Any URL: Gopher, FTP, news, NNTP or WAIS.</p>
+<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="gopher://gopher.floodgap.com/1/" autofocus><button>Go</button></form>
+{{template "foot"}}{{end}}
+{{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
+{{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
+{{template "foot"}}{{end}}
+{{define "item"}}{{if .Info}}<li class="i">{{.Name}}</li>
+{{else if .Link}}<li><span class="kind">{{.Kind}}</span> <a href="{{.Link}}">{{.Name}}</a>{{if .Plus}} <a href="{{.Plus}}" title="Gopher+ attributes and views">+</a>{{end}}</li>
+{{else}}<li><span class="kind">{{.Kind}}</span> {{.Name}}</li>
+{{end}}{{end}}
+{{define "listing"}}<table><thead><tr><th>Name</th><th>Size</th><th>Modified</th></tr></thead><tbody>
+{{range .}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}{{if .Target}} → {{.Target}}{{end}}</td><td class="n">{{.Size}}</td><td>{{.Time}}</td></tr>
+{{end}}</tbody></table>
+{{end}}
+{{define "overview"}}<table><thead><tr><th>#</th><th>Subject</th><th>From</th><th>Date</th></tr></thead><tbody>
+{{range .}}<tr><td class="n">{{.Number}}</td><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{.Author}}</td><td>{{.Time}}</td></tr>
+{{end}}</tbody></table>
+{{end}}
+{{define "groups"}}<table><thead><tr><th>Group</th><th>Articles</th><th>Description</th></tr></thead><tbody>
+{{range .}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td class="n">{{.Number}}</td><td>{{.Description}}</td></tr>
+{{end}}</tbody></table>
+{{end}}
+{{define "hits"}}<ol>
+{{range .}}<li>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}} <small>score {{.Score}}{{if .Size}}, {{.Size}}{{end}}</small></li>
+{{end}}</ol>
+{{end}}
+{{define "pager"}}<nav>{{if .Prev}}<a href="{{.Prev}}">newer</a>{{end}}{{if and .Prev .Next}} · {{end}}{{if .Next}}<a href="{{.Next}}">older</a>{{end}}</nav>
+{{end}}
+{{define "attributes"}}<dl>{{range .}}<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}</dl>
+{{end}}
+`))
+
+// head is what every page's top says.
+type head struct {
+	Title, URL            string
+	Raw, Download, Parent string
+	Message, Query        string
+}
+
+// headFor is the head of the page of u.
+func headFor(u *url.URL, title string, r *http.Request) head {
+	p := PagePath(u)
+	sep := "?"
+	if strings.Contains(p, "?") {
+		sep = "&"
+	}
+	return head{Title: title, URL: u.Redacted(), Raw: p + sep + "raw=1", Download: p + sep + "download=1"}
+}
+
+// index is the page with a field for any URL.
+func (g *gateway) index(w *logWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	pages.ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser"})
+}
+
+// redirectToPage sends the reader from /?url=URL to the page of URL.
+func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
+	u, err := url.Parse(strings.TrimSpace(url.Canonicalize(raw)))
+	if err != nil {
+		g.fail(w, r, http.StatusBadRequest, url.RedactString(err.Error()))
+		return
+	}
+	p := PagePath(u)
+	if p == "" {
+		g.fail(w, r, http.StatusBadRequest, u.Scheme+": URLs have no page here")
+		return
+	}
+	http.Redirect(w, r, p, http.StatusFound)
+}
+
+// fail answers with an error: a page, or for a proxy request plain text.
+func (g *gateway) fail(w *logWriter, r *http.Request, status int, msg string) {
+	msg = protocols.Printable(msg)
+	w.Header().Del("Content-Disposition")
+	w.Header().Del("Content-Length")
+	if r.URL.IsAbs() {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, msg+"\n")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	pages.ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: msg})
+}
+
+// page answers for the page of u: a listing, a search form, a text as
+// HTML; anything else as it is.
+func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
+	q := r.URL.Query()
+	if u.Scheme == "file" {
+		g.file(w, r, u)
+		return
+	}
+	if q.Get("raw") != "" || q.Get("download") != "" {
+		g.raw(w, r, u, q.Get("download") != "")
+		return
+	}
+	switch u.Scheme {
+	case "gopher", "gophers":
+		gp, err := u.Gopher()
+		if err != nil {
+			g.fail(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		switch {
+		case q.Get("attributes") != "":
+			g.gopherAttributes(w, r, u)
+		case gp.Type == '7' && !gp.HasSearch && q.Get("q") == "":
+			g.searchForm(w, r, u, "Search: "+gp.Selector)
+		case gp.Type == '1' || gp.Type == '7':
+			search, has := gp.Search, gp.HasSearch
+			if s := q.Get("q"); s != "" {
+				search, has = s, true
+			}
+			g.gopherMenu(w, r, u, gp, search, has)
+		case gp.Type == '0':
+			g.text(w, r, u, "", false)
+		default:
+			g.raw(w, r, u, false)
+		}
+	case "wais":
+		wp, err := u.WAIS()
+		if err != nil {
+			g.fail(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		switch {
+		case !wp.IsDocument() && !wp.HasSearch && q.Get("q") == "":
+			g.searchForm(w, r, u, "Search the WAIS database "+wp.Database)
+		case !wp.IsDocument() && q.Get("q") != "":
+			v := *u
+			v.HasQuery, v.Query = true, url.EscapeQuery(q.Get("q"))
+			http.Redirect(w, r, PagePath(&v), http.StatusFound)
+		default:
+			g.object(w, r, u)
+		}
+	default:
+		g.object(w, r, u)
+	}
+}
+
+// searchForm is the page of a search not yet asked.
+func (g *gateway) searchForm(w *logWriter, r *http.Request, u *url.URL, title string) {
+	if err := g.check(u); err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	h := headFor(u, title, r)
+	h.Raw, h.Download = "", ""
+	pages.ExecuteTemplate(w, "search", h)
+}
+
+// item is one line of a page's list.
+type item struct {
+	Kind, Name, Link, Plus string
+	Info                   bool
+	Size, Time, Target     string
+	Number                 int64
+	Author, Description    string
+	Score                  int64
+}
+
+// kinds are the words for Gopher item types.
+var kinds = map[byte]string{'0': "text", '1': "menu", '2': "CSO", '3': "error", '4': "binhex", '5': "archive", '6': "uuencode",
+	'7': "search", '8': "telnet", '9': "binary", '+': "mirror", 'g': "GIF", 'I': "image", 'T': "tn3270", 'h': "HTML",
+	's': "sound", 'd': "document", 'p': "PDF", 'r': "RTF", ';': "video", 'c': "calendar", 'M': "mail", 'P': "PDF", 'x': "XML"}
+
+// safeSchemes are those a page links as they are.
+var safeSchemes = map[string]bool{"http": true, "https": true, "telnet": true, "tn3270": true, "mailto": true, "gemini": true, "finger": true}
+
+// link is where a page sends the reader for a URL: its page here, the
+// URL itself for the web and the schemes that open programs, nowhere for
+// anything else (javascript:, data:).
+func link(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if p := PagePath(u); p != "" {
+		return p
+	}
+	if safeSchemes[u.Scheme] {
+		return u.String()
+	}
+	return ""
+}
+
+// startPage writes a page's head and makes the rest stream.
+func startPage(w *logWriter, h head) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	pages.ExecuteTemplate(w, "head", h)
+	w.Flush()
+}
+
+func endPage(w *logWriter) { pages.ExecuteTemplate(w, "foot", nil) }
+
+// gopherMenu renders a menu (or a search's result) as it arrives: it is
+// fetched as a text item would be, line by line, so that a menu of
+// 50,000 lines begins to show at once.
+func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.GopherPath, search string, hasSearch bool) {
+	raw := u.Scheme + "://" + u.Site() + "/0" + url.EscapeGopher(gp.Selector)
+	if hasSearch {
+		raw += "%09" + url.EscapeGopher(search)
+	}
+	tu, err := url.Parse(raw)
+	if err != nil {
+		g.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, release, err := g.fetch(r, tu, 0)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer release()
+	defer resp.Body.Close()
+	title := "Menu " + gp.Selector
+	if gp.Selector == "" || gp.Selector == "/" {
+		title = u.Hostname()
+	}
+	if hasSearch {
+		title = "Results for " + search
+	}
+	h := headFor(u, title, r)
+	startPage(w, h)
+	io.WriteString(w, "<ul class=\"menu\">\n")
+	br := bufio.NewReaderSize(io.LimitReader(resp.Body, g.o.MaxPage), 64<<10)
+	lines := 0
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			for _, e := range gopher.ParseMenu(decodeText(line)) {
+				pages.ExecuteTemplate(w, "item", gopherItem(e))
+			}
+			if lines++; lines%256 == 0 {
+				w.Flush()
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	io.WriteString(w, "</ul>\n")
+	endPage(w)
+}
+
+// gopherItem is a menu entry as a page shows it.
+func gopherItem(e protocols.Entry) item {
+	it := item{Name: protocols.Printable(e.Name), Info: e.Kind == protocols.KindInfo}
+	if e.Type != "" {
+		it.Kind = kinds[e.Type[0]]
+		if it.Kind == "" {
+			it.Kind = "type " + protocols.Printable(e.Type[:1])
+		}
+	}
+	if e.URL != "" {
+		it.Link = link(e.URL)
+		if strings.HasSuffix(e.Type, "+") && it.Link != "" && strings.HasPrefix(it.Link, "/gopher") {
+			it.Plus = it.Link + "?attributes=1"
+		}
+	}
+	return it
+}
+
+// gopherAttributes is the page of a Gopher+ item's attributes (its
+// views, its administrator, its abstract), asked of the server with "!".
+func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
+	a, err := gopher.WithPlus(u, "!")
+	if err != nil {
+		g.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, release, err := g.fetch(r, a, 0)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer release()
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, g.o.MaxPage))
+	type attr struct{ Name, Value string }
+	var out []attr
+	for _, at := range gopher.ParseAttributes(decodeText(string(b))) {
+		out = append(out, attr{protocols.Printable(at.Name), strings.Join(strings.Split(at.Value, "\n"), "\n")})
+	}
+	startPage(w, headFor(u, "Gopher+ attributes", r))
+	pages.ExecuteTemplate(w, "attributes", out)
+	endPage(w)
+}
+
+// text renders a text item (or an article) as a page, in UTF-8 when it
+// is, else read as Latin-1; in an article, quoted lines are set apart.
+func (g *gateway) text(w *logWriter, r *http.Request, u *url.URL, title string, article bool) {
+	resp, release, err := g.fetch(r, u, 0)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer release()
+	defer resp.Body.Close()
+	g.textFrom(w, r, u, resp, title, article)
+}
+
+func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetch.Response, title string, article bool) {
+	if title == "" {
+		title = resp.Name
+		if title == "" {
+			title = u.Redacted()
+		}
+	}
+	startPage(w, headFor(u, title, r))
+	io.WriteString(w, "<pre>")
+	br := bufio.NewReaderSize(io.LimitReader(resp.Body, g.o.MaxPage), 64<<10)
+	first, _ := br.Peek(64 << 10)
+	latin1 := !validUTF8Prefix(first)
+	inBody := !article
+	lines := 0
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			if latin1 {
+				line = fromLatin1(line)
+			} else {
+				line = strings.ToValidUTF8(line, "\uFFFD")
+			}
+			line = printableText(line)
+			esc := template.HTMLEscapeString(line)
+			switch {
+			case !inBody && strings.TrimRight(line, "\r\n") == "":
+				inBody = true
+				io.WriteString(w, esc)
+			case !inBody:
+				if k, v, ok := strings.Cut(line, ":"); ok {
+					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), template.HTMLEscapeString(v))
+				} else {
+					io.WriteString(w, esc)
+				}
+			case article && strings.HasPrefix(line, ">"):
+				io.WriteString(w, `<span class="quote">`+strings.TrimRight(esc, "\n")+"</span>\n")
+			default:
+				io.WriteString(w, esc)
+			}
+			if lines++; lines%256 == 0 {
+				w.Flush()
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	io.WriteString(w, "</pre>\n")
+	endPage(w)
+}
+
+// validUTF8Prefix says whether b is UTF-8 but for a rune cut at its end.
+func validUTF8Prefix(b []byte) bool {
+	if utf8.Valid(b) {
+		return true
+	}
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			return !utf8.FullRune(b[len(b)-i:]) && utf8.Valid(b[:len(b)-i])
+		}
+	}
+	return false
+}
+
+// fromLatin1 reads ISO 8859-1 text.
+func fromLatin1(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteRune(rune(s[i]))
+	}
+	return b.String()
+}
+
+// decodeText is a line of a menu as UTF-8 (Latin-1 when it is not).
+func decodeText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return fromLatin1(s)
+}
+
+// printableText drops the control characters of a text other than tab
+// and the line ends, which a terminal would act on.
+func printableText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// listingPage renders a listing the fetcher read whole: an FTP folder, a
+// news group's overview, the list of groups, a WAIS search's hits.
+func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *fetch.Response) {
+	entries := resp.Entries
+	switch {
+	case resp.Kind == fetch.KindArticleList:
+		g.overviewPage(w, r, u, entries)
+	case u.Scheme == "wais":
+		var hits []item
+		for _, e := range entries {
+			hits = append(hits, item{Name: protocols.Printable(e.Name), Link: link(e.URL), Score: e.Score, Size: sizeText(e.Size)})
+		}
+		startPage(w, headFor(u, "WAIS results", r))
+		pages.ExecuteTemplate(w, "hits", hits)
+		endPage(w)
+	case u.Scheme == "news" || u.Scheme == "nntp" || u.Scheme == "nntps":
+		var groups []item
+		for _, e := range entries {
+			groups = append(groups, item{Name: protocols.Printable(e.Name), Link: link(e.URL), Number: e.Number, Description: protocols.Printable(e.Description)})
+		}
+		startPage(w, headFor(u, "Newsgroups", r))
+		pages.ExecuteTemplate(w, "groups", groups)
+		endPage(w)
+	default:
+		var rows []item
+		for _, e := range entries {
+			it := item{Name: protocols.Printable(e.Name), Link: link(e.URL), Size: sizeText(e.Size), Time: timeText(e.ModTime), Target: protocols.Printable(e.Target)}
+			if e.Kind == fetch.KindDirectory {
+				it.Name += "/"
+			}
+			rows = append(rows, it)
+		}
+		h := headFor(u, "Index of "+u.URLPath(), r)
+		h.Parent = parentPage(u)
+		startPage(w, h)
+		pages.ExecuteTemplate(w, "listing", rows)
+		endPage(w)
+	}
+}
+
+// perPage is how many articles a page of a group's overview shows.
+const perPage = 50
+
+// overviewPage renders a group's articles, newest first, perPage a page.
+func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entries []protocols.Entry) {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	page = max(page, 0)
+	var rows []item
+	for i := len(entries) - 1 - page*perPage; i >= 0 && i > len(entries)-1-(page+1)*perPage; i-- {
+		e := entries[i]
+		rows = append(rows, item{Number: e.Number, Name: protocols.Printable(e.Name), Link: link(e.URL), Author: protocols.Printable(e.Author), Time: timeText(e.ModTime)})
+	}
+	h := headFor(u, "Articles", r)
+	startPage(w, h)
+	pages.ExecuteTemplate(w, "overview", rows)
+	type pager struct{ Prev, Next string }
+	var pg pager
+	base := PagePath(u)
+	if page > 0 {
+		pg.Prev = base + "?page=" + strconv.Itoa(page-1)
+	}
+	if (page+1)*perPage < len(entries) {
+		pg.Next = base + "?page=" + strconv.Itoa(page+1)
+	}
+	pages.ExecuteTemplate(w, "pager", pg)
+	endPage(w)
+}
+
+// parentPage is the page of an FTP folder's parent, or "" at the top.
+func parentPage(u *url.URL) string {
+	p := strings.TrimSuffix(u.Path, "/")
+	if p == "" {
+		return ""
+	}
+	v := *u
+	v.Path = p[:strings.LastIndex(p, "/")+1]
+	return PagePath(&v)
+}
+
+func sizeText(n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
