@@ -82,13 +82,13 @@ func bashCompletion() string {
 	b.WriteString("_deref() {\n")
 	b.WriteString("  local cur prev words cword\n")
 	b.WriteString("  cur=${COMP_WORDS[COMP_CWORD]}\n  prev=${COMP_WORDS[COMP_CWORD-1]}\n")
-	b.WriteString("  local cmd=get\n  [[ ${COMP_WORDS[1]} == mirror ]] && cmd=mirror\n  [[ ${COMP_WORDS[1]} == crawl ]] && cmd=crawl\n")
-	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl completion' -- \"$cur\"))\n    return\n  fi\n")
+	b.WriteString("  local cmd=get\n  [[ ${COMP_WORDS[1]} == mirror ]] && cmd=mirror\n  [[ ${COMP_WORDS[1]} == crawl ]] && cmd=crawl\n  [[ ${COMP_WORDS[1]} == serve ]] && cmd=serve\n")
+	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl serve completion' -- \"$cur\"))\n    return\n  fi\n")
 	b.WriteString("  if [[ ${COMP_WORDS[1]} == completion ]]; then\n    COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"))\n    return\n  fi\n")
 	for _, c := range []struct {
 		name string
 		cmd  command
-	}{{"get", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}} {
+	}{{"get", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}, {"serve", cmdServe}} {
 		fmt.Fprintf(&b, "  if [[ $cmd == %s ]]; then\n    case $prev in\n", c.name)
 		vc := valueCompletion(c.cmd)
 		kinds := make([]string, 0, len(vc))
@@ -122,7 +122,7 @@ func zshCompletion() string {
 	for _, c := range []struct {
 		name string
 		cmd  command
-	}{{"get", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}} {
+	}{{"get", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}, {"serve", cmdServe}} {
 		fmt.Fprintf(&b, "_deref_%s() {\n  _arguments -s \\\n", c.name)
 		for _, f := range visibleFlags(c.cmd) {
 			help := strings.NewReplacer("'", "'\\''", "[", "\\[", "]", "\\]", ":", "\\:").Replace(f.help)
@@ -150,14 +150,17 @@ func zshCompletion() string {
 				fmt.Fprintf(&b, "    '--%s[%s]%s' \\\n", f.long, help, value)
 			}
 		}
-		if c.cmd == cmdMirror {
+		switch c.cmd {
+		case cmdMirror:
 			b.WriteString("    ':URL:_urls' ':DIR:_files -/'\n}\n")
-		} else {
+		case cmdServe:
+			b.WriteString("\n}\n")
+		default:
 			b.WriteString("    '*:URL:_urls'\n}\n")
 		}
 	}
-	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl completion)' 'urls:URL:_urls'\n    return\n  fi\n")
-	b.WriteString("  case $words[2] in\n    mirror) shift words; (( CURRENT-- )); _deref_mirror ;;\n    crawl) shift words; (( CURRENT-- )); _deref_crawl ;;\n    completion) _values shell bash zsh fish ;;\n    *) _deref_get ;;\n  esac\n}\n")
+	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl serve completion)' 'urls:URL:_urls'\n    return\n  fi\n")
+	b.WriteString("  case $words[2] in\n    mirror) shift words; (( CURRENT-- )); _deref_mirror ;;\n    crawl) shift words; (( CURRENT-- )); _deref_crawl ;;\n    serve) shift words; (( CURRENT-- )); _deref_serve ;;\n    completion) _values shell bash zsh fish ;;\n    *) _deref_get ;;\n  esac\n}\n")
 	b.WriteString("compdef _deref deref\n")
 	return b.String()
 }
@@ -165,12 +168,12 @@ func zshCompletion() string {
 func fishCompletion() string {
 	var b strings.Builder
 	b.WriteString("# fish completion for deref; load with: deref completion fish | source\n")
-	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl completion' -f\n")
+	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl serve completion' -f\n")
 	b.WriteString("complete -c deref -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish' -f\n")
 	for _, c := range []struct {
 		cond string
 		cmd  command
-	}{{"not __fish_seen_subcommand_from mirror crawl completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}} {
+	}{{"not __fish_seen_subcommand_from mirror crawl serve completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
 		for _, f := range visibleFlags(c.cmd) {
 			line := fmt.Sprintf("complete -c deref -n '%s' -l %s", c.cond, f.long)
 			if f.short != "" {
@@ -209,19 +212,20 @@ func manPage() string {
 	b.WriteString(".\\\" Made by go generate in cmd/deref from the flag table; do not edit.\n")
 	b.WriteString(".TH DEREF 1 \"\" \"deref\" \"User Commands\"\n")
 	b.WriteString(".SH NAME\nderef \\- dereference URLs of every scheme: HTTP, FTP, Gopher, news, WAIS, file, telnet\n")
-	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
+	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	for _, p := range strings.Split(strings.TrimSpace(strings.SplitN(usageText, "\n\n", 2)[1]), "\n\n") {
 		b.WriteString(".PP\n" + text(strings.Join(strings.Fields(p), " ")) + "\n")
 	}
 	b.WriteString(".PP\n.B deref mirror\n" + text(strings.Join(strings.Fields(strings.SplitN(mirrorUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref crawl\n" + text(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref serve\n" + text(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
 	section := func(title string, cmd command, groups []string) {
 		fmt.Fprintf(&b, ".SH %s\n", title)
 		for _, g := range groups {
 			first := true
 			for _, f := range flagTable {
-				if f.cmds&cmd == 0 || f.group != g || f.hidden || cmd == cmdGet && (f.cmds == cmdMirror || f.cmds == cmdCrawl) {
+				if f.cmds&cmd == 0 || f.group != g || f.hidden || cmd == cmdGet && (f.cmds == cmdMirror || f.cmds == cmdCrawl || f.cmds == cmdServe) {
 					continue
 				}
 				if first {
@@ -245,6 +249,8 @@ func manPage() string {
 	b.WriteString(".PP\n.B deref mirror\nalso takes the Connection, HTTP, FTP and News flags above.\n")
 	section("CRAWL OPTIONS", cmdCrawl, []string{"Output", "Crawl"})
 	b.WriteString(".PP\n.B deref crawl\nalso takes the Connection, HTTP, FTP and News flags above.\n")
+	section("SERVE OPTIONS", cmdServe, []string{"Serve"})
+	b.WriteString(".PP\n.B deref serve\nalso takes \\fB\\-v\\fR, \\fB\\-m\\fR (the time a request may take), the connection timeouts, \\fB\\-k\\fR, \\fB\\-\\-allow\\-port\\fR, \\fB\\-A\\fR and the FTP and News flags above.\n")
 	b.WriteString(".SH EXIT STATUS\n")
 	for _, l := range strings.Split(strings.TrimSpace(exitText), "\n")[1:] {
 		code, meaning, _ := strings.Cut(strings.TrimSpace(l), " ")

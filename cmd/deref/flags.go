@@ -18,6 +18,7 @@ const (
 	cmdGet    command = 1 << iota // deref URL...
 	cmdMirror                     // deref mirror URL DIR
 	cmdCrawl                      // deref crawl URL...
+	cmdServe                      // deref serve
 	cmdBoth   = cmdGet | cmdMirror | cmdCrawl
 )
 
@@ -40,7 +41,7 @@ type flagDef struct {
 }
 
 // The groups of -h and the man page, in their order.
-var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "Crawl", "General"}
+var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "Crawl", "Serve", "General"}
 
 // setters for the table.
 
@@ -183,15 +184,15 @@ var flagTable = []flagDef{
 		help: "no summary", set: boolean(func(o *options) *bool { return &o.silent })},
 
 	// Connection
-	{long: "verbose", short: "v", cmds: cmdBoth, group: "Connection",
+	{long: "verbose", short: "v", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "write the protocol conversation to standard error (passwords hidden)", set: boolean(func(o *options) *bool { return &o.verbose })},
 	{long: "user", short: "u", cmds: cmdBoth, group: "Connection", arg: "USER[:PASSWORD]",
 		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
-	{long: "max-time", short: "m", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+	{long: "max-time", short: "m", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up after SECONDS in all", set: secs(func(o *options) *float64 { return &o.maxTime })},
-	{long: "connect-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+	{long: "connect-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up connecting after SECONDS (default 30)", set: secs(func(o *options) *float64 { return &o.connectTimeout })},
-	{long: "idle-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS",
+	{long: "idle-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up when no data arrives for SECONDS (default 120)", set: secs(func(o *options) *float64 { return &o.idleTimeout })},
 	{long: "retry", cmds: cmdGet, group: "Connection", arg: "N",
 		help: "try a temporary failure N more times (time-outs, network failures, FTP 4xx, HTTP 429 and 5xx), waiting longer each time, or as the server asks",
@@ -212,15 +213,15 @@ var flagTable = []flagDef{
 		help: "do not read a netrc file", set: boolean(func(o *options) *bool { return &o.noNetrc })},
 	{long: "netrc-file", cmds: cmdBoth, group: "Connection", arg: "FILE", complete: "file",
 		help: "read credentials from FILE", set: str(func(o *options) *string { return &o.netrcFile })},
-	{long: "insecure", short: "k", cmds: cmdBoth, group: "Connection",
+	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
-	{long: "allow-port", cmds: cmdBoth, group: "Connection", arg: "PORTS",
+	{long: "allow-port", cmds: cmdBoth | cmdServe, group: "Connection", arg: "PORTS",
 		help: "comma-separated PORTS that may be used although another protocol owns them", set: str(func(o *options) *string { return &o.allowPorts })},
 
 	// HTTP
 	{long: "header", short: "H", cmds: cmdBoth, group: "HTTP", arg: "'NAME: VALUE'",
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
-	{long: "user-agent", short: "A", cmds: cmdBoth, group: "HTTP", arg: "NAME",
+	{long: "user-agent", short: "A", cmds: cmdBoth | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
 	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",
 		help: "send Referer: URL", set: str(func(o *options) *string { return &o.referer })},
@@ -232,25 +233,25 @@ var flagTable = []flagDef{
 		help: "comma-separated SCHEMES redirects may lead to besides http, https and ftp (never file)", set: str(func(o *options) *string { return &o.redirectSchemes })},
 
 	// FTP
-	{long: "ftp-method", cmds: cmdBoth, group: "FTP", arg: "METHOD", complete: "rfc single none auto",
+	{long: "ftp-method", cmds: cmdBoth | cmdServe, group: "FTP", arg: "METHOD", complete: "rfc single none auto",
 		help: "how an FTP url-path becomes commands: rfc (one CWD per segment, the default), single (one CWD), none (the whole path to RETR), auto (the whole path, then the CWDs)",
 		set:  str(func(o *options) *string { return &o.ftpMethod })},
-	{long: "ftp-ssl", cmds: cmdBoth, group: "FTP",
+	{long: "ftp-ssl", cmds: cmdBoth | cmdServe, group: "FTP",
 		help: "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
 	{long: "ftp-sync", cmds: cmdBoth, group: "FTP",
 		help: "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)", set: boolean(func(o *options) *bool { return &o.ftpSync })},
-	{long: "ftp-timezone", cmds: cmdBoth, group: "FTP", arg: "ZONE",
+	{long: "ftp-timezone", cmds: cmdBoth | cmdServe, group: "FTP", arg: "ZONE",
 		help: "the ZONE of FTP servers' ls -l times (IANA name or offset such as +05:00; default: found by comparing one file's LIST and MDTM times)",
 		set:  str(func(o *options) *string { return &o.ftpTimeZone })},
 
 	// News
-	{long: "news-server", cmds: cmdBoth, group: "News", arg: "HOST[:PORT]",
+	{long: "news-server", cmds: cmdBoth | cmdServe, group: "News", arg: "HOST[:PORT]",
 		help: "news server for news: URLs (default $NNTPSERVER, else news)", set: str(func(o *options) *string { return &o.newsServer })},
 	{long: "articles", cmds: cmdGet, group: "News", arg: "N",
 		help: "list the newest N articles of a newsgroup (default 100)", set: integer(func(o *options) *int { return &o.newsArticles })},
 	{long: "descriptions", cmds: cmdGet, group: "News",
 		help: "add each group's description to news group lists (LIST NEWSGROUPS)", set: boolean(func(o *options) *bool { return &o.newsDescriptions })},
-	{long: "news-starttls", cmds: cmdBoth, group: "News",
+	{long: "news-starttls", cmds: cmdBoth | cmdServe, group: "News",
 		help: "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)", set: boolean(func(o *options) *bool { return &o.newsTLS })},
 
 	// Telnet and mail
@@ -339,12 +340,28 @@ var flagTable = []flagDef{
 	{long: "json", cmds: cmdCrawl, group: "Crawl",
 		help: "print the report as JSON on standard output", set: boolean(func(o *options) *bool { return &o.c.asJSON })},
 
+	// Serve
+	{long: "listen", cmds: cmdServe, group: "Serve", arg: "ADDR",
+		help: "listen on ADDR, HOST:PORT (default 127.0.0.1:8070; port 0 picks a free one)", set: str(func(o *options) *string { return &o.s.listen })},
+	{long: "allow-private", cmds: cmdServe, group: "Serve",
+		help: "let pages lead to private, loopback and link-local addresses (refused by default, on the address dialled)", set: boolean(func(o *options) *bool { return &o.s.opts.AllowPrivate })},
+	{long: "allow", cmds: cmdServe, group: "Serve", arg: "HOST[:PORT]",
+		help: "serve only hosts matching these patterns (comma-separated or repeated; *.example.org); never a private address by itself", set: list(func(o *options) *[]string { return &o.s.allow })},
+	{long: "allow-file", cmds: cmdServe, group: "Serve", arg: "DIR", complete: "dir",
+		help: "serve file: URLs below DIR (never a symbolic link out of it); otherwise file: is never served", set: str(func(o *options) *string { return &o.s.opts.AllowFile })},
+	{long: "per-client", cmds: cmdServe, group: "Serve", arg: "N",
+		help: "serve N requests of one client address at once, queueing the rest (default 32)", set: integer(func(o *options) *int { return &o.s.opts.PerClient })},
+	{long: "per-host", cmds: cmdServe, group: "Serve", arg: "N",
+		help: "at most N connections to one upstream host at once (default 8)", set: integer(func(o *options) *int { return &o.s.opts.PerHost })},
+	{long: "log-json", cmds: cmdServe, group: "Serve",
+		help: "write the access log on standard error as JSON lines, not Common Log Format", set: boolean(func(o *options) *bool { return &o.s.opts.LogJSON })},
+
 	// General
-	{long: "config", short: "K", cmds: cmdBoth, group: "General", arg: "FILE", complete: "file",
+	{long: "config", short: "K", cmds: cmdBoth | cmdServe, group: "General", arg: "FILE", complete: "file",
 		help: "read flags from FILE, one long flag a line (besides the default config file)", set: list(func(o *options) *[]string { return &o.configs })},
-	{long: "disable", short: "q", cmds: cmdBoth, group: "General",
+	{long: "disable", short: "q", cmds: cmdBoth | cmdServe, group: "General",
 		help: "as the first flag: do not read the default config file", set: boolean(func(o *options) *bool { return &o.noConfig })},
-	{long: "help", short: "h", cmds: cmdBoth, group: "General",
+	{long: "help", short: "h", cmds: cmdBoth | cmdServe, group: "General",
 		help: "print this help", set: boolean(func(o *options) *bool { return &o.help })},
 	{long: "version", cmds: cmdGet, group: "General",
 		help: "print deref's version and the schemes it speaks", set: boolean(func(o *options) *bool { return &o.version })},

@@ -88,6 +88,7 @@ type options struct {
 	sum                                                    *fetch.Checksum // --checksum, parsed
 	m                                                      mirrorSettings
 	c                                                      crawlSettings
+	s                                                      serveSettings
 	modTimes                                               map[string]time.Time // URL as given -> exact time, asked for beforehand
 	offset                                                 int64                // -C OFFSET, checked
 	progress                                               *progressLine        // on a terminal, unless -s
@@ -114,6 +115,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "crawl" {
 		return runCrawl(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/url"
+)
+
+const serveUsage = `usage: deref serve [flags]
+
+Runs a gateway that puts Gopher, FTP, news, NNTP and WAIS in any browser:
+an HTTP server (on 127.0.0.1:8070 unless --listen says otherwise) whose
+page /gopher/HOST[:PORT]/PATH shows gopher://HOST:PORT/PATH (and /ftp/...,
+/news/GROUP, /nntp/..., /wais/...), menus and listings as lists and tables,
+searches as forms, text as text, anything else as it is. Clients that use
+it as a proxy (gopher_proxy=http://127.0.0.1:8070/) get the raw object.
+Pages never lead to private, loopback or link-local addresses unless
+--allow-private, nor to file: unless --allow-file DIR. It prints its
+address on standard output, logs each request on standard error (Common
+Log Format, or JSON with --log-json) and stops on an interrupt.
+`
+
+// serveSettings holds what deref serve's own flags set.
+type serveSettings struct {
+	opts   gateway.Options
+	listen string
+	allow  []string
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	o := options{maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
+	o.s.listen = "127.0.0.1:8070"
+	pos, err := parseCommandLine(cmdServe, args, &o)
+	switch {
+	case errors.Is(err, errHelp):
+		writeHelp(stdout, cmdServe, serveUsage)
+		return 0
+	case err != nil:
+		return serveUsageError(stderr, err.Error())
+	case len(pos) > 0:
+		return serveUsageError(stderr, "deref serve takes no URL: it serves what its pages ask for")
+	}
+	o.silent = true // no progress lines
+	o.noNetrc = true
+	c, err := newClient(&o, stderr)
+	if err != nil {
+		return serveUsageError(stderr, err.Error())
+	}
+	// A gateway answers for others: never with this machine's credentials,
+	// its proxies or questions on its terminal.
+	c.NetrcFile, c.Prompt, c.Gopher.Ask = "", nil, nil
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Gateways = nil
+	so := o.s.opts
+	for _, a := range o.s.allow {
+		for _, p := range strings.Split(a, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				so.Allow = append(so.Allow, p)
+			}
+		}
+	}
+	if so.AllowFile != "" {
+		if st, err := os.Stat(so.AllowFile); err != nil || !st.IsDir() {
+			return serveUsageError(stderr, "--allow-file: "+so.AllowFile+" is not a folder")
+		}
+	}
+	so.Timeout = seconds(o.maxTime)
+	so.Log = stderr
+	ln, err := net.Listen("tcp", o.s.listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
+		return 7
+	}
+	fmt.Fprintf(stdout, "deref serve: http://%s/\n", ln.Addr())
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+	srv := &http.Server{Handler: gateway.Handler(c, so), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
+		return 7
+	}
+	return 0
+}
+
+// serveUsageError writes a usage error of deref serve.
+func serveUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "deref serve: %s\nsee 'deref serve -h'\n", oneLine(msg))
+	return 1
+}

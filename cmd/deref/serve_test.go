@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/internal/testserver/gopherd"
+)
+
+// TestServeCommand runs deref serve as a user would: it prints its
+// address, serves a menu and a text item through its pages, refuses a
+// loopback server without --allow-private, logs each request on standard
+// error, and ends on an interrupt with exit code 0.
+func TestServeCommand(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("ends the server with an interrupt signal")
+	}
+	bin := buildDeref(t)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "about.txt"), []byte("about <this>\n"), 0o644)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	for _, private := range []bool{true, false} {
+		args := []string{"serve", "--listen", "127.0.0.1:0"}
+		if private {
+			args = append(args, "--allow-private")
+		}
+		cmd := exec.Command(bin, args...)
+		stdout, _ := cmd.StdoutPipe()
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		base, ok := strings.CutPrefix(strings.TrimSpace(line), "deref serve: ")
+		if err != nil || !ok {
+			cmd.Process.Kill()
+			t.Fatalf("first line %q: %v", line, err)
+		}
+		base = strings.TrimSuffix(base, "/")
+		for path, want := range map[string]string{"/gopher/" + gs.Addr() + "/1/": "about.txt", "/gopher/" + gs.Addr() + "/0/about.txt": "about &lt;this&gt;"} {
+			resp, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case private && (resp.StatusCode != 200 || !strings.Contains(string(b), want)):
+				t.Errorf("%s: %d %s", path, resp.StatusCode, b)
+			case !private && (resp.StatusCode != 403 || !strings.Contains(string(b), "--allow-private")):
+				t.Errorf("without --allow-private, %s: %d %s", path, resp.StatusCode, b)
+			}
+		}
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("exit: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("deref serve did not stop on an interrupt")
+		}
+		if n := strings.Count(stderr.String(), `"GET /gopher/`); n != 2 {
+			t.Errorf("%d access log lines:\n%s", n, stderr.String())
+		}
+	}
+}
