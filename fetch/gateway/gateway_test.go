@@ -19,6 +19,8 @@ import (
 	"github.com/urlderef/deref/fetch/gateway"
 	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/url"
 )
 
@@ -355,3 +357,67 @@ func TestAccessLog(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A WAIS database is a search form; a search, a list of hits linked to
+// their documents; a document, its text.
+func TestWAISPages(t *testing.T) {
+	ws := waisd.New()
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	_, page := get(t, s.URL+"/wais/"+ws.Addr()+"/test")
+	if !strings.Contains(page, `name="q"`) {
+		t.Fatalf("no search form:\n%s", page)
+	}
+	resp, _ := get(t, s.URL+"/wais/"+ws.Addr()+"/test?q=gophers")
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || loc != "/wais/"+ws.Addr()+"/test?gophers" {
+		t.Fatalf("the search: %d, to %q", resp.StatusCode, loc)
+	}
+	_, page = get(t, s.URL+loc)
+	i := strings.Index(page, `<a href="/wais/`+ws.Addr()+`/test/TEXT/`)
+	if i < 0 || !strings.Contains(page, "score 191") {
+		t.Fatalf("no hit:\n%s", page)
+	}
+	href := page[i+len(`<a href="`):]
+	href = href[:strings.Index(href, `"`)]
+	resp, body := get(t, s.URL+strings.ReplaceAll(href, "&amp;", "&"))
+	if resp.StatusCode != 200 || body != waisd.Alpha {
+		t.Errorf("the document %s: %d %q", href, resp.StatusCode, body)
+	}
+}
+
+// A group is its articles, newest first, fifty a page with links to the
+// older ones; an article its headers and body, quoted lines set apart
+// and markup escaped.
+func TestNewsPages(t *testing.T) {
+	ns := nntpd.New()
+	ns.AddGroup("local.test", "Local test group")
+	for i := 1; i <= 60; i++ {
+		ns.Post("local.test", fmt.Sprintf("<a%d@test>", i), []string{"From: A <a@test>", fmt.Sprintf("Subject: article %d <b>", i), "Date: Sun, 22 Nov 2026 10:00:00 +0000"},
+			"Hello.\n> a quoted <line>\nThe end.\n")
+	}
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.NNTP.Server = ns.Addr()
+	s := httptest.NewServer(gateway.Handler(c, gateway.Options{AllowPrivate: true}))
+	defer s.Close()
+	_, page := get(t, s.URL+"/news/local.test")
+	if !strings.Contains(page, `<a href="/news/a60@test">article 60 &lt;b&gt;</a>`) || strings.Contains(page, ">article 10 ") ||
+		!strings.Contains(page, `href="/news/local.test?page=1">older</a>`) {
+		t.Errorf("the group's first page:\n%s", page)
+	}
+	if _, page := get(t, s.URL+"/news/local.test?page=1"); !strings.Contains(page, ">article 10 &lt;b&gt;<") || strings.Contains(page, ">article 11 ") {
+		t.Errorf("the group's second page:\n%s", page)
+	}
+	_, page = get(t, s.URL+"/news/a7@test")
+	if !strings.Contains(page, `<span class="quote">&gt; a quoted &lt;line&gt;</span>`) || !strings.Contains(page, "<b>Subject</b>: article 7 &lt;b&gt;") {
+		t.Errorf("the article:\n%s", page)
+	}
+}
