@@ -1,0 +1,216 @@
+//go:build interop
+
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/urlderef/deref/internal/testserver/waisd"
+)
+
+// startServe runs deref serve --allow-private against the suite's
+// daemons and returns its base URL and its access log.
+func startServe(t *testing.T, args ...string) (string, *accessLog) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	news := strings.TrimPrefix(env(t, "DEREF_INTEROP_NEWS"), "nntp://")
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--allow-private", "--news-server", news}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	stderr := &accessLog{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "deref serve: ")
+	if err != nil || !ok {
+		t.Fatalf("deref serve said %q: %v", line, err)
+	}
+	return strings.TrimSuffix(base, "/"), stderr
+}
+
+// accessLog is what deref serve writes on standard error.
+type accessLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *accessLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *accessLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestGatewayInBrowser drives headless Chromium (Debian's chromium,
+// through chromedp) through deref serve: a pygopherd and a gophernicus
+// menu, an item followed to its text, a search submitted, a vsftpd folder
+// browsed and a file downloaded (the bytes the daemon serves), an INN
+// article read, a search of the WAIS test server; asserting what each
+// page shows.
+func TestGatewayInBrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("no chromium: the interop start script installs it")
+	}
+	ws := waisd.New()
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	base, _ := startServe(t)
+	tree := env(t, "DEREF_INTEROP_TREE")
+	gopher := gopherServers(t)
+	pyg := strings.TrimPrefix(gopher["pygopherd"], "gopher://")
+	gn := strings.TrimPrefix(gopher["gophernicus"], "gopher://")
+	vs := strings.TrimPrefix(ftpServers(t)["vsftpd"], "ftp://")
+
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) string {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, append(actions, chromedp.WaitVisible(chromedp.CSS("main")))...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS("main")))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return text
+	}
+	readme, _ := os.ReadFile(filepath.Join(tree, "pub", "README.txt"))
+
+	if text := step("the index", chromedp.SendKeys(chromedp.CSS(`input[name=url]`), "gopher://"+pyg+"/1/pub"), chromedp.Submit(chromedp.CSS(`input[name=url]`)),
+		chromedp.WaitVisible(chromedp.CSS("ul.menu"))); !strings.Contains(text, "README") || !strings.Contains(text, "nested") {
+		t.Errorf("pygopherd's menu through the field: %q", text)
+	}
+	if text := step("an item", chromedp.Click(chromedp.CSS(`a[href$="/0/pub/README.txt"]`)), chromedp.WaitVisible(chromedp.CSS("pre"))); strings.TrimSpace(text) != "README.txt\n"+strings.TrimSpace(string(readme)) && !strings.Contains(text, strings.TrimSpace(string(readme))) {
+		t.Errorf("the README's page: %q", text)
+	}
+	if text := step("gophernicus", chromedp.Navigate(base+"/gopher/"+gn+"/1/pub/"), chromedp.WaitVisible(chromedp.CSS("ul.menu"))); !strings.Contains(text, "README.txt") || !strings.Contains(text, "Gophered by Gophernicus") {
+		t.Errorf("gophernicus's menu: %q", text)
+	}
+	if text := step("a search", chromedp.Navigate(base+"/gopher/"+pyg+"/7/cgi-bin/search"), chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "hello world"),
+		chromedp.Submit(chromedp.CSS(`input[name=q]`)), chromedp.WaitVisible(chromedp.CSS("ul.menu"))); !strings.Contains(text, "results for hello world") {
+		t.Errorf("the search's results: %q", text)
+	}
+	if text := step("an FTP folder", chromedp.Navigate(base+"/ftp/"+vs+"/pub/"), chromedp.WaitVisible(chromedp.CSS("table"))); !strings.Contains(text, "random.bin") || !strings.Contains(text, "3145745") {
+		t.Errorf("vsftpd's folder: %q", text)
+	}
+
+	// A download: the bytes the daemon serves.
+	dir := t.TempDir()
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	if err := chromedp.Do(ctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			events := true
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events})
+			return err
+		}),
+		chromedp.Navigate(base+"/ftp/"+vs+"/pub/random.bin?download=1"),
+	); err != nil && !strings.Contains(err.Error(), "net::ERR_ABORTED") { // a navigation that becomes a download is aborted
+		t.Fatal(err)
+	}
+	deadline := time.After(60 * time.Second)
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			t.Fatal("the download was cancelled")
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			got, _ := os.ReadFile(filepath.Join(dir, ev.GUID))
+			want, _ := os.ReadFile(filepath.Join(tree, "pub", "random.bin"))
+			if !bytes.Equal(got, want) {
+				t.Errorf("downloaded %d bytes, not the %d served", len(got), len(want))
+			}
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("no download in a minute")
+		default:
+		}
+	}
+
+	if text := step("a group", chromedp.Navigate(base+"/news/local.test"), chromedp.WaitVisible(chromedp.CSS("table"))); !strings.Contains(text, "first article") {
+		t.Errorf("INN's group: %q", text)
+	}
+	if text := step("an article", chromedp.Click(chromedp.CSS(`a[href^="/news/"][href*="@"]`)), chromedp.WaitVisible(chromedp.CSS("pre"))); !strings.Contains(text, "Newsgroups: local.test") {
+		t.Errorf("INN's article: %q", text)
+	}
+	if text := step("a WAIS search", chromedp.Navigate(base+"/wais/"+ws.Addr()+"/test"), chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "gophers"),
+		chromedp.Submit(chromedp.CSS(`input[name=q]`)), chromedp.WaitVisible(chromedp.CSS("ol"))); !strings.Contains(text, "alpha.txt") || !strings.Contains(text, "score 191") {
+		t.Errorf("the WAIS results: %q", text)
+	}
+	// The hit's document, text shown as the browser shows text/plain.
+	sctx, cancel2 := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel2()
+	if err := chromedp.Do(sctx, chromedp.Click(chromedp.CSS(`ol a`)), chromedp.WaitVisible(chromedp.CSS("pre"))); err != nil {
+		t.Fatalf("a WAIS document: %v", err)
+	}
+	if text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS("pre"))); err != nil || strings.TrimSpace(text) != strings.TrimSpace(waisd.Alpha) {
+		t.Errorf("the WAIS document: %q %v", text, err)
+	}
+}
+
+// TestGatewayLynx: lynx with gopher_proxy set fetches through deref
+// serve's proxy mode and shows the menu and the text.
+func TestGatewayLynx(t *testing.T) {
+	lynx, err := exec.LookPath("lynx")
+	if err != nil {
+		t.Fatal("no lynx: the interop start script installs it")
+	}
+	base, log := startServe(t)
+	pyg := gopherServers(t)["pygopherd"]
+	readme, _ := os.ReadFile(filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub", "README.txt"))
+	for target, want := range map[string]string{
+		pyg + "/1/pub":            "README",
+		pyg + "/0/pub/README.txt": strings.SplitN(string(readme), "\n", 2)[0],
+	} {
+		cmd := exec.Command(lynx, "-dump", "-nolist", "-noreferer", target)
+		cmd.Env = append(os.Environ(), "gopher_proxy="+base+"/", "HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Errorf("lynx %s: %v\n%s", target, err, out)
+		}
+		if !strings.Contains(log.String(), `"GET `+target+` HTTP/1.0" 200 `) {
+			t.Errorf("lynx did not ask the proxy for %s; the log:\n%s", target, log)
+		}
+	}
+}
