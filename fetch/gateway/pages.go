@@ -79,7 +79,13 @@ var pages = template.Must(template.New("").Parse(`
 {{end}}
 {{define "pager"}}<nav>{{if .Prev}}<a href="{{.Prev}}">newer</a>{{end}}{{if and .Prev .Next}} · {{end}}{{if .Next}}<a href="{{.Next}}">older</a>{{end}}</nav>
 {{end}}
-{{define "attributes"}}<dl>{{range .}}<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}</dl>
+{{define "attributes"}}<dl>{{range .}}<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{range .Views}}<dd><a href="{{.Link}}">{{.Name}}</a></dd>{{end}}{{end}}</dl>
+{{end}}
+{{define "ask"}}<form method="get"><input type="hidden" name="answered" value="1">
+{{range .}}{{if eq .Kind "Note"}}<p>{{.Prompt}}</p>
+{{else if or (eq .Kind "Choose") (eq .Kind "Select")}}<p><label>{{.Prompt}} <select name="{{.Name}}">{{range .Choices}}<option>{{.}}</option>{{end}}</select></label></p>
+{{else}}<p><label>{{.Prompt}} <input type="{{if eq .Kind "AskP"}}password{{else}}text{{end}}" name="{{.Name}}" value="{{.Default}}"></label></p>
+{{end}}{{end}}<p><button>Send</button></p></form>
 {{end}}
 `))
 
@@ -159,6 +165,10 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 		switch {
 		case q.Get("attributes") != "":
 			g.gopherAttributes(w, r, u)
+		case q.Get("ask") != "":
+			g.askForm(w, r, u)
+		case q.Get("answered") != "":
+			g.answer(w, r, u, gp)
 		case gp.Type == '7' && !gp.HasSearch && q.Get("q") == "":
 			g.searchForm(w, r, u, "Search: "+gp.Selector)
 		case gp.Type == '1' || gp.Type == '7':
@@ -310,7 +320,12 @@ func gopherItem(e protocols.Entry) item {
 	}
 	if e.URL != "" {
 		it.Link = link(e.URL)
-		if strings.HasSuffix(e.Type, "+") && it.Link != "" && strings.HasPrefix(it.Link, "/gopher") {
+		gopherLink := it.Link != "" && strings.HasPrefix(it.Link, "/gopher")
+		switch {
+		case strings.HasSuffix(e.Type, "?") && gopherLink: // a Gopher+ form
+			it.Plus = it.Link + "?attributes=1"
+			it.Link += "?ask=1"
+		case strings.HasSuffix(e.Type, "+") && gopherLink:
 			it.Plus = it.Link + "?attributes=1"
 		}
 	}
@@ -333,14 +348,136 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 	defer release()
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, g.o.MaxPage))
-	type attr struct{ Name, Value string }
+	type view struct{ Name, Link string }
+	type attr struct {
+		Name, Value string
+		Views       []view
+	}
 	var out []attr
 	for _, at := range gopher.ParseAttributes(decodeText(string(b))) {
-		out = append(out, attr{protocols.Printable(at.Name), strings.Join(strings.Split(at.Value, "\n"), "\n")})
+		a := attr{Name: protocols.Printable(at.Name), Value: printableText(strings.TrimSpace(at.Value + "\n" + strings.Join(at.Lines, "\n")))}
+		if at.Name == "VIEWS" {
+			// Each view a link to the item in it: the Gopher+ string
+			// "+" and the view's type (RFC 1738 §3.4.9's gopher+_string).
+			for _, l := range at.Lines {
+				name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
+				if v, err := gopher.WithPlus(u, "+"+strings.TrimSpace(name)); err == nil && name != "" {
+					a.Views = append(a.Views, view{Name: protocols.Printable(strings.TrimSpace(l)), Link: PagePath(v) + "?raw=1"})
+				}
+			}
+		}
+		out = append(out, a)
 	}
 	startPage(w, headFor(u, "Gopher+ attributes", r))
 	pages.ExecuteTemplate(w, "attributes", out)
 	endPage(w)
+}
+
+// askForm is the page of a Gopher+ item's +ASK form, as an HTML form.
+func (g *gateway) askForm(w *logWriter, r *http.Request, u *url.URL) {
+	qs, err := g.questions(r, u)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	type field struct {
+		Name, Prompt, Kind, Default string
+		Choices                     []string
+	}
+	var fields []field
+	n := 0
+	for _, q := range qs {
+		f := field{Prompt: protocols.Printable(q.Prompt), Kind: q.Kind}
+		if q.NeedsAnswer() {
+			f.Name = "a" + strconv.Itoa(n)
+			n++
+		}
+		switch q.Kind {
+		case "Choose", "Select":
+			f.Choices = q.Choices
+		default:
+			if len(q.Choices) > 0 {
+				f.Default = q.Choices[0]
+			}
+		}
+		fields = append(fields, f)
+	}
+	h := headFor(u, "Form", r)
+	startPage(w, h)
+	pages.ExecuteTemplate(w, "ask", fields)
+	endPage(w)
+}
+
+// questions fetches an item's +ASK form.
+func (g *gateway) questions(r *http.Request, u *url.URL) ([]gopher.Question, error) {
+	a, err := gopher.WithPlus(u, "!+ASK")
+	if err != nil {
+		return nil, err
+	}
+	resp, release, err := g.fetch(r, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	qs := gopher.ParseAsk(gopher.ParseAttributes(decodeText(string(b))))
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%w: the item has no +ASK form", fetch.ErrProtocol)
+	}
+	return qs, nil
+}
+
+// answer sends a filled +ASK form as RFC 1738 §3.4.9 says (the Gopher+
+// string "+<TAB>1", then the answers as a data block) and shows the reply.
+func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.GopherPath) {
+	qs, err := g.questions(r, u)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	var b strings.Builder
+	b.WriteString("+\t1\r\n+-1\r\n")
+	n := 0
+	for _, q := range qs {
+		if !q.NeedsAnswer() {
+			continue
+		}
+		a := r.URL.Query().Get("a" + strconv.Itoa(n))
+		n++
+		if strings.ContainsAny(a, "\r\n\x00") {
+			g.fail(w, r, http.StatusBadRequest, "an answer holds a line break")
+			return
+		}
+		b.WriteString(a + "\r\n")
+	}
+	b.WriteString(".\r\n")
+	filled, err := url.Parse(u.Scheme + "://" + u.Site() + "/" + url.EscapeGopher(string(gp.Type)+gp.Selector) + "%09%09" + url.EscapeGopher(b.String()))
+	if err != nil {
+		g.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, release, err := g.fetch(r, filled, 0)
+	if err != nil {
+		g.fetchFailed(w, r, u, err)
+		return
+	}
+	defer release()
+	defer resp.Body.Close()
+	switch {
+	case resp.Kind == fetch.KindDirectory:
+		startPage(w, headFor(u, "Reply", r))
+		io.WriteString(w, "<ul class=\"menu\">\n")
+		for _, e := range resp.Entries {
+			pages.ExecuteTemplate(w, "item", gopherItem(e))
+		}
+		io.WriteString(w, "</ul>\n")
+		endPage(w)
+	case strings.HasPrefix(resp.MediaType, "text/") || resp.MediaType == "":
+		g.textFrom(w, r, u, resp, "Reply", false)
+	default:
+		g.send(w, r, resp, false, false, 0, -1)
+	}
 }
 
 // text renders a text item (or an article) as a page, in UTF-8 when it
