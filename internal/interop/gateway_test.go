@@ -6,6 +6,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +24,8 @@ import (
 )
 
 // startServe runs deref serve --allow-private against the suite's
-// daemons and returns its base URL and its access log.
+// daemons and returns its base URL and its access log, which also knows
+// the process.
 func startServe(t *testing.T, args ...string) (string, *accessLog) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "deref")
@@ -36,6 +40,7 @@ func startServe(t *testing.T, args ...string) (string, *accessLog) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	stderr.pid = cmd.Process.Pid
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
@@ -50,8 +55,9 @@ func startServe(t *testing.T, args ...string) (string, *accessLog) {
 
 // accessLog is what deref serve writes on standard error.
 type accessLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu  sync.Mutex
+	b   bytes.Buffer
+	pid int // the process's
 }
 
 func (l *accessLog) Write(p []byte) (int, error) {
@@ -213,4 +219,80 @@ func TestGatewayLynx(t *testing.T) {
 			t.Errorf("lynx did not ask the proxy for %s; the log:\n%s", target, log)
 		}
 	}
+}
+
+// TestGatewayLoad: 200 clients at once read pages through deref serve
+// from pygopherd (menus, text items, a 3 MiB binary): every request is
+// answered in full, and the gateway's peak resident size stays under
+// 128 MiB.
+func TestGatewayLoad(t *testing.T) {
+	base, log := startServe(t)
+	pyg := strings.TrimPrefix(gopherServers(t)["pygopherd"], "gopher://")
+	tree := env(t, "DEREF_INTEROP_TREE")
+	random, _ := os.ReadFile(filepath.Join(tree, "pub", "random.bin"))
+	pages := []struct{ path, want string }{
+		{"/gopher/" + pyg + "/1/pub", "README"},
+		{"/gopher/" + pyg + "/0/pub/README.txt", "The pub folder"},
+		{"/gopher/" + pyg + "/1/pub/nested", "deeper"},
+		{"/gopher/" + pyg + "/9/pub/random.bin", ""},
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}, Timeout: 5 * time.Minute}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 3 {
+				p := pages[(i+k)%len(pages)]
+				resp, err := client.Get(base + p.path)
+				if err != nil {
+					mu.Lock()
+					failures = append(failures, err.Error())
+					mu.Unlock()
+					continue
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				ok := err == nil && resp.StatusCode == 200 && strings.Contains(string(b), p.want)
+				if p.want == "" {
+					ok = ok && bytes.Equal(b, random)
+				}
+				if !ok {
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("%s: %d, %d bytes, %v", p.path, resp.StatusCode, len(b), err))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Errorf("%d of 600 requests failed, the first: %s", len(failures), failures[0])
+	}
+	peak := servePeak(t, log)
+	t.Logf("600 requests from 200 clients at once; the gateway's peak resident size %.1f MiB", float64(peak)/1024)
+	if peak > 128<<10 {
+		t.Errorf("peak resident size %.1f MiB, bound 128 MiB", float64(peak)/1024)
+	}
+}
+
+// servePeak is the peak resident size of the deref serve process, in KiB
+// (VmHWM of /proc/PID/status).
+func servePeak(t *testing.T, log *accessLog) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", log.pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kib int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kib)
+			return kib
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
 }
