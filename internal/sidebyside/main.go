@@ -15,6 +15,11 @@
 //	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
 //	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/ -serve STATE/tree/many -parallel 8
 //	go run ./internal/sidebyside -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site
+//	go run ./internal/sidebyside -gateway -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
+//
+// -gateway times the -url object fetched through deref serve (the raw
+// object of its page, by curl and by deref) against deref fetching it
+// directly.
 //
 // -crawl archives an HTML site with deref crawl --warc-file (deref), with
 // deref crawl --warc-file --output-dir (deref-tree: a copy of the site
@@ -50,6 +55,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/url"
 )
 
 type measure struct {
@@ -81,6 +89,7 @@ func main() {
 	crawlURL := flag.String("crawl", "", "HTML site to archive with deref crawl --warc-file against wget --mirror --warc-file")
 	pages := flag.Int("pages", 2000, "for -crawl with -serve: how many pages to write")
 	perHost := flag.Int("per-host", 1, "deref crawl's --per-host for -crawl")
+	gw := flag.Bool("gateway", false, "for -url: time the object fetched through deref serve (by curl and by deref) against deref fetching it directly")
 	flag.Parse()
 	if *serve != "" {
 		if _, err := os.Lstat(*serve); err == nil {
@@ -140,6 +149,10 @@ func main() {
 	}
 	if *segments > 0 {
 		segmentBench(bin, urls[0], tmp, *runs, *segments)
+		return
+	}
+	if *gw {
+		gatewayBench(bin, urls[0], *runs)
 		return
 	}
 	tools := []tool{
@@ -205,6 +218,50 @@ func segmentBench(bin, u, tmp string, runs, n int) {
 	for _, other := range []string{"aria2", "curl"} {
 		if o, ok := res[other]; ok {
 			fmt.Printf("  deref/%s: wall %.2f, cpu %.2f, peak memory %.2f\n", other, d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
+		}
+	}
+}
+
+// gatewayBench times u fetched to /dev/null by deref directly and through
+// deref serve (its raw object) by curl and by deref.
+func gatewayBench(bin, u string, runs int) {
+	target, err := url.Parse(u)
+	check(err)
+	p := gateway.PagePath(target)
+	if p == "" {
+		fatal("-gateway: %s has no page in deref serve", u)
+	}
+	serve := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--allow-private")
+	out, err := serve.StdoutPipe()
+	check(err)
+	check(serve.Start())
+	defer func() {
+		serve.Process.Signal(os.Interrupt)
+		serve.Wait()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	check(err)
+	base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "deref serve: "), "/")
+	through := base + p + "?raw=1"
+	tools := []tool{
+		{"deref", func(u, out string) []string { return []string{bin, "-s", "-o", os.DevNull, u} }, nil},
+		{"curl-gw", func(u, out string) []string { return []string{"curl", "-s", "-f", "-o", os.DevNull, through} }, nil},
+		{"deref-gw", func(u, out string) []string { return []string{bin, "-s", "-o", os.DevNull, through} }, nil},
+	}
+	fmt.Printf("%s directly and through deref serve (%s), to /dev/null\n", short(u), through)
+	res := map[string]measure{}
+	for _, t := range tools {
+		if _, err := exec.LookPath(t.argv(u, "")[0]); err != nil && t.name != "deref" && t.name != "deref-gw" {
+			continue
+		}
+		m := timeRuns(t, u, "", runs)
+		res[t.name] = m
+		fmt.Printf("%-9s %9s wall %9s cpu %8d KiB\n", t.name, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), m.rss)
+	}
+	d := res["deref"]
+	for _, name := range []string{"curl-gw", "deref-gw"} {
+		if m, ok := res[name]; ok {
+			fmt.Printf("  %s: %.2f of deref's direct speed\n", name, d.wall.Seconds()/m.wall.Seconds())
 		}
 	}
 }
