@@ -384,6 +384,11 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 	if size >= 0 {
 		h.Set("Content-Length", strconv.FormatInt(size, 10))
 	}
+	if wt, ok := body.(io.WriterTo); ok && body == io.Reader(resp.Body) && size >= 1<<20 && r.Method == http.MethodGet && r.ProtoMajor == 1 {
+		if g.sendOnConn(w, status, wt) {
+			return
+		}
+	}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
@@ -391,6 +396,33 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 	buf := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(buf)
 	io.CopyBuffer(w, struct{ io.Reader }{body}, *buf)
+}
+
+// sendOnConn sends a large object on the client's connection itself,
+// taken over from the HTTP server, so that the body can move from the
+// server's socket to the client's without passing through the gateway's
+// memory (splice(2), where the protocol's body can); the connection is
+// then closed. It reports false, having sent nothing, when the connection
+// cannot be taken over (HTTP/2, a wrapped writer).
+func (g *gateway) sendOnConn(w *logWriter, status int, body io.WriterTo) bool {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	h := w.Header().Clone()
+	h.Set("Connection", "close")
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	fmt.Fprintf(brw.Writer, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+	h.Write(brw.Writer)
+	brw.Writer.WriteString("\r\n")
+	w.status, w.written = status, true
+	if err := brw.Writer.Flush(); err != nil {
+		return true
+	}
+	n, _ := body.WriteTo(conn)
+	w.bytes = n
+	return true
 }
 
 // copyBuffers carry objects to the client in large writes: at loopback

@@ -268,6 +268,14 @@ func TestFTPPages(t *testing.T) {
 	if resp.StatusCode != 206 || body != "0123456789" || resp.Header.Get("Content-Range") != "bytes 9990-9999/10000" {
 		t.Errorf("a range: %d %q %v", resp.StatusCode, body, resp.Header)
 	}
+	// A large object goes on the client's connection itself (spliced from
+	// the data connection where the system can): whole, with its length.
+	big := bytes.Repeat([]byte("a large object "), 3<<16)
+	os.WriteFile(filepath.Join(root, "pub", "big.bin"), big, 0o644)
+	resp, body = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/big.bin")
+	if resp.StatusCode != 200 || body != string(big) || resp.ContentLength != int64(len(big)) || resp.Header.Get("Content-Security-Policy") == "" {
+		t.Errorf("a large file: %d, %d of %d bytes, %v", resp.StatusCode, len(body), len(big), resp.Header)
+	}
 	resp, _ = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin?download=1")
 	if cd := resp.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment") || !strings.Contains(cd, "data.bin") {
 		t.Errorf("download: Content-Disposition %q", cd)

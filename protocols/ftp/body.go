@@ -84,7 +84,7 @@ func (b *dataBody) Read(p []byte) (int, error) {
 // CopyTo splices a binary transfer into a file; anything else goes
 // through Read.
 func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
-	f, isFile := w.(*os.File)
+	f, isFile := w.(splice.Dst) // a file, or a socket (a gateway passing an object on)
 	sc, isSock := b.raw.(syscall.Conn)
 	var total int64
 	if isFile && isSock && !b.ascii && b.err == nil {

@@ -68,7 +68,7 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, err
 		}
 	}
-	f, isFile := w.(*os.File)
+	f, isFile := w.(splice.Dst) // a file, or a socket (a gateway passing an object on)
 	sc, isSock := b.conn.(syscall.Conn)
 	if isFile && isSock && b.left != 0 {
 		want := b.left

@@ -335,7 +335,7 @@ func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, err
 		}
 	}
-	f, isFile := w.(*os.File)
+	f, isFile := w.(splice.Dst) // a file, or a socket (a gateway passing an object on)
 	sc, isSock := b.conn.(syscall.Conn)
 	if isFile && isSock && b.left.Load() > 0 {
 		n, err := splice.Copy(f, sc, b.left.Load(), step)

@@ -1,7 +1,7 @@
 //go:build linux
 
-// Package splice moves bytes from a socket into a file without passing
-// them through user space, one splice(2) at a time, so that the caller can
+// Package splice moves bytes from a socket into a file or another socket
+// without passing them through user space, one splice(2) at a time, so that the caller can
 // account for every step (progress, idle time-outs, cancellation).
 //
 // os.File.ReadFrom splices too, but only in whole calls: it reports nothing
@@ -32,7 +32,7 @@ var ErrUnsupported = errors.New("splice: not supported for this pair")
 // io.ErrUnexpectedEOF if src ends before n bytes, and ErrUnsupported, with
 // what was moved so far, when the kernel cannot splice this pair or n is
 // too small to be worth it.
-func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int64, error) {
+func Copy(dst Dst, src syscall.Conn, n int64, step func(int64) error) (int64, error) {
 	if n < minSplice {
 		return 0, ErrUnsupported // a pipe costs more than it saves on a small object
 	}
@@ -101,7 +101,7 @@ func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int6
 		for inPipe > 0 {
 			out, serr = 0, nil
 			if err := dstRaw.Write(drain); err != nil {
-				return written, &os.PathError{Op: "write", Path: dst.Name(), Err: err}
+				return written, &os.PathError{Op: "write", Path: name(dst), Err: err}
 			}
 			if serr == unix.EINVAL {
 				// dst takes no splice (O_APPEND, some file systems): move
@@ -115,7 +115,7 @@ func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int6
 				return written, ErrUnsupported
 			}
 			if serr != nil {
-				return written, &os.PathError{Op: "write", Path: dst.Name(), Err: serr}
+				return written, &os.PathError{Op: "write", Path: name(dst), Err: serr}
 			}
 			inPipe -= out
 			written += out
@@ -128,7 +128,7 @@ func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int6
 }
 
 // drainByHand copies n bytes from the pipe's read end into dst.
-func drainByHand(dst *os.File, pr int, n int64) (int64, error) {
+func drainByHand(dst io.Writer, pr int, n int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	var done int64
 	for done < n {

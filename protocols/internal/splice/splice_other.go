@@ -1,12 +1,11 @@
 //go:build !linux
 
-// Package splice moves bytes from a socket into a file without passing
-// them through user space; on this system it always reports ErrUnsupported.
+// Package splice moves bytes from a socket into a file or another socket
+// without passing them through user space; on this system it always reports ErrUnsupported.
 package splice
 
 import (
 	"errors"
-	"os"
 	"syscall"
 )
 
@@ -15,6 +14,6 @@ import (
 var ErrUnsupported = errors.New("splice: not supported on this system")
 
 // Copy always returns ErrUnsupported here.
-func Copy(dst *os.File, src syscall.Conn, n int64, step func(int64) error) (int64, error) {
+func Copy(dst Dst, src syscall.Conn, n int64, step func(int64) error) (int64, error) {
 	return 0, ErrUnsupported
 }
