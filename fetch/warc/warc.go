@@ -215,7 +215,10 @@ func (w *Writer) Write(r Record) (string, error) {
 	// The digests are computed here as the block streams in: gowarc's own
 	// come with a validation of every header that costs more than the
 	// rest of the record.
-	dg := &digester{block: sha1.New(), payload: sha1.New(), skip: r.PayloadOffset}
+	dg := &digester{block: sha1.New(), skip: r.PayloadOffset}
+	if r.PayloadOffset > 0 {
+		dg.payload = sha1.New() // else the payload is the block
+	}
 	n := int64(0)
 	if r.Body != nil {
 		var err error
@@ -231,7 +234,11 @@ func (w *Writer) Write(r Record) (string, error) {
 	b.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
 	b.AddWarcHeaderInt64(gowarc.ContentLength, n)
 	if t == gowarc.Response || t == gowarc.Resource {
-		b.AddWarcHeader(gowarc.WarcPayloadDigest, "sha1:"+base32.StdEncoding.EncodeToString(dg.payload.Sum(nil)))
+		payload := blockDigest
+		if dg.payload != nil {
+			payload = "sha1:" + base32.StdEncoding.EncodeToString(dg.payload.Sum(nil))
+		}
+		b.AddWarcHeader(gowarc.WarcPayloadDigest, payload)
 	}
 	j.date = r.Date
 	if j.date.IsZero() {
@@ -296,7 +303,8 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 type onlyReader struct{ io.Reader }
 
 // digester computes a block's digest and its payload's, the payload
-// being what follows the first skip bytes.
+// being what follows the first skip bytes (no payload hash when it is the
+// whole block).
 type digester struct {
 	block, payload hash.Hash
 	skip           int64
@@ -304,6 +312,9 @@ type digester struct {
 
 func (d *digester) Write(p []byte) (int, error) {
 	d.block.Write(p)
+	if d.payload == nil {
+		return len(p), nil
+	}
 	q := p
 	if d.skip > 0 {
 		k := min(int64(len(q)), d.skip)
