@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/gateway"
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/askd"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
@@ -434,42 +435,13 @@ func TestNewsPages(t *testing.T) {
 // questions; the answers go to the server as RFC 1738 §3.4.9 says, and
 // the reply is the page. An item's attributes list its views as links.
 func TestGopherPlusForms(t *testing.T) {
-	var mu sync.Mutex
-	var got []string
-	ln, err := testserver.Listen(func(c net.Conn) {
-		defer c.Close()
-		br := bufio.NewReader(c)
-		line, _ := br.ReadString('\n')
-		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
-		switch strings.TrimRight(line, "\r\n") {
-		case "/":
-			fmt.Fprintf(c, "0Sign the book\t/form\t%s\t%s\t?\r\n0Doc\t/doc\t%s\t%s\t+\r\n.\r\n", host, port, host, port)
-		case "/form\t!+ASK", "/form\t!":
-			io.WriteString(c, "+-2\r\n+ASK:\r\n Note: Sign <b>here</b>\r\n Ask: Your name?\tnobody\r\n Choose: Colour?\tred\tgreen\r\n")
-		case "/form\t+\t1":
-			var answers []string
-			for {
-				l, err := br.ReadString('\n')
-				l = strings.TrimRight(l, "\r\n")
-				if err != nil || l == "." {
-					break
-				}
-				answers = append(answers, l)
-			}
-			mu.Lock()
-			got = answers
-			mu.Unlock()
-			io.WriteString(c, "+-2\r\nThanks, "+strings.Join(answers[1:], " and ")+"\r\n")
-		case "/doc\t!":
-			io.WriteString(c, "+-2\r\n+INFO: 0Doc\t/doc\tx\t70\t+\r\n+VIEWS:\r\n text/plain: <1k>\r\n application/pdf: <20k>\r\n")
-		}
-	})
+	ln, err := askd.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
 	s := start(t, gateway.Options{AllowPrivate: true})
-	base := "/gopher/" + ln.Addr().String()
+	base := "/gopher/" + ln.Addr()
 	_, page := get(t, s.URL+base+"/1/")
 	if !strings.Contains(page, `href="`+base+`/0/form?ask=1"`) {
 		t.Fatalf("the form's link:\n%s", page)
@@ -481,9 +453,7 @@ func TestGopherPlusForms(t *testing.T) {
 		}
 	}
 	resp, page := get(t, s.URL+base+"/0/form?answered=1&a0=Ada+Lovelace&a1=green")
-	mu.Lock()
-	sent := strings.Join(got, "|")
-	mu.Unlock()
+	sent := strings.Join(ln.Answers(), "|")
 	if resp.StatusCode != 200 || sent != "+-1|Ada Lovelace|green" || !strings.Contains(page, "Thanks, Ada Lovelace and green") {
 		t.Errorf("the answers sent %q; the reply %d:\n%s", sent, resp.StatusCode, page)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/urlderef/deref/internal/testserver/askd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 )
 
@@ -88,6 +89,11 @@ func TestGatewayInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
+	ask, err := askd.Start() // no Debian Gopher server speaks Gopher+ +ASK
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ask.Close()
 	base, _ := startServe(t)
 	tree := env(t, "DEREF_INTEROP_TREE")
 	gopher := gopherServers(t)
@@ -132,6 +138,12 @@ func TestGatewayInBrowser(t *testing.T) {
 	if text := step("a search", chromedp.Navigate(base+"/gopher/"+pyg+"/7/cgi-bin/search"), chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "hello world"),
 		chromedp.Submit(chromedp.CSS(`input[name=q]`)), chromedp.WaitVisible(chromedp.CSS("ul.menu"))); !strings.Contains(text, "results for hello world") {
 		t.Errorf("the search's results: %q", text)
+	}
+	if text := step("a Gopher+ form", chromedp.Navigate(base+"/gopher/"+ask.Addr()+"/1/"), chromedp.Click(chromedp.CSS(`a[href$="/0/form?ask=1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=a0]`)), chromedp.SetValue(chromedp.CSS(`input[name=a0]`), "Ada Lovelace"),
+		chromedp.SetValue(chromedp.CSS(`select[name=a1]`), "green"), chromedp.Submit(chromedp.CSS(`input[name=a0]`)),
+		chromedp.WaitVisible(chromedp.CSS("pre"))); !strings.Contains(text, "Thanks, Ada Lovelace and green") || strings.Join(ask.Answers(), "|") != "+-1|Ada Lovelace|green" {
+		t.Errorf("the form's reply: %q; the answers sent: %q", text, ask.Answers())
 	}
 	if text := step("an FTP folder", chromedp.Navigate(base+"/ftp/"+vs+"/pub/"), chromedp.WaitVisible(chromedp.CSS("table"))); !strings.Contains(text, "random.bin") || !strings.Contains(text, "3145745") {
 		t.Errorf("vsftpd's folder: %q", text)
@@ -192,6 +204,21 @@ func TestGatewayInBrowser(t *testing.T) {
 	}
 	if text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS("pre"))); err != nil || strings.TrimSpace(text) != strings.TrimSpace(waisd.Alpha) {
 		t.Errorf("the WAIS document: %q %v", text, err)
+	}
+}
+
+// TestGatewayCurlProxy: curl -x (deref serve as its HTTP proxy) fetches
+// an ftp: URL through the proxy mode: the bytes vsftpd serves.
+func TestGatewayCurlProxy(t *testing.T) {
+	base, log := startServe(t)
+	target := ftpServers(t)["vsftpd"] + "/pub/random.bin"
+	out, err := exec.Command("curl", "-s", "-f", "-x", base, target).Output()
+	want, _ := os.ReadFile(filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub", "random.bin"))
+	if err != nil || !bytes.Equal(out, want) {
+		t.Errorf("curl -x: %v, %d bytes of %d", err, len(out), len(want))
+	}
+	if !strings.Contains(log.String(), `"GET `+target+` HTTP/1.1" 200 `) {
+		t.Errorf("curl did not ask the proxy; the log:\n%s", log)
 	}
 }
 
