@@ -463,7 +463,7 @@ func mediaType(resp *fetch.Response) string {
 func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err error) {
 	status := http.StatusBadGateway
 	switch {
-	case errors.Is(err, ErrRefused):
+	case errors.Is(err, ErrRefused), errors.Is(err, fetch.ErrUnsafePort):
 		status = http.StatusForbidden
 	case errors.Is(err, fetch.ErrNotFound):
 		status = http.StatusNotFound

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -463,5 +464,49 @@ func TestGopherPlusForms(t *testing.T) {
 	_, page = get(t, s.URL+base+"/0/doc?attributes=1")
 	if !strings.Contains(page, `href="`+base+`/0/doc%09%09&#43;application/pdf?raw=1"`) { // the "+" escaped for the attribute
 		t.Errorf("no link to the PDF view:\n%s", page)
+	}
+}
+
+// Every connection a page makes goes through the client's dial function,
+// which the gateway guards: an FTP file's data connection as well as its
+// control connection.
+func TestDataConnectionsAreDialled(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.bin"), []byte("data"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	var mu sync.Mutex
+	var dialled []string
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		dialled = append(dialled, addr)
+		mu.Unlock()
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	s := httptest.NewServer(gateway.Handler(c, gateway.Options{AllowPrivate: true}))
+	defer s.Close()
+	if resp, body := get(t, s.URL+"/ftp/"+fs.Addr()+"/f.bin"); resp.StatusCode != 200 || body != "data" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialled) < 2 || dialled[0] != fs.Addr() {
+		t.Errorf("dialled %v: want the control connection, then the data connection", dialled)
+	}
+}
+
+// A page never sends a protocol's lines to another protocol's port (RFC
+// 1738 §6): a gopher: URL at the SMTP port is refused, nothing dialled.
+func TestPortRule(t *testing.T) {
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/gopher/127.0.0.1:25/1/")
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "RFC 1738 §6") {
+		t.Errorf("%d %s", resp.StatusCode, page)
 	}
 }
