@@ -24,12 +24,48 @@ import (
 	"github.com/urlderef/deref/url"
 )
 
+// menuServer is a Gopher server for a test: it counts the requests per
+// selector line and answers each with its answer function, given the
+// line (CR LF taken off) and a function making menu lines that point
+// back at the server.
+type menuServer struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	asked map[string]int
+}
+
+// itemFunc makes a menu line of an item on the server itself.
+type itemFunc func(t byte, name, sel string) string
+
+func startMenuServer(t *testing.T, answer func(c net.Conn, line string, item itemFunc)) *menuServer {
+	m := &menuServer{asked: map[string]int{}}
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimRight(line, "\r\n")
+		m.mu.Lock()
+		m.asked[line]++
+		m.mu.Unlock()
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		answer(c, line, func(t byte, name, sel string) string {
+			return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, sel, host, port)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ln = ln
+	t.Cleanup(func() { ln.Close() })
+	return m
+}
+
 // hole is a Gopher server whose menus link each other in a cycle, list
 // items twice and link other hosts; it counts the requests per selector.
 type hole struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	asked  map[string]int
+	*menuServer
 	robots string // served at the selector robots.txt when set
 }
 
@@ -38,36 +74,18 @@ func startHole(t *testing.T) *hole {
 }
 
 func startHoleWith(t *testing.T, robots string) *hole {
-	h := &hole{asked: map[string]int{}, robots: robots}
-	ln, err := testserver.Listen(h.serve)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.ln = ln
-	t.Cleanup(func() { ln.Close() })
+	h := &hole{robots: robots}
+	h.menuServer = startMenuServer(t, h.answer)
 	return h
 }
 
-func (h *hole) serve(c net.Conn) {
-	defer c.Close()
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return
-	}
-	sel := strings.TrimRight(line, "\r\n")
-	h.mu.Lock()
-	h.asked[sel]++
-	h.mu.Unlock()
-	host, port, _ := net.SplitHostPort(c.LocalAddr().String())
-	item := func(t byte, name, s string) string {
-		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
-	}
+func (h *hole) answer(c net.Conn, sel string, item itemFunc) {
 	switch {
 	case sel == "robots.txt" && h.robots != "":
 		io.WriteString(c, h.robots)
 	case sel == "" || sel == "/":
 		io.WriteString(c, "iwelcome\t\terror.host\t1\r\n"+item('1', "A", "/a")+item('1', "B", "/b")+item('0', "Readme", "/readme.txt")+
-			"1Elsewhere\t/\tgopher.example.invalid\t70\r\n"+"hA web page\tURL:http://www.example.invalid/\t"+host+"\t"+port+"\r\n.\r\n")
+			"1Elsewhere\t/\tgopher.example.invalid\t70\r\n"+item('h', "A web page", "URL:http://www.example.invalid/")+".\r\n")
 	case sel == "/a":
 		io.WriteString(c, item('1', "Back to the top", "/")+item('1', "B again", "/b")+item('0', "Readme again", "/readme.txt")+item('9', "Data", "/a/data.bin")+".\r\n")
 	case sel == "/b":
@@ -297,28 +315,19 @@ func TestCrawlOutputDirRefusesClimbing(t *testing.T) {
 // record of the item's URI, spoken in gopher+, linked to the item's
 // resource record.
 func TestCrawlGopherPlusAttributes(t *testing.T) {
-	ln, err := testserver.Listen(func(c net.Conn) {
-		defer c.Close()
-		line, err := bufio.NewReader(c).ReadString('\n')
-		if err != nil {
-			return
-		}
-		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
-		switch sel, plus, _ := strings.Cut(strings.TrimRight(line, "\r\n"), "\t"); {
+	m := startMenuServer(t, func(c net.Conn, line string, item itemFunc) {
+		switch sel, plus, _ := strings.Cut(line, "\t"); {
 		case sel == "/doc.txt" && plus == "!":
-			fmt.Fprintf(c, "+-2\r\n+INFO: 0Doc\t/doc.txt\t%s\t%s\t+\r\n+ADMIN:\r\n Admin: Someone <a@b>\r\n Mod-Date: Thu Jan  2 03:04:05 2020 <20200102030405>\r\n", host, port)
+			io.WriteString(c, "+-2\r\n+INFO: "+strings.TrimSuffix(item('0', "Doc", "/doc.txt"), "\r\n")+"\t+\r\n+ADMIN:\r\n Admin: Someone <a@b>\r\n Mod-Date: Thu Jan  2 03:04:05 2020 <20200102030405>\r\n")
 		case sel == "/doc.txt":
 			io.WriteString(c, "the document\r\n")
 		case sel == "robots.txt":
 			io.WriteString(c, "3none\t\terror.host\t1\r\n.\r\n")
 		default:
-			fmt.Fprintf(c, "0Doc\t/doc.txt\t%s\t%s\t+\r\n.\r\n", host, port)
+			io.WriteString(c, strings.TrimSuffix(item('0', "Doc", "/doc.txt"), "\r\n")+"\t+\r\n.\r\n")
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := m.ln
 	dir := t.TempDir()
 	w, err := warc.Create(filepath.Join(dir, "plus"), warc.Options{})
 	if err != nil {

@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +17,6 @@ import (
 
 	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/fetch/warc"
-	"github.com/urlderef/deref/internal/testserver"
 )
 
 // bigHole is a generated Gopher hole: menus /m/0 ... /m/N-1, each
@@ -27,38 +24,18 @@ import (
 // and an item every menu lists; each answer comes after a short pause,
 // so that a crawl of it takes long enough to be killed in the middle.
 type bigHole struct {
-	ln    net.Listener
+	*menuServer
 	menus int
-	mu    sync.Mutex
-	asked map[string]int
 }
 
 func startBigHole(t *testing.T, menus int) *bigHole {
-	h := &bigHole{menus: menus, asked: map[string]int{}}
-	ln, err := testserver.Listen(h.serve)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.ln = ln
-	t.Cleanup(func() { ln.Close() })
+	h := &bigHole{menus: menus}
+	h.menuServer = startMenuServer(t, h.answer)
 	return h
 }
 
-func (h *bigHole) serve(c net.Conn) {
-	defer c.Close()
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return
-	}
-	sel := strings.TrimRight(line, "\r\n")
-	h.mu.Lock()
-	h.asked[sel]++
-	h.mu.Unlock()
+func (h *bigHole) answer(c net.Conn, sel string, item itemFunc) {
 	time.Sleep(2 * time.Millisecond)
-	host, port, _ := net.SplitHostPort(c.LocalAddr().String())
-	item := func(t byte, name, s string) string {
-		return fmt.Sprintf("%c%s\t%s\t%s\t%s\r\n", t, name, s, host, port)
-	}
 	i := -1
 	if n, _ := fmt.Sscanf(sel, "/m/%d", &i); n != 1 || sel != fmt.Sprintf("/m/%d", i) || i >= h.menus {
 		i = -1

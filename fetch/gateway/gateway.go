@@ -256,6 +256,21 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 	return resp, release, nil
 }
 
+// open fetches u for the page of shown; on failure it answers with the
+// error and returns nil. done closes the body and gives the host's
+// connection back.
+func (g *gateway) open(w *logWriter, r *http.Request, u, shown *url.URL) (resp *fetch.Response, done func()) {
+	resp, release, err := g.fetch(r, u, 0)
+	if err != nil {
+		g.fetchFailed(w, r, shown, err)
+		return nil, nil
+	}
+	return resp, func() {
+		resp.Body.Close()
+		release()
+	}
+}
+
 // check applies the gateway's rules that a URL alone decides.
 func (g *gateway) check(u *url.URL) error {
 	if !schemes[u.Scheme] || u.Scheme == "file" {
@@ -317,13 +332,11 @@ func (g *gateway) object(w *logWriter, r *http.Request, u *url.URL) {
 		g.raw(w, r, u, false)
 		return
 	}
-	resp, release, err := g.fetch(r, u, 0)
-	if err != nil {
-		g.fetchFailed(w, r, u, err)
+	resp, done := g.open(w, r, u, u)
+	if resp == nil {
 		return
 	}
-	defer release()
-	defer resp.Body.Close()
+	defer done()
 	switch {
 	case resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList:
 		g.listingPage(w, r, u, resp)

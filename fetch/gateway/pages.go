@@ -272,13 +272,11 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 		g.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	resp, release, err := g.fetch(r, tu, 0)
-	if err != nil {
-		g.fetchFailed(w, r, u, err)
+	resp, done := g.open(w, r, tu, u)
+	if resp == nil {
 		return
 	}
-	defer release()
-	defer resp.Body.Close()
+	defer done()
 	title := "Menu " + gp.Selector
 	if gp.Selector == "" || gp.Selector == "/" {
 		title = u.Hostname()
@@ -340,13 +338,11 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 		g.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	resp, release, err := g.fetch(r, a, 0)
-	if err != nil {
-		g.fetchFailed(w, r, u, err)
+	resp, done := g.open(w, r, a, u)
+	if resp == nil {
 		return
 	}
-	defer release()
-	defer resp.Body.Close()
+	defer done()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, g.o.MaxPage))
 	type view struct{ Name, Link string }
 	type attr struct {
@@ -436,34 +432,25 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 		g.fetchFailed(w, r, u, err)
 		return
 	}
-	var b strings.Builder
-	b.WriteString("+\t1\r\n+-1\r\n")
-	n := 0
-	for _, q := range qs {
-		if !q.NeedsAnswer() {
-			continue
-		}
-		a := r.URL.Query().Get("a" + strconv.Itoa(n))
-		n++
-		if strings.ContainsAny(a, "\r\n\x00") {
-			g.fail(w, r, http.StatusBadRequest, "an answer holds a line break")
-			return
-		}
-		b.WriteString(a + "\r\n")
+	var answers []string
+	for i := range qs {
+		answers = append(answers, r.URL.Query().Get("a"+strconv.Itoa(i)))
 	}
-	b.WriteString(".\r\n")
-	filled, err := url.Parse(u.Scheme + "://" + u.Site() + "/" + url.EscapeGopher(string(gp.Type)+gp.Selector) + "%09%09" + url.EscapeGopher(b.String()))
+	fp, err := gopher.FilledForm(gp, qs, answers)
 	if err != nil {
 		g.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	resp, release, err := g.fetch(r, filled, 0)
+	filled, err := url.Parse(u.Scheme + "://" + u.Site() + "/" + url.EscapeGopher(string(fp.Type)+fp.Selector) + "%09%09" + url.EscapeGopher(fp.Plus))
 	if err != nil {
-		g.fetchFailed(w, r, u, err)
+		g.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	defer release()
-	defer resp.Body.Close()
+	resp, done := g.open(w, r, filled, u)
+	if resp == nil {
+		return
+	}
+	defer done()
 	switch {
 	case resp.Kind == fetch.KindDirectory:
 		startPage(w, headFor(u, "Reply", r))
@@ -483,13 +470,11 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 // text renders a text item (or an article) as a page, in UTF-8 when it
 // is, else read as Latin-1; in an article, quoted lines are set apart.
 func (g *gateway) text(w *logWriter, r *http.Request, u *url.URL, title string, article bool) {
-	resp, release, err := g.fetch(r, u, 0)
-	if err != nil {
-		g.fetchFailed(w, r, u, err)
+	resp, done := g.open(w, r, u, u)
+	if resp == nil {
 		return
 	}
-	defer release()
-	defer resp.Body.Close()
+	defer done()
 	g.textFrom(w, r, u, resp, title, article)
 }
 

@@ -62,6 +62,14 @@ func (f *Fetcher) fillForm(ctx context.Context, req *protocols.Request, g *url.G
 	if err != nil {
 		return nil, err
 	}
+	return FilledForm(g, qs, answers)
+}
+
+// FilledForm is the item g with its +ASK form filled in, as RFC 1738
+// §3.4.9 sends it: the Gopher+ string "+<TAB>1" and a data block of the
+// answers, one line each, to the questions that take one, in order (an
+// answer missing is empty). An answer with CR, LF or NUL is an error.
+func FilledForm(g *url.GopherPath, qs []Question, answers []string) (*url.GopherPath, error) {
 	var b strings.Builder
 	b.WriteString("+\t1\r\n+-1\r\n")
 	i := 0
