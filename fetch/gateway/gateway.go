@@ -81,8 +81,9 @@ type gateway struct {
 }
 
 // Handler returns the gateway. It sets c.Dial to a dialer that checks
-// every address dialled (wrapping the dial function c had): c should be
-// the gateway's own client.
+// every address dialled (wrapping the dial function c had), but for the
+// news server c is set up with (c.NNTP.Server, else $NNTPSERVER): c should
+// be the gateway's own client.
 func Handler(c *fetch.Client, o Options) http.Handler {
 	if o.PerClient <= 0 {
 		o.PerClient = 32
@@ -98,7 +99,10 @@ func Handler(c *fetch.Client, o Options) http.Handler {
 	}
 	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
 	g.hosts.PerHost = o.PerHost
-	c.Dial = guard(c.Dial, o.AllowPrivate, net.DefaultResolver)
+	// The news server of news: URLs is the operator's choice, not a
+	// page's: it is dialled wherever it is.
+	news, _, _ := c.NNTP.ServerAddr(&url.URL{Scheme: "news"})
+	c.Dial = guard(c.Dial, o.AllowPrivate, net.DefaultResolver, news)
 	if o.AllowFile != "" {
 		if r, err := os.OpenRoot(o.AllowFile); err == nil {
 			g.root = r
@@ -232,7 +236,14 @@ func (g *gateway) admit(r *http.Request) (func(), error) {
 	g.mu.Unlock()
 	select {
 	case ch <- struct{}{}:
-		return func() { <-ch }, nil
+		return func() {
+			<-ch
+			g.mu.Lock()
+			if len(ch) == 0 && g.clients[host] == ch {
+				delete(g.clients, host) // a client gone leaves nothing behind
+			}
+			g.mu.Unlock()
+		}, nil
 	case <-r.Context().Done():
 		return nil, r.Context().Err()
 	}

@@ -401,7 +401,7 @@ func TestWAISPages(t *testing.T) {
 
 // A group is its articles, newest first, fifty a page with links to the
 // older ones; an article its headers and body, quoted lines set apart
-// and markup escaped.
+// and markup escaped. The configured news server is reached where it is.
 func TestNewsPages(t *testing.T) {
 	ns := nntpd.New()
 	ns.AddGroup("local.test", "Local test group")
@@ -416,8 +416,13 @@ func TestNewsPages(t *testing.T) {
 	c := fetch.NewClient()
 	c.NetrcFile = ""
 	c.NNTP.Server = ns.Addr()
-	s := httptest.NewServer(gateway.Handler(c, gateway.Options{AllowPrivate: true}))
+	// The news server is the operator's: reached on loopback without
+	// AllowPrivate, which other loopback servers still need.
+	s := httptest.NewServer(gateway.Handler(c, gateway.Options{}))
 	defer s.Close()
+	if resp, _ := get(t, s.URL+"/nntp/127.0.0.1:1/local.test"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("another loopback news server: %d", resp.StatusCode)
+	}
 	_, page := get(t, s.URL+"/news/local.test")
 	if !strings.Contains(page, `<a href="/news/a60@test">article 60 &lt;b&gt;</a>`) || strings.Contains(page, ">article 10 ") ||
 		!strings.Contains(page, `href="/news/local.test?page=1">older</a>`) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,11 @@ type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // address checked is the one dialled, so that a name resolving to a
 // public address for the check and a private one for the dial cannot
 // pass.
-func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver) dialFunc {
+//
+// trusted are addresses (host:port, as dialled) the operator named and
+// that are dialled as they are: the news server of news: URLs, which may
+// well be on this machine.
+func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver, trusted ...string) dialFunc {
 	if dial == nil {
 		var d net.Dialer
 		dial = d.DialContext
@@ -61,6 +66,9 @@ func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver) dialFunc {
 		return dial
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if slices.Contains(trusted, addr) {
+			return dial(ctx, network, addr)
+		}
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
