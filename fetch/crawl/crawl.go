@@ -141,8 +141,9 @@ type run struct {
 	commits sync.WaitGroup // groups committed whose lines are still to write
 }
 
-// Run crawls from the start URLs. It returns an error only when a start
-// URL is bad; failures of single URLs are counted in the Report.
+// Run crawls from the start URLs. It returns an error when a start URL is
+// bad, when the state file cannot be read or written, and when ctx ends
+// the crawl; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
 	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}}
@@ -319,6 +320,9 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			if m.inScope(l.u) && m.admit(l.u) {
 				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
 				line.Links = append(line.Links, stateURL(l.u))
+				if l.plus {
+					line.Plus = append(line.Plus, stateURL(l.u))
+				}
 			}
 		}
 	}

@@ -22,7 +22,9 @@ import (
 //
 //   - {"start": URL}: a start URL was queued;
 //   - {"url": URL, "depth": D, "links": [URL...], "bytes": N}: URL was
-//     fetched and queued those links, at depth D+1; with "err" it failed,
+//     fetched and queued those links, at depth D+1 ("plus" lists those that
+//     are Gopher+ items, whose attribute blocks are archived too); with
+//     "err" it failed for good,
 //     with "excluded" robots.txt excluded it; with "file" and "at", its
 //     records are in that WARC file and end at that offset;
 //   - {"robots": URL, "allow": [...], "disallow": [...]}: a robots.txt
@@ -36,6 +38,7 @@ type stateLine struct {
 	URL      string   `json:"url,omitempty"`
 	Depth    int      `json:"depth,omitempty"`
 	Links    []string `json:"links,omitempty"`
+	Plus     []string `json:"plus,omitempty"`
 	Bytes    int64    `json:"bytes,omitempty"`
 	Err      string   `json:"err,omitempty"`
 	Excluded bool     `json:"excluded,omitempty"`
@@ -109,6 +112,7 @@ func (m *run) openState(path string) ([]job, error) {
 	type queuedJob struct {
 		raw   string
 		depth int
+		plus  bool
 	}
 	var order []queuedJob
 	settled := map[string]bool{}
@@ -133,11 +137,15 @@ func (m *run) openState(path string) ([]job, error) {
 		good += int64(len(line))
 		switch {
 		case l.Start != "":
-			order = append(order, queuedJob{l.Start, 0})
+			order = append(order, queuedJob{l.Start, 0, false})
 		case l.URL != "":
 			settled[l.URL] = true
+			plus := map[string]bool{}
+			for _, k := range l.Plus {
+				plus[k] = true
+			}
 			for _, k := range l.Links {
-				order = append(order, queuedJob{k, l.Depth + 1})
+				order = append(order, queuedJob{k, l.Depth + 1, plus[k]})
 			}
 			if l.File != "" {
 				if _, ok := files[l.File]; !ok {
@@ -184,7 +192,7 @@ func (m *run) openState(path string) ([]job, error) {
 			continue
 		}
 		m.seen[key] = true
-		frontier = append(frontier, job{u: u, depth: q.depth})
+		frontier = append(frontier, job{u: u, depth: q.depth, plus: q.plus})
 	}
 	return frontier, nil
 }
