@@ -515,3 +515,23 @@ func TestPortRule(t *testing.T) {
 		t.Errorf("%d %s", resp.StatusCode, page)
 	}
 }
+
+// The gateway mounted in a server of one's own, with a client of its
+// own (its dial function is guarded: the client serves the gateway only);
+// /?url= leads to a URL's page.
+func ExampleHandler() {
+	c := fetch.NewClient()
+	c.NetrcFile = "" // a gateway answers for others: never with this machine's credentials
+	mux := http.NewServeMux()
+	mux.Handle("/", gateway.Handler(c, gateway.Options{}))
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(s.URL + "/?url=" + url.EscapeQuery("gopher://gopher.example.org/1/"))
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Location"))
+	// Output: 302 /gopher/gopher.example.org/1/
+}
