@@ -250,7 +250,7 @@ func manPage() string {
 	section("CRAWL OPTIONS", cmdCrawl, []string{"Output", "Crawl"})
 	b.WriteString(".PP\n.B deref crawl\nalso takes the Connection, HTTP, FTP and News flags above.\n")
 	section("SERVE OPTIONS", cmdServe, []string{"Serve"})
-	b.WriteString(".PP\n.B deref serve\nalso takes \\fB\\-v\\fR, \\fB\\-m\\fR (the time a request may take), the connection timeouts, \\fB\\-k\\fR, \\fB\\-\\-allow\\-port\\fR, \\fB\\-A\\fR and the FTP and News flags above.\n")
+	b.WriteString(".PP\n.B deref serve\nalso takes \\fB\\-v\\fR, \\fB\\-m\\fR (the wait for an answer to begin), the connection timeouts, \\fB\\-k\\fR, \\fB\\-\\-allow\\-port\\fR, \\fB\\-A\\fR and the FTP and News flags above.\n")
 	b.WriteString(".SH EXIT STATUS\n")
 	for _, l := range strings.Split(strings.TrimSpace(exitText), "\n")[1:] {
 		code, meaning, _ := strings.Cut(strings.TrimSpace(l), " ")

@@ -54,7 +54,10 @@ type Options struct {
 	// connections to one upstream host; 0 means 8. Waiting requests are
 	// queued, not refused.
 	PerClient, PerHost int
-	// Timeout bounds a request; 0 means two minutes.
+	// Timeout bounds the wait for a request's answer to begin (0 means two
+	// minutes): a page or an object that has not started by then is
+	// answered 504. Once it streams, the client's IdleTimeout ends a
+	// transfer that stalls, however long a large object takes.
 	Timeout time.Duration
 	// MaxPage is the most of a listing or a text a page renders, in bytes;
 	// 0 means 16 MiB. The raw object is never cut.
@@ -131,9 +134,11 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the client went away while queued
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(r.Context(), g.o.Timeout)
-	defer cancel()
-	r = r.WithContext(ctx)
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	timer := time.AfterFunc(g.o.Timeout, func() { cancel(context.DeadlineExceeded) })
+	defer timer.Stop()
+	r = r.WithContext(context.WithValue(ctx, timerKey{}, timer))
 
 	if r.URL.IsAbs() {
 		g.proxy(lw, r)
@@ -264,7 +269,30 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 		release()
 		return nil, nil, err
 	}
+	// The answer has begun when its first byte has come (or its end):
+	// only then is the request's Timeout over, and a page or an object
+	// sent; a server that says nothing until then gets a 504.
+	br := bufio.NewReaderSize(resp.Body, 4096)
+	if _, err := br.Peek(1); err != nil && err != io.EOF {
+		resp.Body.Close()
+		release()
+		return nil, nil, err
+	}
+	if t, ok := r.Context().Value(timerKey{}).(*time.Timer); ok {
+		t.Stop()
+	}
+	resp.Body = peeked{br, resp.Body}
 	return resp, release, nil
+}
+
+// timerKey is the context key of a request's Timeout timer.
+type timerKey struct{}
+
+// peeked is a body whose first bytes were read ahead; its WriteTo passes
+// the rest to the body's own (a splice, where the body can).
+type peeked struct {
+	*bufio.Reader
+	io.Closer
 }
 
 // open fetches u for the page of shown; on failure it answers with the
@@ -495,8 +523,11 @@ func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err err
 		status = http.StatusForbidden
 	case errors.Is(err, fetch.ErrBadURL):
 		status = http.StatusBadRequest
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, fetch.ErrTimeout):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, fetch.ErrTimeout), errors.Is(context.Cause(r.Context()), context.DeadlineExceeded):
 		status = http.StatusGatewayTimeout
+		if errors.Is(context.Cause(r.Context()), context.DeadlineExceeded) {
+			err = fmt.Errorf("%s: no answer within %v", u.Redacted(), g.o.Timeout)
+		}
 	}
 	g.fail(w, r, status, url.RedactString(err.Error()))
 }

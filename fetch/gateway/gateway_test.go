@@ -535,3 +535,34 @@ func ExampleHandler() {
 	fmt.Println(resp.StatusCode, resp.Header.Get("Location"))
 	// Output: 302 /gopher/gopher.example.org/1/
 }
+
+// Timeout bounds the wait for an answer to begin, not a transfer: an
+// object that streams for longer than it comes whole, a server that says
+// nothing gets 504.
+func TestTimeout(t *testing.T) {
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		if strings.HasPrefix(line, "/silent") {
+			time.Sleep(2 * time.Second)
+			return
+		}
+		for i := range 6 { // 6 x 100 ms: longer than the Timeout
+			fmt.Fprintf(c, "chunk %d\n", i)
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := start(t, gateway.Options{AllowPrivate: true, Timeout: 300 * time.Millisecond})
+	resp, body := get(t, s.URL+"/gopher/"+ln.Addr().String()+"/9/slow.bin")
+	if resp.StatusCode != 200 || strings.Count(body, "chunk") != 6 {
+		t.Errorf("a slow object: %d %q", resp.StatusCode, body)
+	}
+	resp, body = get(t, s.URL+"/gopher/"+ln.Addr().String()+"/9/silent.bin")
+	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(body, "no answer within 300ms") {
+		t.Errorf("a silent server: %d %q", resp.StatusCode, body)
+	}
+}
