@@ -7,7 +7,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/fclairamb/ftpserverlib v0.32.0
 	github.com/jlaffaye/ftp v0.2.4
-	github.com/klauspost/compress v1.15.12
+	github.com/klauspost/compress v1.20.4
 	github.com/nlnwa/gowarc v1.6.0
 	github.com/spf13/afero v1.15.0
 	github.com/vbauerster/mpb/v8 v8.9.3
