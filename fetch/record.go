@@ -75,6 +75,33 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo copies the body into w through a pooled buffer, as the body
+// unrecorded does: io.Copy into a file would otherwise make a buffer per
+// body, which on many small objects costs more than the archive itself.
+// A failed write into w is an ErrWrite.
+func (b *recordedBody) WriteTo(w io.Writer) (int64, error) {
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := (*bp)[:64<<10]
+	var total int64
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, WriteError(werr)
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
 // Close closes the body, then the recorder's writer; a write error of
 // the recorder is the body's error, so that an archive is never silently
 // short.
