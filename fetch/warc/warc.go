@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
@@ -206,8 +207,15 @@ func (w *Writer) Write(r Record) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("warc: no record type %q", r.Type)
 	}
+	mem := int64(memPerRecord)
+	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < memPerRecord {
+		// A body of known size gets a buffer of its size: gowarc's
+		// first is 16 KiB, cleared, which on a small record costs more
+		// than compressing it.
+		mem = int64(l.Len()) + 1
+	}
 	builders.Lock() // see builders
-	b := gowarc.NewRecordBuilder(t, gowarc.WithBufferTmpDir(w.opts.TempDir), gowarc.WithBufferMaxMemBytes(memPerRecord),
+	b := gowarc.NewRecordBuilder(t, gowarc.WithBufferTmpDir(w.opts.TempDir), gowarc.WithBufferMaxMemBytes(mem),
 		gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true),
 		gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation())
 	builders.Unlock()
@@ -340,7 +348,19 @@ func newRecordID() (string, error) {
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("urn:uuid:%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+	const prefix = "urn:uuid:"
+	var s [len(prefix) + 36]byte
+	copy(s[:], prefix)
+	out := s[len(prefix):]
+	for i, j := 0, 0; i < len(b); i++ {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out[j] = '-'
+			j++
+		}
+		hex.Encode(out[j:j+2], b[i:i+1])
+		j += 2
+	}
+	return string(s[:]), nil
 }
 
 // memPerRecord is what a record holds in memory before it spools to disk;
