@@ -403,7 +403,14 @@ func (w *Writer) drain() {
 			}
 		}
 	}()
-	for j := range w.queue {
+	idle := time.NewTimer(time.Hour)
+	idle.Stop()
+	pending := false // records written since the last flush
+	for {
+		j, ok := w.next(idle, &pending)
+		if !ok {
+			break
+		}
 		switch {
 		case j.marker && j.then == nil: // a drop
 			for _, h := range j.group.held {
@@ -422,11 +429,40 @@ func (w *Writer) drain() {
 			w.put(j)
 			j.close()
 		}
-		if len(w.queue) == 0 {
-			w.flush()
-		}
+		pending = w.out != nil
 	}
 	w.finish()
+}
+
+// idleFlush is how long the writer waits for the next record, with none
+// queued, before what it holds goes to the disk: records that come one
+// by one (small objects) are written a buffer at a time, not a write
+// each, and an archive is never behind a slow transfer by more.
+const idleFlush = 100 * time.Millisecond
+
+// next is the next queued job; when none is queued and records wait in
+// the file's buffer (pending), they are flushed once idle fires.
+func (w *Writer) next(idle *time.Timer, pending *bool) (*job, bool) {
+	select {
+	case j, ok := <-w.queue:
+		return j, ok
+	default:
+	}
+	if !*pending {
+		j, ok := <-w.queue
+		return j, ok
+	}
+	idle.Reset(idleFlush)
+	defer idle.Stop()
+	select {
+	case j, ok := <-w.queue:
+		return j, ok
+	case <-idle.C:
+		w.flush()
+		*pending = false
+		j, ok := <-w.queue
+		return j, ok
+	}
 }
 
 // flush sends what the current file holds to the disk.

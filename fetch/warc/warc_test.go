@@ -246,3 +246,42 @@ func BenchmarkSmallRecords(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// A record written while nothing else comes reaches the file before
+// Close: what the writer holds is flushed once it is idle, so that a run
+// killed between two slow transfers keeps what it archived.
+func TestIdleFlush(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", MediaType: "text/plain", Body: strings.NewReader("an item\n")}); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "out.warc.gz.open")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(open)
+		if err != nil && !os.IsNotExist(err) { // begun with the first record
+			t.Fatal(err)
+		}
+		members := 0
+		br := bytes.NewReader(b) // a ByteReader: each member is read to its end, no further
+		zr, err := gzip.NewReader(br)
+		for err == nil {
+			zr.Multistream(false)
+			var block []byte
+			if block, err = io.ReadAll(zr); err == nil {
+				if bytes.Contains(block, []byte("WARC-Target-URI: gopher://h/0/a")) && bytes.HasSuffix(block, []byte("an item\n\r\n\r\n")) {
+					return // the resource record, whole
+				}
+				members++
+				err = zr.Reset(br)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s the open file holds %d bytes, %d whole records, not the resource", len(b), members)
+		}
+	}
+}
