@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,8 @@ type Writer struct {
 	drained   chan struct{}
 	closeOnce sync.Once
 	building  sync.WaitGroup // records being built in the background (build)
+	builds    chan func()    // to the builders (build), started once
+	startOnce sync.Once
 
 	mu      sync.Mutex
 	onFile  func(path string)
@@ -685,7 +688,14 @@ func (w *Writer) build(g *Group, fn func() error) {
 	if g != nil {
 		g.building.Add(1)
 	}
-	go func() {
+	w.startOnce.Do(func() {
+		n := runtime.GOMAXPROCS(0)
+		w.builds = make(chan func(), n)
+		for range n {
+			go w.builder()
+		}
+	})
+	w.builds <- func() {
 		defer w.building.Done()
 		if g != nil {
 			defer g.building.Done()
@@ -693,7 +703,18 @@ func (w *Writer) build(g *Group, fn func() error) {
 		if err := fn(); err != nil {
 			w.fail(err)
 		}
-	}()
+	}
+}
+
+// builder builds records until Close. Builders live as long as the
+// writer, one per processor: a goroutine per record would grow a new
+// stack for each, which on small objects costs as much as the digest.
+// A retrieval whose records wait for a builder waits with them, so that
+// bodies held for building stay few.
+func (w *Writer) builder() {
+	for fn := range w.builds {
+		fn()
+	}
 }
 
 // OnFile sets a function called with the path of each file begun (its
@@ -727,7 +748,13 @@ func oneLine(s string) string {
 // must not be called while a Write is under way.
 func (w *Writer) Close() error {
 	w.building.Wait()
-	w.closeOnce.Do(func() { close(w.queue) })
+	w.closeOnce.Do(func() {
+		w.startOnce.Do(func() {}) // no builders to start after this
+		if w.builds != nil {
+			close(w.builds)
+		}
+		close(w.queue)
+	})
 	<-w.drained
 	if err := w.Err(); err != nil {
 		return err
