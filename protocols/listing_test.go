@@ -51,6 +51,11 @@ func TestRedact(t *testing.T) {
 		"Authorization: Basic am9lOnB3": "Authorization: xxxxx",
 		"USER joe":                      "USER joe",
 		"230 welcome hunter2":           "230 welcome xxxxx",
+		"Pass secret":                   "Pass xxxxx",
+		"proxy-authorization: Bearer x": "proxy-authorization: xxxxx",
+		"PAS":                           "PAS",
+		"PASSWORD x":                    "PASSWORD x",
+		"Pässe x":                       "Pässe x",
 	} {
 		if got := protocols.Redact(in, "hunter2"); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

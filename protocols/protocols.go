@@ -191,13 +191,30 @@ func Redact(text, secret string) string {
 	if secret != "" {
 		text = strings.ReplaceAll(text, secret, "xxxxx")
 	}
-	up := strings.ToUpper(text)
 	for _, p := range []string{"PASS ", "AUTHINFO PASS ", "AUTHORIZATION: ", "PROXY-AUTHORIZATION: "} {
-		if strings.HasPrefix(up, p) {
+		if hasPrefixFold(text, p) {
 			return text[:len(p)] + "xxxxx"
 		}
 	}
 	return text
+}
+
+// hasPrefixFold says whether s begins with the ASCII prefix in any case
+// (every traced line passes here: no copy of it is made).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Dialer returns the request's dial function, or a plain dialer.
