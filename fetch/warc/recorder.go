@@ -87,15 +87,38 @@ func (r *Recorder) Records() int {
 func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
 	group := groupOf(ctx)
 	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 {
-		return r.recordHTTP(u, ex, group)
+		s := r.recordHTTP(u, ex, group)
+		presize(&s.buf, resp.Size)
+		return s
 	}
 	rec, ok := r.describe(u, resp)
 	if !ok {
 		return nil
 	}
 	rec.Group = group
-	return &recordWriter{r: r, rec: rec, ftp: u.Scheme == "ftp" || u.Scheme == "ftps", conversation: conversation}
+	w := &recordWriter{r: r, rec: rec, ftp: u.Scheme == "ftp" || u.Scheme == "ftps", conversation: conversation}
+	presize(&w.buf, resp.Size)
+	return w
 }
+
+// presize makes room in buf for a body of the size announced (-1:
+// unknown), when it is kept in memory: growing to it by doubling would
+// copy it several times over.
+func presize(buf *bytes.Buffer, size int64) {
+	if size > 0 && size <= memPerRecord {
+		buf.Grow(int(size))
+	}
+}
+
+// sizedReader is a block of known length (Len), so that its record is
+// given a buffer of its size.
+type sizedReader struct {
+	io.Reader
+	n int
+}
+
+// Len is the block's length.
+func (s sizedReader) Len() int { return s.n }
 
 // write writes a retrieval's record, and for FTP the control
 // conversation's, once closed has been closed (the conversation is then
@@ -185,7 +208,7 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 // recordHTTP keeps the body, spooled to a temporary file past
 // memPerRecord, and, when it is closed, writes the response and request
 // records.
-func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) io.WriteCloser {
+func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) *httpSpool {
 	return &httpSpool{r: r, u: u, ex: ex, date: time.Now(), group: group}
 }
 
@@ -265,8 +288,12 @@ func (s *httpSpool) Close() error {
 			head := wholeBodyHead(s.ex.Response, n)
 			uri := s.u.Redacted()
 			status, ctype := statusAndType(head)
+			block := io.MultiReader(bytes.NewReader(head), body)
+			if n <= memPerRecord {
+				block = sizedReader{block, len(head) + int(n)}
+			}
 			id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-				Body: io.MultiReader(bytes.NewReader(head), body), PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
+				Body: block, PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
 			if err == nil {
 				_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
 					ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
@@ -327,12 +354,20 @@ func wholeBodyHead(head []byte, n int64) []byte {
 // (passwords redacted there).
 func controlConversation(evs []fetch.TraceEvent) string {
 	var b strings.Builder
+	n := 0
+	for _, ev := range evs {
+		n += len(ev.Text) + 4
+	}
+	b.Grow(n)
 	for _, ev := range evs {
 		switch ev.Dir {
 		case protocols.TraceSend:
-			b.WriteString("> " + ev.Text + "\r\n")
+			b.WriteString("> ")
+			b.WriteString(ev.Text)
+			b.WriteString("\r\n")
 		case protocols.TraceRecv:
-			b.WriteString(ev.Text + "\r\n")
+			b.WriteString(ev.Text)
+			b.WriteString("\r\n")
 		}
 	}
 	return b.String()
