@@ -152,7 +152,8 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	if req.Trace != nil || req.Exchange != nil {
 		head.tap = new(bytes.Buffer)
 	}
-	br := bufio.NewReaderSize(head, 32<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(head)
 	resp, err := nethttp.ReadResponse(br, hreq)
 	if head.tap != nil {
 		// The head's lines as they came, up to the blank line; what was
@@ -172,6 +173,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 		}
 	}
 	if err != nil {
+		putReader(br)
 		var ne net.Error
 		switch {
 		case ctx.Err() != nil:
@@ -322,6 +324,9 @@ func (b *rawBody) mapErr(err error, left int64) error {
 // socket, the data is spliced from one to the other, one system call at a
 // time, with step called after each.
 func (b *rawBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
+	if b.left.Load() <= 0 {
+		return 0, nil // read whole: br may be another response's now
+	}
 	var total int64
 	if k := b.br.Buffered(); k > 0 {
 		k = int(min(int64(k), b.left.Load()))
@@ -367,11 +372,27 @@ func (b *rawBody) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
-	if b.keep && b.left.Load() == 0 && b.br.Buffered() == 0 {
+	whole := b.left.Load() == 0 && b.br.Buffered() == 0
+	if whole {
+		// Read whole, nothing reads br again (every Read, and CopyTo,
+		// ends at once): it serves the next response.
+		putReader(b.br)
+	}
+	if b.keep && whole {
 		b.pool.put(b.addr, b.conn)
 		return nil
 	}
 	return b.conn.Close()
+}
+
+// readers hold the readers of response heads, which are large enough to
+// take a small page with its head in one read: a crawl of small pages
+// would otherwise make one per page, most of what it allocates.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	readers.Put(br)
 }
 
 // writeErr marks an error of the destination, so that a full disk is not
