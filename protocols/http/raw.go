@@ -405,6 +405,9 @@ var _ protocols.Copier = (*rawBody)(nil)
 // hideAuthorization is a request head with the values of its
 // Authorization and Proxy-Authorization fields hidden, for an archive.
 func hideAuthorization(head []byte) []byte {
+	if !hasAuthField(head) {
+		return head // as most are: nothing to hide, nothing to copy
+	}
 	var out bytes.Buffer
 	for _, l := range strings.SplitAfter(string(head), "\n") {
 		line, end := strings.CutSuffix(l, "\r\n")
@@ -417,4 +420,17 @@ func hideAuthorization(head []byte) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// hasAuthField says whether a head has an Authorization or
+// Proxy-Authorization field.
+func hasAuthField(head []byte) bool {
+	for len(head) > 0 {
+		var line []byte
+		line, head, _ = bytes.Cut(head, []byte("\n"))
+		if k, _, ok := bytes.Cut(line, []byte(":")); ok && (bytes.EqualFold(k, []byte("Authorization")) || bytes.EqualFold(k, []byte("Proxy-Authorization"))) {
+			return true
+		}
+	}
+	return false
 }
