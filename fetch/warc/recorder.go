@@ -313,13 +313,16 @@ func (s *httpSpool) Close() error {
 
 // statusAndType reads a response head's status code and media type.
 func statusAndType(head []byte) (status, mediaType string) {
-	lines := strings.Split(string(head), "\n")
-	if f := strings.Fields(lines[0]); len(f) >= 2 {
-		status = f[1]
+	first, rest, _ := bytes.Cut(head, []byte("\n"))
+	if f := bytes.Fields(first); len(f) >= 2 {
+		status = string(f[1])
 	}
-	for _, l := range lines[1:] {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Type") {
-			mediaType, _, _ = strings.Cut(strings.TrimSpace(v), ";")
+	for len(rest) > 0 {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if k, v, ok := bytes.Cut(l, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte("Content-Type")) {
+			t, _, _ := bytes.Cut(bytes.TrimSpace(v), []byte(";"))
+			mediaType = string(t)
 		}
 	}
 	return status, mediaType
@@ -329,7 +332,7 @@ func statusAndType(head []byte) (status, mediaType string) {
 // one's Transfer-Encoding field becomes the Content-Length of what was
 // received.
 func wholeBodyHead(head []byte, n int64) []byte {
-	if !bytes.Contains(bytes.ToLower(head), []byte("\ntransfer-encoding:")) {
+	if !hasField(head, "Transfer-Encoding") {
 		return head
 	}
 	var out bytes.Buffer
@@ -347,6 +350,19 @@ func wholeBodyHead(head []byte, n int64) []byte {
 		out.Write(l)
 	}
 	return out.Bytes()
+}
+
+// hasField says whether a head has a field of that name.
+func hasField(head []byte, name string) bool {
+	_, rest, _ := bytes.Cut(head, []byte("\n")) // after the status line
+	for len(rest) > 0 {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if k, _, ok := bytes.Cut(l, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // controlConversation writes a traced conversation as lines, the
