@@ -124,17 +124,24 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, g.mapErr(err)
 	}
+	return pooledCopy(w, g, 256<<10)
+}
+
+// pooledCopy copies r into w through a pooled buffer of up to size
+// bytes, as io.Copy would without making one; a failed write is an
+// ErrWrite.
+func pooledCopy(w io.Writer, r io.Reader, size int) (int64, error) {
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	buf := *bp
+	buf := (*bp)[:min(size, len(*bp))]
 	var total int64
 	for {
-		n, err := g.Read(buf)
+		n, err := r.Read(buf)
 		if n > 0 {
 			m, werr := w.Write(buf[:n])
 			total += int64(m)
 			if werr != nil {
-				return total, &writeError{werr}
+				return total, WriteError(werr)
 			}
 		}
 		if err == io.EOF {

@@ -80,26 +80,7 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 // body, which on many small objects costs more than the archive itself.
 // A failed write into w is an ErrWrite.
 func (b *recordedBody) WriteTo(w io.Writer) (int64, error) {
-	bp := copyBuffers.Get().(*[]byte)
-	defer copyBuffers.Put(bp)
-	buf := (*bp)[:64<<10]
-	var total int64
-	for {
-		n, err := b.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, WriteError(werr)
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	return pooledCopy(w, b, 64<<10)
 }
 
 // Close closes the body, then the recorder's writer; a write error of
