@@ -263,8 +263,9 @@ func (s *httpSpool) Abort() {
 }
 
 // Close hands the body to the writer, whose records of it are built in
-// the background: a crawl waits for no record between two pages. An
-// error building them is the writer's (Err, Close).
+// the background: a crawl waits for no record between two pages, unless
+// every builder is busy and one more body waits already. An error
+// building them is the writer's (Err, Close).
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
 		var body io.Reader = &s.buf
