@@ -124,16 +124,15 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, g.mapErr(err)
 	}
-	return pooledCopy(w, g, 256<<10)
+	return pooledCopy(w, g)
 }
 
-// pooledCopy copies r into w through a pooled buffer of up to size
-// bytes, as io.Copy would without making one; a failed write is an
-// ErrWrite.
-func pooledCopy(w io.Writer, r io.Reader, size int) (int64, error) {
+// pooledCopy copies r into w through a pooled buffer, as io.Copy would
+// without making one; a failed write is an ErrWrite.
+func pooledCopy(w io.Writer, r io.Reader) (int64, error) {
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	buf := (*bp)[:min(size, len(*bp))]
+	buf := *bp
 	var total int64
 	for {
 		n, err := r.Read(buf)

@@ -80,7 +80,7 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 // body, which on many small objects costs more than the archive itself.
 // A failed write into w is an ErrWrite.
 func (b *recordedBody) WriteTo(w io.Writer) (int64, error) {
-	return pooledCopy(w, b, 64<<10)
+	return pooledCopy(w, b)
 }
 
 // Close closes the body, then the recorder's writer; a write error of

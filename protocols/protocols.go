@@ -192,29 +192,11 @@ func Redact(text, secret string) string {
 		text = strings.ReplaceAll(text, secret, "xxxxx")
 	}
 	for _, p := range []string{"PASS ", "AUTHINFO PASS ", "AUTHORIZATION: ", "PROXY-AUTHORIZATION: "} {
-		if hasPrefixFold(text, p) {
+		if len(text) >= len(p) && strings.EqualFold(text[:len(p)], p) {
 			return text[:len(p)] + "xxxxx"
 		}
 	}
 	return text
-}
-
-// hasPrefixFold says whether s begins with the ASCII prefix in any case
-// (every traced line passes here: no copy of it is made).
-func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Dialer returns the request's dial function, or a plain dialer.

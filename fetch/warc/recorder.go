@@ -314,17 +314,13 @@ func (s *httpSpool) Close() error {
 
 // statusAndType reads a response head's status code and media type.
 func statusAndType(head []byte) (status, mediaType string) {
-	first, rest, _ := bytes.Cut(head, []byte("\n"))
+	first, _, _ := bytes.Cut(head, []byte("\n"))
 	if f := bytes.Fields(first); len(f) >= 2 {
 		status = string(f[1])
 	}
-	for len(rest) > 0 {
-		var l []byte
-		l, rest, _ = bytes.Cut(rest, []byte("\n"))
-		if k, v, ok := bytes.Cut(l, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte("Content-Type")) {
-			t, _, _ := bytes.Cut(bytes.TrimSpace(v), []byte(";"))
-			mediaType = string(t)
-		}
+	if v, ok := headField(head, "Content-Type"); ok {
+		t, _, _ := bytes.Cut(bytes.TrimSpace(v), []byte(";"))
+		mediaType = string(t)
 	}
 	return status, mediaType
 }
@@ -333,7 +329,7 @@ func statusAndType(head []byte) (status, mediaType string) {
 // one's Transfer-Encoding field becomes the Content-Length of what was
 // received.
 func wholeBodyHead(head []byte, n int64) []byte {
-	if !hasField(head, "Transfer-Encoding") {
+	if _, ok := headField(head, "Transfer-Encoding"); !ok {
 		return head
 	}
 	var out bytes.Buffer
@@ -353,17 +349,18 @@ func wholeBodyHead(head []byte, n int64) []byte {
 	return out.Bytes()
 }
 
-// hasField says whether a head has a field of that name.
-func hasField(head []byte, name string) bool {
+// headField is the value of a head's last field of that name, read in
+// place (no copy of the head).
+func headField(head []byte, name string) (value []byte, ok bool) {
 	_, rest, _ := bytes.Cut(head, []byte("\n")) // after the status line
 	for len(rest) > 0 {
 		var l []byte
 		l, rest, _ = bytes.Cut(rest, []byte("\n"))
-		if k, _, ok := bytes.Cut(l, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
-			return true
+		if k, v, found := bytes.Cut(l, []byte(":")); found && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
+			value, ok = v, true
 		}
 	}
-	return false
+	return value, ok
 }
 
 // controlConversation writes a traced conversation as lines, the
