@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
@@ -93,6 +94,12 @@ func TestPipelineFaults(t *testing.T) {
 			if body, _ := c.get(t, "ftp://"+s.Addr()+"/"+n); body != files[n] {
 				t.Errorf("%s: %s: %q", tt.name, n, body)
 			}
+		}
+		// The first connection's server goroutine reads what came with
+		// EPSV while the client goes on with a second login: on a busy
+		// machine it may not have yet when b.bin is in.
+		for deadline := time.Now().Add(5 * time.Second); !contains(s.Early(), "RETR b.bin") && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
 		}
 		cmds := s.Commands()
 		if !contains(s.Early(), "RETR b.bin") || !contains(cmds, "PASV") || logins(cmds) != 2 {
