@@ -124,14 +124,19 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, g.mapErr(err)
 	}
-	return pooledCopy(w, g)
+	return pooledCopy(w, g, g.size)
 }
 
-// pooledCopy copies r into w through a pooled buffer, as io.Copy would
-// without making one; a failed write is an ErrWrite.
-func pooledCopy(w io.Writer, r io.Reader) (int64, error) {
-	bp := copyBuffers.Get().(*[]byte)
-	defer copyBuffers.Put(bp)
+// pooledCopy copies r, of size bytes (-1: unknown), into w through a
+// pooled buffer, as io.Copy would without making one; a failed write is
+// an ErrWrite.
+func pooledCopy(w io.Writer, r io.Reader, size int64) (int64, error) {
+	pool := &copyBuffers
+	if size >= 0 && size < smallCopy {
+		pool = &smallCopyBuffers
+	}
+	bp := pool.Get().(*[]byte)
+	defer pool.Put(bp)
 	buf := *bp
 	var total int64
 	for {
@@ -244,3 +249,12 @@ func WriteError(err error) error {
 // copyBuffers holds WriteTo's copy buffers, so that many small bodies in
 // a row do not each allocate and clear one.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// smallCopyBuffers hold the buffers of bodies known to be smaller than
+// smallCopy: a pool loses its buffers to the collector, and on many small
+// objects making and clearing 256 KiB for each that finds the pool empty
+// cost more than their bytes.
+var smallCopyBuffers = sync.Pool{New: func() any { b := make([]byte, smallCopy); return &b }}
+
+// smallCopy is the size of the buffers of small bodies.
+const smallCopy = 16 << 10

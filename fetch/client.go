@@ -465,9 +465,9 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		c.recordUnpassed(ctx, req, resp, conv)
 	} else if conv != nil && !o.HeadOnly {
 		if w := c.Recorder.Record(ctx, req.URL, resp, req.Exchange, conv.events); w != nil {
-			recorded := &recordedBody{ReadCloser: resp.Body, w: w, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
+			recorded := &recordedBody{ReadCloser: resp.Body, w: w, size: resp.Size, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
 			if resp.Body == nil {
-				recorded.ReadCloser = io.NopCloser(strings.NewReader(""))
+				recorded.ReadCloser, recorded.size = io.NopCloser(strings.NewReader("")), 0
 			}
 			resp.Body = recorded
 		}

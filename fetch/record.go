@@ -58,6 +58,7 @@ func (c *conversation) events() []TraceEvent {
 type recordedBody struct {
 	io.ReadCloser
 	w       io.WriteCloser
+	size    int64 // as announced; -1: unknown
 	listing bool
 	whole   bool // the body was read to its end
 	werr    error
@@ -80,7 +81,7 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 // body, which on many small objects costs more than the archive itself.
 // A failed write into w is an ErrWrite.
 func (b *recordedBody) WriteTo(w io.Writer) (int64, error) {
-	return pooledCopy(w, b)
+	return pooledCopy(w, b, b.size)
 }
 
 // Close closes the body, then the recorder's writer; a write error of
