@@ -73,6 +73,11 @@ type Writer struct {
 	out    *outFile
 	infoID string
 	gz     *gzip.Writer
+	member *bufio.Writer // in front of gz: see memberBuffer
+
+	// recordOptions are the options of every record's builder but its
+	// buffer's size, made once: gowarc makes each of them anew.
+	recordOptions [3]gowarc.WarcRecordOption
 
 	queue     chan *job
 	drained   chan struct{}
@@ -157,8 +162,9 @@ func Create(name string, o Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{opts: o, dir: dir, names: g, gz: gz, seen: map[string]revisitRef{}, offsets: map[string][]int64{},
+	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
 		queue: make(chan *job, queued), drained: make(chan struct{})}
+	w.recordOptions = [...]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()}
 	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -217,16 +223,15 @@ func (w *Writer) Write(r Record) (string, error) {
 		// than compressing it.
 		mem = int64(l.Len()) + 1
 	}
+	opts := [...]gowarc.WarcRecordOption{w.recordOptions[0], w.recordOptions[1], w.recordOptions[2], gowarc.WithBufferMaxMemBytes(mem)}
 	builders.Lock() // see builders
-	b := gowarc.NewRecordBuilder(t, gowarc.WithBufferTmpDir(w.opts.TempDir), gowarc.WithBufferMaxMemBytes(mem),
-		gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true), gowarc.WithAddMissingRecordId(true),
-		gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation())
+	b := gowarc.NewRecordBuilder(t, opts[:]...)
 	builders.Unlock()
 	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource}
 	// The digests are computed here as the block streams in: gowarc's own
 	// come with a validation of every header that costs more than the
 	// rest of the record.
-	dg := &digester{block: sha1.New(), skip: r.PayloadOffset}
+	dg := &digester{to: b, block: sha1.New(), skip: r.PayloadOffset}
 	if r.PayloadOffset > 0 {
 		dg.payload = sha1.New() // else the payload is the block
 	}
@@ -234,7 +239,7 @@ func (w *Writer) Write(r Record) (string, error) {
 	if r.Body != nil {
 		var err error
 		buf := copyBuffers.Get().(*[]byte)
-		n, err = io.CopyBuffer(io.MultiWriter(b, dg), onlyReader{r.Body}, *buf)
+		n, err = io.CopyBuffer(dg, onlyReader{r.Body}, *buf)
 		copyBuffers.Put(buf)
 		if err != nil {
 			j.close()
@@ -242,14 +247,14 @@ func (w *Writer) Write(r Record) (string, error) {
 		}
 	}
 	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
-	b.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
-	b.AddWarcHeaderInt64(gowarc.ContentLength, n)
+	b.AddWarcHeader(fBlockDigest, blockDigest)
+	b.AddWarcHeaderInt64(fContentLength, n)
 	if t == gowarc.Response || t == gowarc.Resource {
 		payload := blockDigest
 		if dg.payload != nil {
 			payload = "sha1:" + base32.StdEncoding.EncodeToString(dg.payload.Sum(nil))
 		}
-		b.AddWarcHeader(gowarc.WarcPayloadDigest, payload)
+		b.AddWarcHeader(fPayloadDigest, payload)
 	}
 	j.date = r.Date
 	if j.date.IsZero() {
@@ -257,21 +262,21 @@ func (w *Writer) Write(r Record) (string, error) {
 	}
 	j.date = j.date.UTC()
 	if r.ID != "" {
-		b.AddWarcHeader(gowarc.WarcRecordID, "<"+r.ID+">")
+		b.AddWarcHeader(fRecordID, "<"+r.ID+">")
 	}
-	b.AddWarcHeader(gowarc.WarcTargetURI, r.URI)
-	b.AddWarcHeaderTime(gowarc.WarcDate, j.date)
+	b.AddWarcHeader(fTargetURI, r.URI)
+	b.AddWarcHeaderTime(fDate, j.date)
 	if r.MediaType != "" {
-		b.AddWarcHeader(gowarc.ContentType, r.MediaType)
+		b.AddWarcHeader(fContentType, r.MediaType)
 	}
 	if r.Protocol != "" {
-		b.AddWarcHeader("WARC-Protocol", r.Protocol)
+		b.AddWarcHeader(fProtocol, r.Protocol)
 	}
 	if r.IP != "" {
-		b.AddWarcHeader(gowarc.WarcIPAddress, r.IP)
+		b.AddWarcHeader(fIPAddress, r.IP)
 	}
 	if r.ConcurrentTo != "" {
-		b.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+r.ConcurrentTo+">")
+		b.AddWarcHeader(fConcurrentTo, "<"+r.ConcurrentTo+">")
 	}
 	rec, _, err := b.Build()
 	if err != nil {
@@ -280,13 +285,13 @@ func (w *Writer) Write(r Record) (string, error) {
 	}
 	j.closers = append(j.closers, rec.Close)
 	h := rec.WarcHeader()
-	id := h.GetId(gowarc.WarcRecordID)
-	j.digest = h.Get(gowarc.WarcPayloadDigest)
+	id := h.GetId(fRecordID)
+	j.digest = h.Get(fPayloadDigest)
 	if j.indexed && j.digest != "" {
 		w.mu.Lock()
 		ref, dup := w.seen[j.digest]
 		if !dup {
-			w.seen[j.digest] = revisitRef{id: id, uri: r.URI, date: h.Get(gowarc.WarcDate)}
+			w.seen[j.digest] = revisitRef{id: id, uri: r.URI, date: h.Get(fDate)}
 		}
 		w.mu.Unlock()
 		if dup {
@@ -305,6 +310,25 @@ func (w *Writer) Write(r Record) (string, error) {
 	return id, nil
 }
 
+// The names of the fields records are given, as gowarc looks them up: it
+// lowers every name it is given before it finds the field's definition
+// (a new string for each name with a capital), and writes the name as
+// defined ("WARC-Block-Digest"), or with http.CanonicalHeaderKey's
+// capitals where it defines none ("Warc-Protocol").
+const (
+	fBlockDigest   = "warc-block-digest"
+	fConcurrentTo  = "warc-concurrent-to"
+	fContentLength = "content-length"
+	fContentType   = "content-type"
+	fDate          = "warc-date"
+	fIPAddress     = "warc-ip-address"
+	fPayloadDigest = "warc-payload-digest"
+	fProtocol      = "warc-protocol"
+	fRecordID      = "warc-record-id"
+	fTargetURI     = "warc-target-uri"
+	fWarcinfoID    = "warc-warcinfo-id"
+)
+
 // copyBuffers hold the buffers records are copied through: a record of a
 // small page would otherwise cost more in a new buffer than in its bytes.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -313,15 +337,19 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // buffer given (io.MultiReader's WriteTo makes its own).
 type onlyReader struct{ io.Reader }
 
-// digester computes a block's digest and its payload's, the payload
-// being what follows the first skip bytes (no payload hash when it is the
-// whole block).
+// digester writes a block into a record (to) and computes the block's
+// digest and its payload's, the payload being what follows the first skip
+// bytes (no payload hash when it is the whole block).
 type digester struct {
+	to             io.Writer
 	block, payload hash.Hash
 	skip           int64
 }
 
 func (d *digester) Write(p []byte) (int, error) {
+	if n, err := d.to.Write(p); err != nil {
+		return n, err
+	}
 	d.block.Write(p)
 	if d.payload == nil {
 		return len(p), nil
@@ -529,7 +557,7 @@ func (w *Writer) put(j *job) {
 			return
 		}
 	}
-	j.rec.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
+	j.rec.WarcHeader().SetId(fWarcinfoID, w.infoID)
 	w.write(j)
 }
 
@@ -538,7 +566,11 @@ func (w *Writer) put(j *job) {
 func (w *Writer) marshal(rec gowarc.WarcRecord) (int64, error) {
 	start := w.out.size
 	w.gz.Reset(w.out)
-	if _, _, err := marshaler.Marshal(bufferedCopy{w.gz}, rec, 0); err != nil {
+	w.member.Reset(w.gz)
+	if _, _, err := marshaler.Marshal(w.member, rec, 0); err != nil {
+		return start, err
+	}
+	if err := w.member.Flush(); err != nil {
 		return start, err
 	}
 	return start, w.gz.Close()
@@ -546,16 +578,12 @@ func (w *Writer) marshal(rec gowarc.WarcRecord) (int64, error) {
 
 var marshaler = gowarc.NewMarshaler()
 
-// bufferedCopy copies what is read into it through a pooled buffer:
-// gowarc's marshaler copies each block with io.Copy, which would make a
-// buffer per record.
-type bufferedCopy struct{ io.Writer }
-
-func (b bufferedCopy) ReadFrom(r io.Reader) (int64, error) {
-	buf := copyBuffers.Get().(*[]byte)
-	defer copyBuffers.Put(buf)
-	return io.CopyBuffer(b.Writer, onlyReader{r}, *buf)
-}
+// memberBuffer is the size of the buffer between gowarc's marshaler and
+// the compressor: the marshaler writes a record's head a field at a
+// time, and the compressor takes a small record in one write instead.
+// The buffer's ReadFrom also spares the marshaler's io.Copy of the block
+// a buffer of its own.
+const memberBuffer = 32 << 10
 
 // start begins a file, with its warcinfo record.
 func (w *Writer) start() error {
