@@ -75,8 +75,8 @@ type Writer struct {
 	gz     *gzip.Writer
 	member *bufio.Writer // in front of gz: see memberBuffer
 
-	// recordOptions are the options of every record's builder but its
-	// buffer's size, made once: gowarc makes each of them anew.
+	// recordOptions are the options every record's builder is given,
+	// all but its buffer's size: made once here, not for each record.
 	recordOptions [3]gowarc.WarcRecordOption
 
 	queue     chan *job
