@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,7 +78,8 @@ type Writer struct {
 
 	// recordOptions are the options every record's builder is given,
 	// all but its buffer's size: made once here, not for each record.
-	recordOptions [3]gowarc.WarcRecordOption
+	// Its capacity is its length, so that a record's append copies it.
+	recordOptions []gowarc.WarcRecordOption
 
 	queue     chan *job
 	drained   chan struct{}
@@ -164,7 +166,7 @@ func Create(name string, o Options) (*Writer, error) {
 	}
 	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
 		queue: make(chan *job, queued), drained: make(chan struct{})}
-	w.recordOptions = [...]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()}
+	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
 	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -223,9 +225,9 @@ func (w *Writer) Write(r Record) (string, error) {
 		// than compressing it.
 		mem = int64(l.Len()) + 1
 	}
-	opts := [...]gowarc.WarcRecordOption{w.recordOptions[0], w.recordOptions[1], w.recordOptions[2], gowarc.WithBufferMaxMemBytes(mem)}
+	opts := append(w.recordOptions, gowarc.WithBufferMaxMemBytes(mem))
 	builders.Lock() // see builders
-	b := gowarc.NewRecordBuilder(t, opts[:]...)
+	b := gowarc.NewRecordBuilder(t, opts...)
 	builders.Unlock()
 	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource}
 	// The digests are computed here as the block streams in: gowarc's own
