@@ -120,18 +120,18 @@ type sizedReader struct {
 // Len is the block's length.
 func (s sizedReader) Len() int { return s.n }
 
-// write writes a retrieval's record, and for FTP the control
-// conversation's, once closed has been closed (the conversation is then
-// whole).
-func (r *Recorder) write(rec Record, ftp bool, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
-	id, err := r.W.Write(rec)
+// write writes a retrieval's record with write (Writer.Write, or the
+// drain goroutine's), and for FTP the control conversation's, once closed
+// has been closed (the conversation is then whole).
+func (r *Recorder) write(write func(Record) (string, error), rec Record, ftp bool, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
+	id, err := write(rec)
 	if errors.Is(err, errAborted) {
 		return nil // the body was not whole: no record
 	}
 	n := 1
 	if err == nil && ftp {
 		<-closed
-		if _, err = r.W.Write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
+		if _, err = write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
 			ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation())), Group: rec.Group}); err == nil {
 			n++
 		}
@@ -264,7 +264,7 @@ func (s *httpSpool) Abort() {
 
 // Close hands the body to the writer, whose records of it are built in
 // the background: a crawl waits for no record between two pages, unless
-// every builder is busy and one more body waits already. An error
+// the bodies waiting for the writer are too many already. An error
 // building them is the writer's (Err, Close).
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
@@ -282,7 +282,7 @@ func (s *httpSpool) Close() error {
 			}
 			body = s.f
 		}
-		s.r.W.build(s.group, func() error {
+		s.r.W.build(s.buf.Len(), func(write func(Record) (string, error)) error {
 			if s.f != nil {
 				defer s.f.Close()
 			}
@@ -293,10 +293,10 @@ func (s *httpSpool) Close() error {
 			if n <= memPerRecord {
 				block = sizedReader{block, len(head) + int(n)}
 			}
-			id, err := s.r.W.Write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
+			id, err := write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
 				Body: block, PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
 			if err == nil {
-				_, err = s.r.W.Write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
+				_, err = write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
 					ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
 			}
 			if err != nil {
@@ -417,7 +417,7 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 		rec.Body = io.MultiReader(bytes.NewReader(w.buf.Bytes()), pr)
 		go func() {
 			defer close(w.done)
-			w.err = w.r.write(rec, w.ftp, w.conversation, w.closeC)
+			w.err = w.r.write(w.r.W.Write, rec, w.ftp, w.conversation, w.closeC)
 			pr.CloseWithError(w.err) // the body's writes fail with it, if any
 		}()
 	}
@@ -450,7 +450,9 @@ func (w *recordWriter) Close() error {
 		rec.Body = &w.buf
 		closed := make(chan struct{})
 		close(closed)
-		w.r.W.build(rec.Group, func() error { return w.r.write(rec, w.ftp, w.conversation, closed) })
+		w.r.W.build(w.buf.Len(), func(write func(Record) (string, error)) error {
+			return w.r.write(write, rec, w.ftp, w.conversation, closed)
+		})
 	})
 	return w.err
 }

@@ -5,11 +5,12 @@
 //
 // Records are built and serialised by github.com/nlnwa/gowarc, a WARC
 // library that makes records of every type (resource and metadata
-// included, not only HTTP exchanges). The files are deref's: each record
-// is compressed (github.com/klauspost/compress, as gowarc's writer does
-// it) into a buffer that goes to the disk when the queue is empty, so
-// that an archive of small pages costs a write per burst, not a write,
-// a flush and a stat per record as gowarc's file writer makes them.
+// included, not only HTTP exchanges). The files are deref's: one
+// goroutine builds the records of the bodies handed to it and compresses
+// each (github.com/klauspost/compress, as gowarc's writer does it) into
+// a buffer that goes to the disk when it has nothing left to do, so that
+// an archive of small pages costs a write per batch, not a write, a flush
+// and a stat per record as gowarc's file writer makes them.
 package warc
 
 import (
@@ -24,7 +25,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -81,12 +81,17 @@ type Writer struct {
 	// Its capacity is its length, so that a record's append copies it.
 	recordOptions []gowarc.WarcRecordOption
 
-	queue     chan *job
-	drained   chan struct{}
-	closeOnce sync.Once
-	building  sync.WaitGroup // records being built in the background (build)
-	builds    chan func()    // to the builders (build), started once
-	startOnce sync.Once
+	// The jobs waiting for the drain goroutine, in order (see enqueue),
+	// what their bodies hold in memory, and whether Close was called.
+	jobsMu   sync.Mutex
+	jobsTook *sync.Cond // the drain goroutine took the jobs
+	jobs     []*job
+	jobBytes int
+	closing  bool
+	wake     chan struct{} // the jobs are a batch, or Close was called
+	late     *time.Timer   // they waited batchDelay
+	drained  chan struct{}
+	open     map[*Group]bool // groups holding records: the drain goroutine's
 
 	mu      sync.Mutex
 	onFile  func(path string)
@@ -165,7 +170,9 @@ func Create(name string, o Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		queue: make(chan *job, queued), drained: make(chan struct{})}
+		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), drained: make(chan struct{}), open: map[*Group]bool{}}
+	w.late.Stop()
+	w.jobsTook = sync.NewCond(&w.jobsMu)
 	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
 	go w.drain()
 	if o.DedupIndex != "" {
@@ -214,9 +221,28 @@ var recordTypes = map[string]gowarc.RecordType{
 // order written, so that transfers need not wait for compression and the
 // disk. An error writing it is returned by Err and Close.
 func (w *Writer) Write(r Record) (string, error) {
+	j, id, err := w.newJob(r)
+	if err == nil {
+		w.enqueue(j)
+	}
+	return id, err
+}
+
+// writeNow is Write on the drain goroutine (in a job's fn): the record
+// is built and goes into the file there and then.
+func (w *Writer) writeNow(r Record) (string, error) {
+	j, id, err := w.newJob(r)
+	if err == nil {
+		w.handle(j)
+	}
+	return id, err
+}
+
+// newJob builds r's record.
+func (w *Writer) newJob(r Record) (*job, string, error) {
 	t, ok := recordTypes[r.Type]
 	if !ok {
-		return "", fmt.Errorf("warc: no record type %q", r.Type)
+		return nil, "", fmt.Errorf("warc: no record type %q", r.Type)
 	}
 	mem := int64(memPerRecord)
 	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < memPerRecord {
@@ -245,7 +271,7 @@ func (w *Writer) Write(r Record) (string, error) {
 		copyBuffers.Put(buf)
 		if err != nil {
 			j.close()
-			return "", err
+			return nil, "", err
 		}
 	}
 	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
@@ -283,7 +309,7 @@ func (w *Writer) Write(r Record) (string, error) {
 	rec, _, err := b.Build()
 	if err != nil {
 		j.close()
-		return "", fmt.Errorf("warc: building the %s record of %s: %w", r.Type, r.URI, err)
+		return nil, "", fmt.Errorf("warc: building the %s record of %s: %w", r.Type, r.URI, err)
 	}
 	j.closers = append(j.closers, rec.Close)
 	h := rec.WarcHeader()
@@ -300,7 +326,7 @@ func (w *Writer) Write(r Record) (string, error) {
 			rv, err := rec.ToRevisitRecord(&gowarc.RevisitRef{Profile: gowarc.ProfileIdenticalPayloadDigestV1_1, TargetRecordId: ref.id, TargetUri: ref.uri, TargetDate: ref.date})
 			if err != nil {
 				j.close()
-				return "", fmt.Errorf("warc: the revisit record of %s: %w", r.URI, err)
+				return nil, "", fmt.Errorf("warc: the revisit record of %s: %w", r.URI, err)
 			}
 			j.closers = append(j.closers, rv.Close)
 			rec = rv
@@ -308,8 +334,8 @@ func (w *Writer) Write(r Record) (string, error) {
 	}
 	j.rec = rec
 	j.group = r.Group
-	w.queue <- j
-	return id, nil
+	j.size = int(min(n, memPerRecord))
+	return j, id, nil
 }
 
 // The names of the fields records are given, as gowarc looks them up: it
@@ -397,14 +423,24 @@ func newRecordID() (string, error) {
 }
 
 // memPerRecord is what a record holds in memory before it spools to disk;
-// with queued records waiting it bounds the archive's memory.
+// with maxJobBytes it bounds the archive's memory.
 const memPerRecord = 256 << 10
 
-// queued is how many built records wait for the file at most.
-const queued = 16
+// The drain goroutine is woken for a batch of jobs (batchJobs, or
+// batchBytes of bodies held), or batchDelay after the first job it was
+// not woken for: waking it costs a thread switch, which for a small page
+// costs more than the page's records. A job is not queued past
+// maxJobs or maxJobBytes: its writer waits until the jobs are taken.
+const (
+	batchJobs   = 16
+	batchBytes  = 1 << 20
+	batchDelay  = 20 * time.Millisecond
+	maxJobs     = 256
+	maxJobBytes = 4 << 20
+)
 
-// job is a built record waiting for the file, or a group's commit or
-// drop.
+// job is a built record waiting for the file, a body whose records are
+// to be built (fn), or a group's commit or drop.
 type job struct {
 	rec     gowarc.WarcRecord
 	r       Record
@@ -416,6 +452,11 @@ type job struct {
 	group  *Group // the record's group; or the group to commit or drop
 	marker bool   // a commit (then set) or a drop
 	then   func(file string, end int64)
+
+	// fn, when set, makes records on the drain goroutine, with write
+	// (writeNow); size is what the job's body holds in memory.
+	fn   func(write func(Record) (string, error)) error
+	size int
 }
 
 func (j *job) close() {
@@ -424,77 +465,105 @@ func (j *job) close() {
 	}
 }
 
-// drain writes the queued records into the file, in order; a group's
+// enqueue hands j to the drain goroutine, waking it when the jobs
+// waiting are a batch; a job it was not woken for gets there batchDelay
+// later at most.
+func (w *Writer) enqueue(j *job) {
+	w.jobsMu.Lock()
+	for len(w.jobs) >= maxJobs || w.jobBytes >= maxJobBytes {
+		w.kick()
+		w.jobsTook.Wait()
+	}
+	if len(w.jobs) == 0 {
+		w.late.Reset(batchDelay)
+	}
+	w.jobs = append(w.jobs, j)
+	w.jobBytes += j.size
+	batch := len(w.jobs) >= batchJobs || w.jobBytes >= batchBytes
+	w.jobsMu.Unlock()
+	if batch {
+		w.kick()
+	}
+}
+
+// kick wakes the drain goroutine, unless it is awake already or woken.
+func (w *Writer) kick() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take is the jobs waiting, and whether Close was called; with none
+// waiting, it first flushes the file and sleeps until woken.
+func (w *Writer) take() ([]*job, bool) {
+	flushed := false
+	for {
+		w.jobsMu.Lock()
+		jobs, closing := w.jobs, w.closing
+		w.jobs, w.jobBytes = nil, 0
+		w.jobsTook.Broadcast()
+		w.jobsMu.Unlock()
+		if len(jobs) > 0 || closing {
+			return jobs, closing
+		}
+		if !flushed {
+			w.flush() // what was written goes to the disk while nothing comes
+			flushed = true
+		}
+		select {
+		case <-w.wake:
+		case <-w.late.C:
+		}
+	}
+}
+
+// drain writes the jobs' records into the file, in order; a group's
 // records wait for its commit.
 func (w *Writer) drain() {
 	defer close(w.drained)
-	open := map[*Group]bool{} // groups holding records
 	defer func() {
-		for g := range open { // never committed: dropped
+		for g := range w.open { // never committed: dropped
 			for _, h := range g.held {
 				h.close()
 			}
 		}
 	}()
-	idle := time.NewTimer(time.Hour)
-	idle.Stop()
-	pending := false // records written since the last flush
 	for {
-		j, ok := w.next(idle, &pending)
-		if !ok {
+		jobs, closing := w.take()
+		for _, j := range jobs {
+			w.handle(j)
+		}
+		if closing && len(jobs) == 0 {
 			break
 		}
-		switch {
-		case j.marker && j.then == nil: // a drop
-			for _, h := range j.group.held {
-				h.close()
-			}
-			j.group.held = nil
-			delete(open, j.group)
-		case j.marker:
-			w.commit(j)
-			delete(open, j.group)
-		case j.group != nil:
-			j.group.held = append(j.group.held, j)
-			open[j.group] = true
-		default:
-			w.roll()
-			w.put(j)
-			j.close()
-		}
-		pending = w.out != nil
 	}
 	w.finish()
 }
 
-// idleFlush is how long the writer waits for the next record, with none
-// queued, before what it holds goes to the disk: records that come one
-// by one (small objects) are written a buffer at a time, not a write
-// each, and an archive is never behind a slow transfer by more.
-const idleFlush = 100 * time.Millisecond
-
-// next is the next queued job; when none is queued and records wait in
-// the file's buffer (pending), they are flushed once idle fires.
-func (w *Writer) next(idle *time.Timer, pending *bool) (*job, bool) {
-	select {
-	case j, ok := <-w.queue:
-		return j, ok
+// handle does a job on the drain goroutine.
+func (w *Writer) handle(j *job) {
+	switch {
+	case j.fn != nil:
+		if err := j.fn(w.writeNow); err != nil {
+			w.fail(err)
+		}
+	case j.marker && j.then == nil: // a drop
+		for _, h := range j.group.held {
+			h.close()
+		}
+		j.group.held = nil
+		delete(w.open, j.group)
+	case j.marker:
+		w.commit(j)
+		delete(w.open, j.group)
+	case j.group != nil:
+		j.group.held = append(j.group.held, j)
+		w.open[j.group] = true
 	default:
-	}
-	if !*pending {
-		j, ok := <-w.queue
-		return j, ok
-	}
-	idle.Reset(idleFlush)
-	defer idle.Stop()
-	select {
-	case j, ok := <-w.queue:
-		return j, ok
-	case <-idle.C:
-		w.flush()
-		*pending = false
-		j, ok := <-w.queue
-		return j, ok
+		w.roll()
+		w.put(j)
+		j.close()
 	}
 }
 
@@ -670,9 +739,8 @@ func (w *Writer) write(j *job) {
 // crawl's state) can be kept in step: Commit's callback runs once the
 // records are in the file. A group is used once.
 type Group struct {
-	w        *Writer
-	held     []*job         // kept by the drain goroutine
-	building sync.WaitGroup // its records still being built (build)
+	w    *Writer
+	held []*job // kept by the drain goroutine
 }
 
 // NewGroup starts a group of records.
@@ -693,58 +761,27 @@ func groupOf(ctx context.Context) *Group {
 }
 
 // Commit writes the group's records (those whose Write has returned, and
-// those of retrievals whose body is closed: it waits for them to be
-// built) into the file, in the order written and all in one file, then
+// those of retrievals whose body is closed, which are built before the
+// commit is done) into the file, in the order written and all in one file, then
 // calls then with that file's path (its final name, without ".open";
 // empty when nothing was ever written) and where the records end, which
 // is the file's size then. then runs on the writer's goroutine, before
 // any record written after Commit. It must be called before Close.
 func (g *Group) Commit(then func(file string, end int64)) {
-	g.building.Wait()
-	g.w.queue <- &job{group: g, marker: true, then: then}
+	g.w.enqueue(&job{group: g, marker: true, then: then})
 }
 
 // Drop discards the group's records. It must be called before Close.
 func (g *Group) Drop() {
-	g.building.Wait()
-	g.w.queue <- &job{group: g, marker: true}
+	g.w.enqueue(&job{group: g, marker: true})
 }
 
-// build runs fn, which writes records of g (nil: of no group), in the
-// background; Close, and g's Commit or Drop, wait for it. An error it
-// returns is the writer's.
-func (w *Writer) build(g *Group, fn func() error) {
-	w.building.Add(1)
-	if g != nil {
-		g.building.Add(1)
-	}
-	w.startOnce.Do(func() {
-		n := runtime.GOMAXPROCS(0)
-		w.builds = make(chan func(), n)
-		for range n {
-			go w.builder()
-		}
-	})
-	w.builds <- func() {
-		defer w.building.Done()
-		if g != nil {
-			defer g.building.Done()
-		}
-		if err := fn(); err != nil {
-			w.fail(err)
-		}
-	}
-}
-
-// builder builds records until Close. Builders live as long as the
-// writer, one per processor: a goroutine per record would grow a new
-// stack for each, which on small objects costs as much as the digest.
-// A retrieval whose records wait for a builder waits with them, so that
-// bodies held for building stay few.
-func (w *Writer) builder() {
-	for fn := range w.builds {
-		fn()
-	}
+// build has fn, which makes records with the write function it is
+// given, run on the drain goroutine, in order with the records written
+// (a group's records are held for its commit as Write's are); size is
+// what fn's body holds in memory. An error it returns is the writer's.
+func (w *Writer) build(size int, fn func(write func(Record) (string, error)) error) {
+	w.enqueue(&job{fn: fn, size: size})
 }
 
 // OnFile sets a function called with the path of each file begun (its
@@ -777,14 +814,10 @@ func oneLine(s string) string {
 // (NAME.warc.gz.open becomes NAME.warc.gz) and writes their indexes. It
 // must not be called while a Write is under way.
 func (w *Writer) Close() error {
-	w.building.Wait()
-	w.closeOnce.Do(func() {
-		w.startOnce.Do(func() {}) // no builders to start after this
-		if w.builds != nil {
-			close(w.builds)
-		}
-		close(w.queue)
-	})
+	w.jobsMu.Lock()
+	w.closing = true
+	w.jobsMu.Unlock()
+	w.kick()
 	<-w.drained
 	if err := w.Err(); err != nil {
 		return err
