@@ -5,11 +5,12 @@
 //
 // Records are built and serialised by github.com/nlnwa/gowarc, a WARC
 // library that makes records of every type (resource and metadata
-// included, not only HTTP exchanges). The files are deref's: one
-// goroutine builds the records of the bodies handed to it and compresses
-// each (github.com/klauspost/compress, as gowarc's writer does it) into
-// a buffer that goes to the disk when it has nothing left to do, so that
-// an archive of small pages costs a write per batch, not a write, a flush
+// included, not only HTTP exchanges). The files are deref's: a goroutine
+// builds the records of the bodies handed to it, a batch at a time, and
+// hands each batch to another, which compresses each record
+// (github.com/klauspost/compress, as gowarc's writer does it) into a
+// buffer that goes to the disk when it has nothing left to do, so that an
+// archive of small pages costs a write per batch, not a write, a flush
 // and a stat per record as gowarc's file writer makes them.
 package warc
 
@@ -81,15 +82,16 @@ type Writer struct {
 	// Its capacity is its length, so that a record's append copies it.
 	recordOptions []gowarc.WarcRecordOption
 
-	// The jobs waiting for the drain goroutine, in order (see enqueue),
+	// The jobs waiting for the build goroutine, in order (see enqueue),
 	// what their bodies hold in memory, and whether Close was called.
 	jobsMu   sync.Mutex
-	jobsTook *sync.Cond // the drain goroutine took the jobs
+	jobsTook *sync.Cond // the build goroutine took the jobs
 	jobs     []*job
 	jobBytes int
 	closing  bool
 	wake     chan struct{} // the jobs are a batch, or Close was called
 	late     *time.Timer   // they waited batchDelay
+	built    chan []*job   // batches of built records, to the drain goroutine
 	drained  chan struct{}
 	open     map[*Group]bool // groups holding records: the drain goroutine's
 
@@ -170,10 +172,11 @@ func Create(name string, o Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), drained: make(chan struct{}), open: map[*Group]bool{}}
+		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), built: make(chan []*job, 1), drained: make(chan struct{}), open: map[*Group]bool{}}
 	w.late.Stop()
 	w.jobsTook = sync.NewCond(&w.jobsMu)
 	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
+	go w.builder()
 	go w.drain()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -224,16 +227,6 @@ func (w *Writer) Write(r Record) (string, error) {
 	j, id, err := w.newJob(r)
 	if err == nil {
 		w.enqueue(j)
-	}
-	return id, err
-}
-
-// writeNow is Write on the drain goroutine (in a job's fn): the record
-// is built and goes into the file there and then.
-func (w *Writer) writeNow(r Record) (string, error) {
-	j, id, err := w.newJob(r)
-	if err == nil {
-		w.handle(j)
 	}
 	return id, err
 }
@@ -433,10 +426,10 @@ const memPerRecord = 256 << 10
 // maxJobs or maxJobBytes: its writer waits until the jobs are taken.
 const (
 	batchJobs   = 16
-	batchBytes  = 1 << 20
+	batchBytes  = 256 << 10
 	batchDelay  = 20 * time.Millisecond
 	maxJobs     = 256
-	maxJobBytes = 4 << 20
+	maxJobBytes = 1 << 20
 )
 
 // job is a built record waiting for the file, a body whose records are
@@ -453,8 +446,8 @@ type job struct {
 	marker bool   // a commit (then set) or a drop
 	then   func(file string, end int64)
 
-	// fn, when set, makes records on the drain goroutine, with write
-	// (writeNow); size is what the job's body holds in memory.
+	// fn, when set, makes records on the build goroutine, with the write
+	// function it is given; size is what the job's body holds in memory.
 	fn   func(write func(Record) (string, error)) error
 	size int
 }
@@ -465,7 +458,7 @@ func (j *job) close() {
 	}
 }
 
-// enqueue hands j to the drain goroutine, waking it when the jobs
+// enqueue hands j to the build goroutine, waking it when the jobs
 // waiting are a batch; a job it was not woken for gets there batchDelay
 // later at most.
 func (w *Writer) enqueue(j *job) {
@@ -486,7 +479,7 @@ func (w *Writer) enqueue(j *job) {
 	}
 }
 
-// kick wakes the drain goroutine, unless it is awake already or woken.
+// kick wakes the build goroutine, unless it is awake already or woken.
 func (w *Writer) kick() {
 	select {
 	case w.wake <- struct{}{}:
@@ -495,9 +488,8 @@ func (w *Writer) kick() {
 }
 
 // take is the jobs waiting, and whether Close was called; with none
-// waiting, it first flushes the file and sleeps until woken.
+// waiting, it sleeps until woken.
 func (w *Writer) take() ([]*job, bool) {
-	flushed := false
 	for {
 		w.jobsMu.Lock()
 		jobs, closing := w.jobs, w.closing
@@ -507,10 +499,6 @@ func (w *Writer) take() ([]*job, bool) {
 		if len(jobs) > 0 || closing {
 			return jobs, closing
 		}
-		if !flushed {
-			w.flush() // what was written goes to the disk while nothing comes
-			flushed = true
-		}
 		select {
 		case <-w.wake:
 		case <-w.late.C:
@@ -518,8 +506,42 @@ func (w *Writer) take() ([]*job, bool) {
 	}
 }
 
-// drain writes the jobs' records into the file, in order; a group's
-// records wait for its commit.
+// builder builds the records of the jobs taken, a batch at a time, and
+// hands them on to the drain goroutine, with the records and the group
+// commits and drops queued beside them, in order. Each goroutine is
+// woken once a batch: building beside the compressing keeps both cores
+// of a small machine at work on large pages.
+func (w *Writer) builder() {
+	defer close(w.built)
+	for {
+		jobs, closing := w.take()
+		var out []*job
+		write := func(r Record) (string, error) {
+			j, id, err := w.newJob(r)
+			if err == nil {
+				out = append(out, j)
+			}
+			return id, err
+		}
+		for _, j := range jobs {
+			if j.fn == nil {
+				out = append(out, j)
+			} else if err := j.fn(write); err != nil {
+				w.fail(err)
+			}
+		}
+		if len(out) > 0 {
+			w.built <- out
+		}
+		if closing && len(jobs) == 0 {
+			return
+		}
+	}
+}
+
+// drain writes the built records into the file, in order; a group's
+// records wait for its commit. What it wrote goes to the disk whenever
+// no batch waits.
 func (w *Writer) drain() {
 	defer close(w.drained)
 	defer func() {
@@ -529,13 +551,12 @@ func (w *Writer) drain() {
 			}
 		}
 	}()
-	for {
-		jobs, closing := w.take()
+	for jobs := range w.built {
 		for _, j := range jobs {
 			w.handle(j)
 		}
-		if closing && len(jobs) == 0 {
-			break
+		if len(w.built) == 0 {
+			w.flush()
 		}
 	}
 	w.finish()
@@ -544,10 +565,6 @@ func (w *Writer) drain() {
 // handle does a job on the drain goroutine.
 func (w *Writer) handle(j *job) {
 	switch {
-	case j.fn != nil:
-		if err := j.fn(w.writeNow); err != nil {
-			w.fail(err)
-		}
 	case j.marker && j.then == nil: // a drop
 		for _, h := range j.group.held {
 			h.close()
@@ -777,7 +794,7 @@ func (g *Group) Drop() {
 }
 
 // build has fn, which makes records with the write function it is
-// given, run on the drain goroutine, in order with the records written
+// given, run on the build goroutine, in order with the records written
 // (a group's records are held for its commit as Write's are); size is
 // what fn's body holds in memory. An error it returns is the writer's.
 func (w *Writer) build(size int, fn func(write func(Record) (string, error)) error) {
