@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -88,6 +89,7 @@ type Writer struct {
 	jobsTook *sync.Cond // the build goroutine took the jobs
 	jobs     []*job
 	jobBytes int
+	batch    int // batchJobs, or 1 (see batchJobs)
 	closing  bool
 	wake     chan struct{} // the jobs are a batch, or Close was called
 	late     *time.Timer   // they waited batchDelay
@@ -175,6 +177,10 @@ func Create(name string, o Options) (*Writer, error) {
 		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), built: make(chan []*job, 1), drained: make(chan struct{}), open: map[*Group]bool{}}
 	w.late.Stop()
 	w.jobsTook = sync.NewCond(&w.jobsMu)
+	w.batch = batchJobs
+	if runtime.GOMAXPROCS(0) == 1 {
+		w.batch = 1
+	}
 	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
 	go w.builder()
 	go w.drain()
@@ -419,11 +425,15 @@ func newRecordID() (string, error) {
 // with maxJobBytes it bounds the archive's memory.
 const memPerRecord = 256 << 10
 
-// The drain goroutine is woken for a batch of jobs (batchJobs, or
+// The build goroutine is woken for a batch of jobs (batchJobs, or
 // batchBytes of bodies held), or batchDelay after the first job it was
 // not woken for: waking it costs a thread switch, which for a small page
-// costs more than the page's records. A job is not queued past
-// maxJobs or maxJobBytes: its writer waits until the jobs are taken.
+// costs more than the page's records. With one processor (GOMAXPROCS 1)
+// it is woken for each job instead: waking it then costs no switch, and
+// a batch's building would hold the processor while the next page's
+// response waits, where a body's records are built while the next page
+// is on its way. A job is not queued past maxJobs or maxJobBytes: its
+// writer waits until the jobs are taken.
 const (
 	batchJobs   = 16
 	batchBytes  = 256 << 10
@@ -472,7 +482,7 @@ func (w *Writer) enqueue(j *job) {
 	}
 	w.jobs = append(w.jobs, j)
 	w.jobBytes += j.size
-	batch := len(w.jobs) >= batchJobs || w.jobBytes >= batchBytes
+	batch := len(w.jobs) >= w.batch || w.jobBytes >= batchBytes
 	w.jobsMu.Unlock()
 	if batch {
 		w.kick()
