@@ -421,8 +421,10 @@ func newRecordID() (string, error) {
 	return string(s[:]), nil
 }
 
-// memPerRecord is what a record holds in memory before it spools to disk;
-// with maxJobBytes it bounds the archive's memory.
+// memPerRecord is what a record holds in memory before it spools to disk.
+// The jobs waiting hold about maxJobBytes of bodies at most, and so do the
+// batch being built, the one handed on and the one being written: the
+// archive's memory stays within a few MiB, whatever the objects' size.
 const memPerRecord = 256 << 10
 
 // The build goroutine is woken for a batch of jobs (batchJobs, or
