@@ -95,7 +95,6 @@ type Writer struct {
 	late     *time.Timer   // they waited batchDelay
 	built    chan []*job   // batches of built records, to the drain goroutine
 	drained  chan struct{}
-	open     map[*Group]bool // groups holding records: the drain goroutine's
 
 	mu      sync.Mutex
 	onFile  func(path string)
@@ -174,7 +173,7 @@ func Create(name string, o Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), built: make(chan []*job, 1), drained: make(chan struct{}), open: map[*Group]bool{}}
+		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), built: make(chan []*job, 1), drained: make(chan struct{})}
 	w.late.Stop()
 	w.jobsTook = sync.NewCond(&w.jobsMu)
 	w.batch = batchJobs
@@ -479,12 +478,13 @@ func (w *Writer) enqueue(j *job) {
 		w.kick()
 		w.jobsTook.Wait()
 	}
-	if len(w.jobs) == 0 {
-		w.late.Reset(batchDelay)
-	}
+	first := len(w.jobs) == 0
 	w.jobs = append(w.jobs, j)
 	w.jobBytes += j.size
 	batch := len(w.jobs) >= w.batch || w.jobBytes >= batchBytes
+	if first && !batch {
+		w.late.Reset(batchDelay) // for it and the jobs that join it before a batch
+	}
 	w.jobsMu.Unlock()
 	if batch {
 		w.kick()
@@ -556,8 +556,9 @@ func (w *Writer) builder() {
 // no batch waits.
 func (w *Writer) drain() {
 	defer close(w.drained)
+	open := map[*Group]bool{} // groups holding records
 	defer func() {
-		for g := range w.open { // never committed: dropped
+		for g := range open { // never committed: dropped
 			for _, h := range g.held {
 				h.close()
 			}
@@ -565,7 +566,7 @@ func (w *Writer) drain() {
 	}()
 	for jobs := range w.built {
 		for _, j := range jobs {
-			w.handle(j)
+			w.handle(j, open)
 		}
 		if len(w.built) == 0 {
 			w.flush()
@@ -574,21 +575,22 @@ func (w *Writer) drain() {
 	w.finish()
 }
 
-// handle does a job on the drain goroutine.
-func (w *Writer) handle(j *job) {
+// handle does a job on the drain goroutine; open holds the groups
+// holding records.
+func (w *Writer) handle(j *job, open map[*Group]bool) {
 	switch {
 	case j.marker && j.then == nil: // a drop
 		for _, h := range j.group.held {
 			h.close()
 		}
 		j.group.held = nil
-		delete(w.open, j.group)
+		delete(open, j.group)
 	case j.marker:
 		w.commit(j)
-		delete(w.open, j.group)
+		delete(open, j.group)
 	case j.group != nil:
 		j.group.held = append(j.group.held, j)
-		w.open[j.group] = true
+		open[j.group] = true
 	default:
 		w.roll()
 		w.put(j)
