@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -12,37 +13,176 @@ import (
 )
 
 // robots are the rules of one server's robots.txt that apply to deref:
-// the group naming "deref", else the group for "*" (RFC 9309).
+// the groups naming deref, else those for "*" (RFC 9309).
 type robots struct {
+	// The rules' paths as robots.txt gives them, kept in a crawl's state.
 	allow, disallow []string
+	rules           []rule
 }
 
-// allowed applies the longest matching rule to a path; a tie goes to
-// Allow, and no rule allows.
-func (r *robots) allowed(path string) bool {
-	best, allow := -1, true
-	for _, p := range r.disallow {
-		if p != "" && strings.HasPrefix(path, p) && len(p) > best {
-			best, allow = len(p), false
+// rule is an allow or disallow rule made ready for matching.
+type rule struct {
+	allow bool
+	// parts are the pattern's literal parts, normalised (see
+	// normalisePath), between its "*"s: the first at the path's start, the
+	// others each after the one before.
+	parts []string
+	// end is set by a "$" ending the pattern: the last part then ends the
+	// path.
+	end bool
+	// size is the pattern's length, normalised: the longest matching
+	// pattern is the most specific.
+	size int
+}
+
+// newRobots makes the rules of a group's allow and disallow paths; an
+// empty path is no rule.
+func newRobots(allow, disallow []string) *robots {
+	r := &robots{allow: allow, disallow: disallow}
+	for i, paths := range [][]string{disallow, allow} {
+		for _, p := range paths {
+			if p == "" {
+				continue
+			}
+			ru := rule{allow: i == 1}
+			if strings.HasSuffix(p, "$") {
+				ru.end, p = true, p[:len(p)-1]
+			}
+			p = normalisePath(p, true)
+			ru.size = len(p)
+			if ru.end {
+				ru.size++
+			}
+			ru.parts = strings.Split(p, "*")
+			r.rules = append(r.rules, ru)
 		}
 	}
-	for _, p := range r.allow {
-		if strings.HasPrefix(path, p) && len(p) >= best {
-			best, allow = len(p), true
+	return r
+}
+
+// allowed applies the most specific rule matching a path (its pattern the
+// longest); a tie goes to allow, and no rule allows. robots.txt itself is
+// always allowed.
+func (r *robots) allowed(path string) bool {
+	if path == "/robots.txt" || path == "robots.txt" || len(r.rules) == 0 {
+		return true
+	}
+	path = normalisePath(path, false)
+	best, allow := -1, true
+	for _, ru := range r.rules {
+		if ru.size < best || ru.size == best && !ru.allow || !ru.matches(path) {
+			continue
 		}
+		best, allow = ru.size, ru.allow
 	}
 	return allow
 }
 
-// parseRobots reads robots.txt, at most 512 KiB of it (RFC 9309 §2.5).
+// matches says whether the rule's pattern matches the start of path (the
+// whole of it when the pattern ends with "$"). Each part after a "*" is
+// taken where it first comes: a later place never matches more. The cost
+// is linear in the path's length for each part, whatever the pattern.
+func (ru *rule) matches(path string) bool {
+	first := ru.parts[0]
+	if !strings.HasPrefix(path, first) {
+		return false
+	}
+	rest := path[len(first):]
+	last := len(ru.parts) - 1
+	if last == 0 {
+		return !ru.end || rest == ""
+	}
+	for _, part := range ru.parts[1:last] {
+		i := strings.Index(rest, part)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(part):]
+	}
+	if ru.end {
+		return strings.HasSuffix(rest, ru.parts[last])
+	}
+	return strings.Contains(rest, ru.parts[last])
+}
+
+// normalisePath writes a path, or a rule's pattern, in the one form in
+// which RFC 9309 compares them: an escape of an unreserved character
+// decoded ("%7E" is "~"), the others' hex digits in upper case, and
+// octets past ASCII, controls, spaces and a "%" that begins no escape
+// escaped. In a path, "*" and "$" are escaped too: a pattern names them
+// so ("%2A"), its own "*" being a wildcard.
+func normalisePath(s string, pattern bool) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if unreserved(v) {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(hex[v>>4])
+				b.WriteByte(hex[v&15])
+			}
+			i += 2
+			continue
+		case c == '%', c <= ' ', c >= 0x7f, !pattern && (c == '*' || c == '$'), pattern && c == '$':
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// unreserved is RFC 3986's unreserved set: letters, digits, "-._~".
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// robotsLimit is how much of a robots.txt is read: RFC 9309 §2.5 asks
+// for at least 500 KiB.
+const robotsLimit = 512 << 10
+
+// parseRobots reads robots.txt, robotsLimit of it at most. A group is
+// one or more user-agent lines and the rules that follow them; those of
+// every group naming deref apply, else those of every group for "*"
+// (RFC 9309 §2.2.1). Lines end with CR, LF or CR LF; other lines than
+// user-agent, allow and disallow (sitemap, crawl-delay) are passed over.
 func parseRobots(r io.Reader) *robots {
-	sc := bufio.NewScanner(io.LimitReader(r, 512<<10))
-	var mine, any robots
-	var groups []*robots // the groups the current user-agent lines name
+	sc := bufio.NewScanner(io.LimitReader(r, robotsLimit))
+	sc.Buffer(make([]byte, 0, 4096), robotsLimit+1)
+	sc.Split(scanRobotsLines)
+	var mine, any struct{ allow, disallow []string }
+	type group = *struct{ allow, disallow []string }
+	var groups []group // the groups the current user-agent lines name
 	inAgents := false
 	seenMine := false
+	first := true
 	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
+		text := sc.Text()
+		if first {
+			text, first = strings.TrimPrefix(text, "\ufeff"), false // a byte order mark
+		}
+		line, _, _ := strings.Cut(text, "#")
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
@@ -53,10 +193,10 @@ func parseRobots(r io.Reader) *robots {
 			if !inAgents {
 				groups, inAgents = nil, true
 			}
-			switch a := strings.ToLower(v); {
-			case strings.HasPrefix(a, "deref"):
+			switch {
+			case strings.EqualFold(productToken(v), "deref"):
 				groups, seenMine = append(groups, &mine), true
-			case a == "*":
+			case v == "*":
 				groups = append(groups, &any)
 			}
 		case "allow", "disallow":
@@ -68,14 +208,41 @@ func parseRobots(r io.Reader) *robots {
 					g.disallow = append(g.disallow, v)
 				}
 			}
-		default:
-			inAgents = false
 		}
 	}
 	if seenMine {
-		return &mine
+		return newRobots(mine.allow, mine.disallow)
 	}
-	return &any
+	return newRobots(any.allow, any.disallow)
+}
+
+// productToken is the name a user-agent line gives: its letters, "_" and
+// "-" up to any other character ("deref" of "deref/1.0").
+func productToken(v string) string {
+	i := strings.IndexFunc(v, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '_' || r == '-')
+	})
+	if i < 0 {
+		return v
+	}
+	return v[:i]
+}
+
+// scanRobotsLines splits robots.txt into lines ending with CR, LF or CR
+// LF.
+func scanRobotsLines(data []byte, atEOF bool) (int, []byte, error) {
+	i := bytes.IndexAny(data, "\r\n")
+	switch {
+	case i < 0 && atEOF && len(data) > 0:
+		return len(data), data, nil
+	case i < 0:
+		return 0, nil, nil
+	case data[i] == '\r' && i+1 == len(data) && !atEOF:
+		return 0, nil, nil // a LF may follow
+	case data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n':
+		return i + 2, data[:i], nil
+	}
+	return i + 1, data[:i], nil
 }
 
 // robotsFor fetches and remembers the robots.txt of u's server: HTTP's at
@@ -98,7 +265,7 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 	if ok {
 		return r
 	}
-	r = &robots{}
+	r = newRobots(nil, nil)
 	fctx, group := ctx, (*warc.Group)(nil)
 	if m.state != nil && m.archive != nil {
 		group = m.archive.NewGroup()

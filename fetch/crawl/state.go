@@ -154,7 +154,7 @@ func (m *run) openState(path string) ([]job, error) {
 				files[l.File] = l.At
 			}
 		case l.Robots != "":
-			m.robots[l.Robots] = &robots{allow: l.Allow, disallow: l.Disallow}
+			m.robots[l.Robots] = newRobots(l.Allow, l.Disallow)
 		case l.File != "":
 			if _, ok := files[l.File]; !ok {
 				files[l.File] = -1
