@@ -33,7 +33,7 @@ type (
 	// Response is a streamed object and its metadata (the fields are
 	// documented at protocols.Response):
 	//
-	//	Body       io.ReadCloser  // the object, streamed; Close reports a final error (FTP's 226)
+	//	Body       io.ReadCloser  // the object, streamed; Close reports a final error (FTP's 226); never nil, empty for a session
 	//	Kind       Kind           // KindFile, KindDirectory, KindSearchIndex, KindArticleList, KindSession, KindRedirect
 	//	Size       int64          // bytes Body yields; -1 when unknown
 	//	Offset     int64          // where Body starts within the object (resume)
@@ -354,8 +354,19 @@ func (c *Client) fetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 		}
 		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
 	}
+	if resp.Body == nil {
+		// Nothing to read (a session, whose Session has its own Close),
+		// but a Body all the same, which a caller may close as always.
+		resp.Body = emptyBody{}
+	}
 	return resp, nil
 }
+
+// emptyBody is the Body of a Response with nothing to read.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }
 
 func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions) (*Response, error) {
 	max := c.MaxRedirects

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,25 @@ func TestExternalSessions(t *testing.T) {
 	r = runDeref(t, "", "--rlogin", "/bin/echo", "rlogin://bob@h.example/")
 	if r.code != 0 || r.stdout != "-l bob h.example\n" {
 		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A telnet: URL asked to be saved, or crawled, designates no object: a
+// clear error and no file, not a crash.
+func TestTelnetNoObject(t *testing.T) {
+	s := &telnetd.Server{User: "alice", Pass: "secret"}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := filepath.Join(t.TempDir(), "session.out")
+	for _, args := range [][]string{{"-o", out, "telnet://" + s.Addr() + "/"}, {"crawl", "telnet://" + s.Addr() + "/"}} {
+		r := runDeref(t, "", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "designates an interactive session, not an object") {
+			t.Errorf("%q: %d %q", args, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s: %v", out, err)
 	}
 }

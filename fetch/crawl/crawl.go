@@ -419,6 +419,12 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
+	if resp.Kind == fetch.KindSession {
+		if resp.Session != nil {
+			resp.Session.Close()
+		}
+		return 0, nil, fmt.Errorf("%w: %s designates an interactive session, not an object", fetch.ErrNotRetrievable, u.Redacted())
+	}
 	var hrefs []string
 	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
