@@ -415,6 +415,23 @@ func (c *Client) redirectScheme(name string) bool {
 	return s.Redirect || slices.Contains(c.RedirectSchemes, name)
 }
 
+// Follows says whether a crawler may follow a link found in the object
+// at from to the URL to: to's scheme is one the Client retrieves objects
+// of (not mailto:, not an interactive session such as telnet:, not a
+// scheme it does not know), and a scheme naming this machine's files
+// (file:) is followed only from an object of that scheme, so that a page
+// from elsewhere never has a crawl read local files.
+func (c *Client) Follows(from, to *url.URL) bool {
+	s, ok := c.scheme(to.Scheme)
+	switch {
+	case !ok || s.Fetcher == nil || s.Session:
+		return false
+	case s.Local:
+		return from != nil && from.Scheme == to.Scheme
+	}
+	return true
+}
+
 // local says whether the scheme names this machine's files.
 func (c *Client) local(name string) bool {
 	s, _ := c.scheme(name)

@@ -28,6 +28,9 @@ type Scheme struct {
 	// machine's files: never the target of a redirect, never proxied, no
 	// credentials looked up.
 	Redirect, Secure, Local bool
+	// Session marks a scheme whose URLs designate interactive sessions
+	// (telnet:): fetched when asked for, never followed as a link.
+	Session bool
 	// Plain is a secure scheme's unprotected counterpart ("http" for
 	// https): a redirect to it is a downgrade.
 	Plain string

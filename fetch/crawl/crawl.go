@@ -411,21 +411,23 @@ type link struct {
 	plus bool // a Gopher+ menu's item
 }
 
-// fetch reads u whole and returns its size and the links it holds: a
-// listing's entries, an HTML page's anchors.
+// fetch reads u whole and returns its size and the links it holds that
+// a crawl may follow (fetch.Client.Follows): a listing's entries, an HTML
+// page's links and what it is shown with (fetch.PageLinks).
 func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	resp, err := m.c.Fetch(ctx, u, 0)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	if resp.Kind == fetch.KindSession {
+	if resp.Kind == fetch.KindSession { // a start URL's: links to sessions are not followed
 		if resp.Session != nil {
 			resp.Session.Close()
 		}
 		return 0, nil, fmt.Errorf("%w: %s designates an interactive session, not an object", fetch.ErrNotRetrievable, u.Redacted())
 	}
 	var hrefs []string
+	var base string           // an HTML page's <base href>
 	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
 	var sink io.Writer = io.Discard
@@ -451,7 +453,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		n, err = io.Copy(sink, resp.Body)
 	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml":
 		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
-		hrefs, err = fetch.HTMLLinks(cr)
+		hrefs, base, err = fetch.PageLinks(cr)
 		if err == nil {
 			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
 		}
@@ -468,6 +470,12 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	if err != nil {
 		return n, nil, err
 	}
+	from := u // what a page's links are relative to
+	if base != "" {
+		if ref, err := url.ParseReference(url.Canonicalize(base)); err == nil {
+			from = u.ResolveReference(ref)
+		}
+	}
 	var out []link
 	for _, h := range hrefs {
 		var l *url.URL
@@ -482,10 +490,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 			if err != nil {
 				continue
 			}
-			l = u.ResolveReference(ref)
+			l = from.ResolveReference(ref)
 			if _, err := url.Parse(l.String()); err != nil {
 				continue
 			}
+		}
+		if !m.c.Follows(u, l) {
+			continue // mailto:, telnet:, a remote page's file:
 		}
 		l.HasFragment, l.Fragment = false, ""
 		out = append(out, link{l.Normalize(), plus[h]})

@@ -237,6 +237,83 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 	}
 }
 
+// A page's images, style sheets and scripts are fetched with its links,
+// relative to its <base>; its links to a mailbox, to a telnet session and
+// to this machine's files are not followed, even across hosts, and are no
+// failures.
+func TestCrawlPageRequisites(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var sessions sync.WaitGroup
+	connected := 0
+	sessions.Add(1)
+	go func() {
+		defer sessions.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			connected++
+			c.Close()
+		}
+	}()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("not for the crawl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := (&url.URL{Scheme: "file", HasAuthority: true, Path: filepath.ToSlash(secret)}).String()
+	if !strings.HasPrefix(fileURL, "file:///") {
+		fileURL = "file:///" + strings.TrimPrefix(fileURL, "file://")
+	}
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<base href="/assets/"><link rel="stylesheet" href="style.css"><script src="/app.js"></script>`+
+				`<img src="logo.png" srcset="logo-2x.png 2x"><a href="%s">secret</a><a href="mailto:a@b">mail</a>`+
+				`<a href="telnet://%s/">session</a><a href="/page.html">page</a>`, fileURL, ln.Addr())
+		case "/page.html":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<p>a page</p>`)
+		case "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png":
+			io.WriteString(w, "bytes")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	var seen []string
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{SpanHosts: true,
+		Events: func(ev crawl.Event) { mu.Lock(); seen = append(seen, ev.URL); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	sessions.Wait()
+	for _, p := range []string{"/", "/page.html", "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png"} {
+		if asked[p] != 1 {
+			t.Errorf("%s asked %d times", p, asked[p])
+		}
+	}
+	if rep.Fetched != 6 || rep.Failed != 0 || connected != 0 {
+		t.Errorf("report %+v, %d telnet connections", rep, connected)
+	}
+	for _, u := range seen {
+		if !strings.HasPrefix(u, s.URL+"/") {
+			t.Errorf("followed %s", u)
+		}
+	}
+}
+
 // OutputDir holds a browsable tree by host and path, menus as their
 // folder's index; a selector that would climb out is not written, and
 // nothing partial is left.

@@ -1,0 +1,157 @@
+package fetch
+
+import (
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// pageLinkAttrs are the attributes holding what a crawler follows from
+// an HTML page, by element: its links, and what it is shown with (images,
+// style sheets, scripts, frames, media), as wget's recursive retrieval
+// takes them.
+var pageLinkAttrs = map[string][]string{
+	"a": {"href"}, "area": {"href"}, "link": {"href"},
+	"img": {"src", "srcset", "lowsrc"}, "source": {"src", "srcset"}, "input": {"src"},
+	"script": {"src"}, "iframe": {"src"}, "frame": {"src"}, "embed": {"src"},
+	"video": {"src", "poster"}, "audio": {"src"}, "track": {"src"}, "object": {"data"},
+	"body": {"background"}, "table": {"background"}, "td": {"background"}, "th": {"background"},
+}
+
+// PageLinks returns what a crawler follows from an HTML page, read as a
+// stream of tokens (golang.org/x/net/html), never whole: the links of
+// <a>, <area> and <link> (but those that only name a server to connect to
+// early: rel preconnect and dns-prefetch), the sources of images (srcset's
+// each), frames, scripts, media and objects, body and table backgrounds,
+// and a <meta http-equiv="refresh">'s URL. Base is the href of the page's
+// first <base> element, if any: the links are relative to it.
+func PageLinks(r io.Reader) (links []string, base string, err error) {
+	z := html.NewTokenizer(r)
+	z.SetMaxBuf(1 << 20)
+	seenBase := false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() == io.EOF {
+				return links, base, nil
+			}
+			return nil, "", z.Err()
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if !hasAttr {
+				continue
+			}
+			tag := string(name)
+			attrs := pageLinkAttrs[tag]
+			if attrs == nil && tag != "base" && tag != "meta" {
+				continue
+			}
+			var found []string
+			var rel, equiv, content string
+			for more := true; more; {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				key := string(k)
+				switch {
+				case tag == "base" && key == "href" && !seenBase:
+					base, seenBase = strings.TrimSpace(string(v)), true
+				case tag == "meta" && key == "http-equiv":
+					equiv = string(v)
+				case tag == "meta" && key == "content":
+					content = string(v)
+				case tag == "link" && key == "rel":
+					rel = strings.ToLower(string(v))
+				case key == "srcset":
+					found = append(found, srcset(string(v))...)
+				default:
+					for _, a := range attrs {
+						if key == a {
+							found = append(found, string(v))
+						}
+					}
+				}
+			}
+			if tag == "link" && onlyConnects(rel) {
+				continue
+			}
+			if tag == "meta" && strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
+				if u := refreshURL(content); u != "" {
+					found = append(found, u)
+				}
+			}
+			for _, l := range found {
+				if l = strings.TrimSpace(l); l != "" {
+					links = append(links, l)
+				}
+			}
+		}
+	}
+}
+
+// onlyConnects says a <link>'s rel names only early connections, no
+// resource to fetch.
+func onlyConnects(rel string) bool {
+	f := strings.Fields(rel)
+	for _, r := range f {
+		if r != "preconnect" && r != "dns-prefetch" {
+			return false
+		}
+	}
+	return len(f) > 0
+}
+
+// srcset is the URLs of a srcset attribute: candidates separated by
+// commas, each a URL and an optional descriptor ("a.png 2x, b.png 640w").
+// A URL may hold commas itself; one ends at white space, or at a comma
+// that white space or the end follows.
+func srcset(v string) []string {
+	var out []string
+	for {
+		v = strings.TrimLeft(v, " \t\n\f\r,")
+		if v == "" {
+			return out
+		}
+		end := strings.IndexAny(v, " \t\n\f\r")
+		if end < 0 {
+			end = len(v)
+		}
+		u := v[:end]
+		v = v[end:]
+		if t := strings.TrimRight(u, ","); t != u {
+			u = t // the candidate ends here, without a descriptor
+		} else if i := strings.IndexByte(v, ','); i >= 0 {
+			v = v[i+1:] // past the descriptor
+		} else {
+			v = ""
+		}
+		if u != "" {
+			out = append(out, u)
+		}
+	}
+}
+
+// refreshURL is the URL of a refresh's content ("5; url=next.html", the
+// quotes and "url=" optional), or "" if it names none.
+func refreshURL(content string) string {
+	_, rest, ok := strings.Cut(content, ";")
+	if !ok {
+		if _, rest, ok = strings.Cut(content, ","); !ok {
+			return ""
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if len(rest) >= 3 && strings.EqualFold(rest[:3], "url") {
+		if after := strings.TrimLeft(rest[3:], " \t"); strings.HasPrefix(after, "=") {
+			rest = strings.TrimSpace(after[1:])
+		}
+	}
+	if len(rest) > 0 && (rest[0] == '\'' || rest[0] == '"') {
+		q := rest[0]
+		rest = rest[1:]
+		if i := strings.IndexByte(rest, q); i >= 0 {
+			rest = rest[:i]
+		}
+	}
+	return strings.TrimSpace(rest)
+}

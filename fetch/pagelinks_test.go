@@ -1,0 +1,96 @@
+package fetch_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// A page's links and what it is shown with, in the order they come; the
+// first <base>; nothing from attributes that hold no link.
+func TestPageLinks(t *testing.T) {
+	page := `<!doctype html><html><head>
+<base href="https://h.example/docs/"><base href="/ignored/">
+<meta http-equiv="Refresh" content="30; URL='next.html'">
+<meta name="description" content="0; url=not-a-link.html">
+<link rel="stylesheet" href="style.css"><link rel="preconnect dns-prefetch" href="//cdn.example">
+<link rel="icon preconnect" href="favicon.ico">
+<script src="app.js"></script>
+</head><body background="bg.png">
+<a href="a.html" title="b.html">a</a><a name="anchor">no href</a>
+<img src="i.png" srcset="i-2x.png 2x, https://h.example/i,3x.png 3x,i-640.png" alt="x.png">
+<picture><source srcset=" s1.webp 1x ,s2.webp 2x "></picture>
+<map><area href="area.html"></map>
+<iframe src="frame.html"></iframe><video src="v.mp4" poster="poster.jpg"><track src="t.vtt"></video>
+<object data="o.svg"></object><table background="t.png"><tr><td background="td.png">x</td></tr></table>
+<input type="image" src="button.png"><form action="post.cgi"></form>
+<a href="  spaced.html  ">s</a><a href="">empty</a>
+</body></html>`
+	links, base, err := fetch.PageLinks(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"next.html", "style.css", "favicon.ico", "app.js", "bg.png", "a.html",
+		"i.png", "i-2x.png", "https://h.example/i,3x.png", "i-640.png", "s1.webp", "s2.webp", "area.html",
+		"frame.html", "v.mp4", "poster.jpg", "t.vtt", "o.svg", "t.png", "td.png", "button.png", "spaced.html"}
+	if !slices.Equal(links, want) {
+		t.Errorf("links\n got %q\nwant %q", links, want)
+	}
+	if base != "https://h.example/docs/" {
+		t.Errorf("base %q", base)
+	}
+}
+
+// A crawl follows links to objects: not to mailboxes or sessions, and to
+// this machine's files only from them.
+func TestFollows(t *testing.T) {
+	c := fetch.NewClient()
+	for _, tc := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{"http://h/a.html", "http://h/b.html", true},
+		{"http://h/a.html", "gopher://g/1/", true},
+		{"gopher://g/1/", "ftp://f/pub/", true},
+		{"gopher://g/1/", "news:comp.misc", true},
+		{"file:///srv/site/a.html", "file:///srv/site/b.html", true},
+		{"file:///srv/site/a.html", "https://h/", true},
+		{"http://h/a.html", "file:///etc/passwd", false},
+		{"http://h/a.html", "file://localhost/etc/passwd", false},
+		{"gopher://g/1/", "file:///etc/passwd", false},
+		{"http://h/a.html", "mailto:a@h", false},
+		{"http://h/a.html", "telnet://h/", false},
+		{"http://h/a.html", "tn3270://h/", false},
+		{"http://h/a.html", "javascript:alert(1)", false},
+		{"http://h/a.html", "afs://h/x", false},
+	} {
+		from, err := url.Parse(tc.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to, err := url.Parse(tc.to)
+		if err != nil {
+			to = &url.URL{Scheme: strings.SplitN(tc.to, ":", 2)[0]}
+		}
+		if got := c.Follows(from, to); got != tc.ok {
+			t.Errorf("Follows(%s, %s) = %v", tc.from, tc.to, got)
+		}
+	}
+}
+
+// Any page, however broken, gives links without a crash, none empty.
+func FuzzPageLinks(f *testing.F) {
+	f.Add(`<img srcset=",, a 1x,,b,c 2x , "><meta http-equiv=refresh content="0;url='x"><base href=" ">`)
+	f.Add(`<link rel="preconnect" href="//x"><a href="y">`)
+	f.Fuzz(func(t *testing.T, page string) {
+		links, _, _ := fetch.PageLinks(strings.NewReader(page))
+		for _, l := range links {
+			if l == "" || strings.TrimSpace(l) != l {
+				t.Fatalf("link %q", l)
+			}
+		}
+	})
+}
