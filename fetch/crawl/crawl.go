@@ -477,7 +477,12 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		}
 	}
 	var out []link
+	given := make(map[string]bool, len(hrefs))
 	for _, h := range hrefs {
+		if given[h] {
+			continue // a page's links repeat (a menu, a sidebar): each is resolved once
+		}
+		given[h] = true
 		var l *url.URL
 		if listing {
 			// A listing's URLs are absolute and taken as they are: a
