@@ -30,6 +30,7 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	seenBase := false
+	var found []string // a tag's links
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
@@ -42,40 +43,39 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 			if !hasAttr {
 				continue
 			}
-			tag := string(name)
-			attrs := pageLinkAttrs[tag]
-			if attrs == nil && tag != "base" && tag != "meta" {
+			attrs := pageLinkAttrs[string(name)]
+			isBase, isMeta, isLink := string(name) == "base", string(name) == "meta", string(name) == "link"
+			if attrs == nil && !isBase && !isMeta {
 				continue
 			}
-			var found []string
+			found = found[:0]
 			var rel, equiv, content string
 			for more := true; more; {
 				var k, v []byte
 				k, v, more = z.TagAttr()
-				key := string(k)
 				switch {
-				case tag == "base" && key == "href" && !seenBase:
+				case isBase && string(k) == "href" && !seenBase:
 					base, seenBase = strings.TrimSpace(string(v)), true
-				case tag == "meta" && key == "http-equiv":
+				case isMeta && string(k) == "http-equiv":
 					equiv = string(v)
-				case tag == "meta" && key == "content":
+				case isMeta && string(k) == "content":
 					content = string(v)
-				case tag == "link" && key == "rel":
+				case isLink && string(k) == "rel":
 					rel = strings.ToLower(string(v))
-				case key == "srcset":
+				case string(k) == "srcset":
 					found = append(found, srcset(string(v))...)
 				default:
 					for _, a := range attrs {
-						if key == a {
+						if string(k) == a {
 							found = append(found, string(v))
 						}
 					}
 				}
 			}
-			if tag == "link" && onlyConnects(rel) {
+			if isLink && onlyConnects(rel) {
 				continue
 			}
-			if tag == "meta" && strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
+			if isMeta && strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
 				if u := refreshURL(content); u != "" {
 					found = append(found, u)
 				}

@@ -218,7 +218,11 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 // admit marks u seen and says whether it is to be fetched: not seen
 // before, and within MaxItems.
 func (m *run) admit(u *url.URL) bool {
-	key := u.Normalize().String()
+	return m.admitKey(u.Normalize().String())
+}
+
+// admitKey is admit of a URL given by its normalised form's string.
+func (m *run) admitKey(key string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.seen[key] || m.o.MaxItems > 0 && len(m.seen) >= m.o.MaxItems {
@@ -317,7 +321,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	var next []job
 	if err == nil && (m.o.MaxDepth <= 0 || j.depth+1 <= m.o.MaxDepth) {
 		for _, l := range found {
-			if m.inScope(l.u) && m.admit(l.u) {
+			if m.inScope(l.u) && m.admitKey(l.key) {
 				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
 				line.Links = append(line.Links, stateURL(l.u))
 				if l.plus {
@@ -407,8 +411,9 @@ func (m *run) attributes(ctx context.Context, u *url.URL) {
 
 // link is a URL a listing or page gave.
 type link struct {
-	u    *url.URL
-	plus bool // a Gopher+ menu's item
+	u    *url.URL // normalised
+	key  string   // u as a string
+	plus bool     // a Gopher+ menu's item
 }
 
 // fetch reads u whole and returns its size and the links it holds that
@@ -496,17 +501,32 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 				continue
 			}
 			l = from.ResolveReference(ref)
-			if _, err := url.Parse(l.String()); err != nil {
-				continue
-			}
 		}
 		if !m.c.Follows(u, l) {
 			continue // mailto:, telnet:, a remote page's file:
 		}
 		l.HasFragment, l.Fragment = false, ""
-		out = append(out, link{l.Normalize(), plus[h]})
+		norm := l.Normalize()
+		key := norm.String()
+		if m.seenKey(key) {
+			continue // queued or fetched already, from another page
+		}
+		if !listing {
+			if _, err := url.Parse(l.String()); err != nil {
+				continue // resolved into no URL of its scheme
+			}
+		}
+		out = append(out, link{norm, key, plus[h]})
 	}
 	return n, out, nil
+}
+
+// seenKey says whether the URL whose normalised form's string is key was
+// admitted already.
+func (m *run) seenKey(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.seen[key]
 }
 
 type countReader struct {
