@@ -426,6 +426,11 @@ func (u *URL) Redacted() string { return u.format(true) }
 
 func (u *URL) format(redact bool) string {
 	var b strings.Builder
+	n := len(u.Scheme) + 4 + len(u.Host) + 1 + len(u.Port) + len(u.Path) + 1 + len(u.Query) + 1 + len(u.Fragment)
+	if u.User != nil {
+		n += len(u.User.user) + 1 + max(len(u.User.password), 5) + 1
+	}
+	b.Grow(n) // one allocation
 	if u.Scheme != "" {
 		b.WriteString(u.Scheme)
 		b.WriteByte(':')
@@ -444,7 +449,11 @@ func (u *URL) format(redact bool) string {
 			}
 			b.WriteByte('@')
 		}
-		b.WriteString(u.Site())
+		b.WriteString(u.Host)
+		if u.Port != "" {
+			b.WriteByte(':')
+			b.WriteString(u.Port)
+		}
 	}
 	b.WriteString(u.Path)
 	if u.HasQuery {
@@ -501,24 +510,37 @@ func Canonicalize(raw string) string {
 			lastAt = authStart + j
 		}
 	}
+	changed := false // b holds raw up to i, changed; else raw is whole so far
+	change := func(i int) {
+		if !changed {
+			b.Grow(len(raw) + 16)
+			b.WriteString(raw[:i])
+			changed = true
+		}
+	}
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		inAuth := i >= authStart && i < authEnd
 		switch {
 		case c == '%':
-			b.WriteByte(c)
 		case c == '#' && !hashSeen && !inAuth:
 			hashSeen = true
-			b.WriteByte(c)
 		case c == '@' && inAuth && i != lastAt:
+			change(i)
 			b.WriteString("%40")
+			continue
 		case (c == '[' || c == ']') && inAuth && (lastAt < 0 || i > lastAt):
-			b.WriteByte(c)
 		case unsafeChar(c):
+			change(i)
 			writeEscaped(&b, c)
-		default:
+			continue
+		}
+		if changed {
 			b.WriteByte(c)
 		}
+	}
+	if !changed {
+		return raw // most text needs nothing: no copy
 	}
 	return b.String()
 }
