@@ -1,11 +1,16 @@
 package fetch
 
 import (
+	"bytes"
 	"io"
 	"strings"
 
 	"golang.org/x/net/html"
 )
+
+// maxLinks bounds the links PageLinks and CSSLinks return: a page
+// that holds more (a hostile one) gives its first 131,072.
+const maxLinks = 1 << 17
 
 // pageLinkAttrs are the attributes holding what a crawler follows from
 // an HTML page, by element: its links, and what it is shown with (images,
@@ -24,22 +29,37 @@ var pageLinkAttrs = map[string][]string{
 // <a>, <area> and <link> (but those that only name a server to connect to
 // early: rel preconnect and dns-prefetch), the sources of images (srcset's
 // each), frames, scripts, media and objects, body and table backgrounds,
-// and a <meta http-equiv="refresh">'s URL. Base is the href of the page's
-// first <base> element, if any: the links are relative to it.
+// a <meta http-equiv="refresh">'s URL, and what its <style> elements load
+// (CSSLinks). Base is the href of the page's first <base> element, if
+// any: the links are relative to it. It returns 131,072 links at most,
+// and stops reading there.
 func PageLinks(r io.Reader) (links []string, base string, err error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	seenBase := false
+	inStyle := false   // the text next is a <style> element's
 	var found []string // a tag's links
-	for {
-		switch z.Next() {
+	for len(links) < maxLinks {
+		tt := z.Next()
+		style := inStyle
+		inStyle = false
+		switch tt {
 		case html.ErrorToken:
 			if z.Err() == io.EOF {
 				return links, base, nil
 			}
 			return nil, "", z.Err()
+		case html.TextToken:
+			if style {
+				css, _ := CSSLinks(bytes.NewReader(z.Text()))
+				links = append(links, css...)
+			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
+			if tt == html.StartTagToken && string(name) == "style" {
+				inStyle = true
+				continue
+			}
 			if !hasAttr {
 				continue
 			}
@@ -87,6 +107,7 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 			}
 		}
 	}
+	return links[:maxLinks], base, nil
 }
 
 // onlyConnects says a <link>'s rel names only early connections, no

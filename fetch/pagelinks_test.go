@@ -94,3 +94,48 @@ func FuzzPageLinks(f *testing.F) {
 		}
 	})
 }
+
+// A style sheet's url()s, quoted or not, escaped or not, and its
+// @imports; nothing in comments or other strings.
+func TestCSSLinks(t *testing.T) {
+	css := `@charset "utf-8";
+@import "base.css";
+@import url(print.css) print;
+@IMPORT'theme.css';
+/* url(commented.png) @import "commented.css"; */
+body { background: URL( "bg.png" ) no-repeat; font-family: "url(not-a-link)"; }
+.a { background-image: url(  spaced.png  ), url('single.png'); }
+.b::before { content: 'url(also-not)'; background: url(es\28 caped\29.png); }
+.c { mask: myurl(no.png); src: url(data:font/woff2;base64,AAAA) format("woff2"); }
+.d { background: url("bad
+newline.png"); cursor: url(lost-in-a-string.cur); }
+.e { cursor: url(cursor.cur), auto; background: url(unclosed.png`
+	links, err := fetch.CSSLinks(strings.NewReader(css))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"base.css", "print.css", "theme.css", "bg.png", "spaced.png", "single.png", "es(caped).png",
+		"data:font/woff2;base64,AAAA", "cursor.cur"}
+	if !slices.Equal(links, want) {
+		t.Errorf("links\n got %q\nwant %q", links, want)
+	}
+	page := `<style>@import "s.css"; p { background: url(p.png) }</style><style media=print>/* url(x) */ q { background: url(q.png) }</style><p style="x">`
+	links, _, err = fetch.PageLinks(strings.NewReader(page))
+	if err != nil || !slices.Equal(links, []string{"s.css", "p.png", "q.png"}) {
+		t.Errorf("a page's style elements: %q %v", links, err)
+	}
+}
+
+// Any style sheet gives links without a crash, none empty.
+func FuzzCSSLinks(f *testing.F) {
+	f.Add(`@import"x";a{b:url(\41 \
+)}/*`)
+	f.Fuzz(func(t *testing.T, css string) {
+		links, _ := fetch.CSSLinks(strings.NewReader(css))
+		for _, l := range links {
+			if l == "" {
+				t.Fatal("an empty link")
+			}
+		}
+	})
+}

@@ -418,7 +418,8 @@ type link struct {
 
 // fetch reads u whole and returns its size and the links it holds that
 // a crawl may follow (fetch.Client.Follows): a listing's entries, an HTML
-// page's links and what it is shown with (fetch.PageLinks).
+// page's links and what it is shown with (fetch.PageLinks), what a style
+// sheet loads (fetch.CSSLinks).
 func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	resp, err := m.c.Fetch(ctx, u, 0)
 	if err != nil {
@@ -461,6 +462,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		hrefs, base, err = fetch.PageLinks(cr)
 		if err == nil {
 			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
+		}
+		n = cr.n
+	case resp.MediaType == "text/css":
+		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
+		hrefs, err = fetch.CSSLinks(cr)
+		if err == nil {
+			_, err = io.Copy(io.Discard, cr)
 		}
 		n = cr.n
 	default:

@@ -238,7 +238,7 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 }
 
 // A page's images, style sheets and scripts are fetched with its links,
-// relative to its <base>; its links to a mailbox, to a telnet session and
+// relative to its <base>, and what the style sheets load; its links to a mailbox, to a telnet session and
 // to this machine's files are not followed, even across hosts, and are no
 // failures.
 func TestCrawlPageRequisites(t *testing.T) {
@@ -284,7 +284,10 @@ func TestCrawlPageRequisites(t *testing.T) {
 		case "/page.html":
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, `<p>a page</p>`)
-		case "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png":
+		case "/assets/style.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `@import "more.css"; /* url(commented.png) */ body { background: url(../bg.png) }`)
+		case "/app.js", "/assets/logo.png", "/assets/logo-2x.png", "/assets/more.css", "/bg.png":
 			io.WriteString(w, "bytes")
 		default:
 			nethttp.NotFound(w, r)
@@ -299,12 +302,12 @@ func TestCrawlPageRequisites(t *testing.T) {
 	}
 	ln.Close()
 	sessions.Wait()
-	for _, p := range []string{"/", "/page.html", "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png"} {
+	for _, p := range []string{"/", "/page.html", "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png", "/assets/more.css", "/bg.png"} {
 		if asked[p] != 1 {
 			t.Errorf("%s asked %d times", p, asked[p])
 		}
 	}
-	if rep.Fetched != 6 || rep.Failed != 0 || connected != 0 {
+	if rep.Fetched != 8 || rep.Failed != 0 || connected != 0 {
 		t.Errorf("report %+v, %d telnet connections", rep, connected)
 	}
 	for _, u := range seen {
