@@ -139,3 +139,17 @@ func FuzzCSSLinks(f *testing.F) {
 		}
 	})
 }
+
+// A page or style sheet of more links than anyone writes gives the first
+// 131,072 of them.
+func TestLinksBounded(t *testing.T) {
+	page := strings.Repeat(`<img src="a" srcset="b 1x, c 2x">`, 50000)
+	links, _, err := fetch.PageLinks(strings.NewReader(page))
+	if err != nil || len(links) != 1<<17 {
+		t.Errorf("%d links, %v", len(links), err)
+	}
+	css, err := fetch.CSSLinks(strings.NewReader(strings.Repeat("a{b:url(c)}", 140000)))
+	if err != nil || len(css) != 1<<17 {
+		t.Errorf("%d style sheet links, %v", len(css), err)
+	}
+}
