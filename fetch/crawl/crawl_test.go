@@ -190,16 +190,30 @@ func TestCrawlBounds(t *testing.T) {
 	}
 }
 
+// countingServer serves h, counting the requests for each path: asked
+// says how many a path had.
+func countingServer(t *testing.T, h nethttp.HandlerFunc) (s *httptest.Server, asked func(path string) int) {
+	var mu sync.Mutex
+	n := map[string]int{}
+	s = httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		n[r.URL.Path]++
+		mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s, func(path string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n[path]
+	}
+}
+
 // An HTML site is crawled through its links, below the start with
 // Prefix, and archived whole with a recorder: each page once, and the
 // 404 of robots.txt.
 func TestCrawlHTMLToWARC(t *testing.T) {
-	var mu sync.Mutex
-	asked := map[string]int{}
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		mu.Lock()
-		asked[r.URL.Path]++
-		mu.Unlock()
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		switch r.URL.Path {
 		case "/site/":
@@ -211,8 +225,7 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 		default:
 			nethttp.NotFound(w, r)
 		}
-	}))
-	defer s.Close()
+	})
 	dir := t.TempDir()
 	w, err := warc.Create(filepath.Join(dir, "site"), warc.Options{Software: "deref/test", CDX: true})
 	if err != nil {
@@ -228,8 +241,8 @@ func TestCrawlHTMLToWARC(t *testing.T) {
 	if err := w.Close(); err != nil || rec.Err() != nil {
 		t.Fatal(err, rec.Err())
 	}
-	if rep.Fetched != 3 || asked["/outside.html"] != 0 || asked["/site/two.html"] != 1 || asked["/site/"] != 1 {
-		t.Errorf("report %+v, asked %v", rep, asked)
+	if rep.Fetched != 3 || asked("/outside.html") != 0 || asked("/site/two.html") != 1 || asked("/site/") != 1 {
+		t.Errorf("report %+v, asked %d %d %d", rep, asked("/outside.html"), asked("/site/two.html"), asked("/site/"))
 	}
 	cdx, _ := os.ReadFile(filepath.Join(dir, "site.cdxj"))
 	if n := strings.Count(string(cdx), "\n"); n != 4 || !strings.Contains(string(cdx), `"status":"404","url":"`+s.URL+`/robots.txt"`) { // robots.txt's 404 too, as wget archives it
@@ -269,12 +282,7 @@ func TestCrawlPageRequisites(t *testing.T) {
 	if !strings.HasPrefix(fileURL, "file:///") {
 		fileURL = "file:///" + strings.TrimPrefix(fileURL, "file://")
 	}
-	var mu sync.Mutex
-	asked := map[string]int{}
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		mu.Lock()
-		asked[r.URL.Path]++
-		mu.Unlock()
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("Content-Type", "text/html")
@@ -292,8 +300,8 @@ func TestCrawlPageRequisites(t *testing.T) {
 		default:
 			nethttp.NotFound(w, r)
 		}
-	}))
-	defer s.Close()
+	})
+	var mu sync.Mutex
 	var seen []string
 	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{SpanHosts: true,
 		Events: func(ev crawl.Event) { mu.Lock(); seen = append(seen, ev.URL); mu.Unlock() }})
@@ -303,8 +311,8 @@ func TestCrawlPageRequisites(t *testing.T) {
 	ln.Close()
 	sessions.Wait()
 	for _, p := range []string{"/", "/page.html", "/assets/style.css", "/app.js", "/assets/logo.png", "/assets/logo-2x.png", "/assets/more.css", "/bg.png"} {
-		if asked[p] != 1 {
-			t.Errorf("%s asked %d times", p, asked[p])
+		if asked(p) != 1 {
+			t.Errorf("%s asked %d times", p, asked(p))
 		}
 	}
 	if rep.Fetched != 8 || rep.Failed != 0 || connected != 0 {
