@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // command is a set of deref's commands: a flag belongs to one or both.
@@ -74,13 +75,42 @@ func integer(field func(*options) *int) func(*options, string) error {
 
 func secs(field func(*options) *float64) func(*options, string) error {
 	return func(o *options, v string) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return fmt.Errorf("%q is not a number of seconds", v)
-		}
+		f, err := parseSeconds(v)
 		*field(o) = f
-		return nil
+		return err
 	}
+}
+
+// maxSeconds bounds a length of time given: about 31 years, well within
+// what a time.Duration holds.
+const maxSeconds = 1e9
+
+// parseSeconds reads a length of time: a number of seconds ("1.5", as curl
+// and wget take it), or a number and a unit as wget writes them ("2m",
+// "1h", "1d", "1w") and Go does ("500ms", "1m30s").
+func parseSeconds(v string) (float64, error) {
+	bad := fmt.Errorf("%q is not a number of seconds or a duration such as 500ms or 2m", v)
+	number := func(s string, unit float64) (float64, error) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(f >= 0 && f*unit <= maxSeconds) { // NaN fails too
+			return 0, bad
+		}
+		return f * unit, nil
+	}
+	if f, err := number(v, 1); err == nil {
+		return f, nil
+	}
+	switch {
+	case strings.HasSuffix(v, "d"):
+		return number(strings.TrimSuffix(v, "d"), 24*3600)
+	case strings.HasSuffix(v, "w"):
+		return number(strings.TrimSuffix(v, "w"), 7*24*3600)
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d.Seconds() > maxSeconds {
+		return 0, bad
+	}
+	return d.Seconds(), nil
 }
 
 func size(field func(*options) *int64) func(*options, string) error {
@@ -317,7 +347,7 @@ var flagTable = []flagDef{
 		help: "N retrievals at once, across hosts (default 4)", set: integer(func(o *options) *int { return &o.c.opts.Parallel })},
 	{long: "per-host", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "at most N connections to one host at once (default 1)", set: integer(func(o *options) *int { return &o.c.opts.PerHost })},
-	{long: "wait", cmds: cmdCrawl, group: "Crawl", arg: "SECONDS",
+	{long: "wait", cmds: cmdCrawl, group: "Crawl", arg: "DURATION",
 		help: "pause this long after each request before the host's next one (default 0)", set: secs(func(o *options) *float64 { return &o.c.wait })},
 	{long: "max-depth", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "follow links at most N steps from a start URL (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxDepth })},

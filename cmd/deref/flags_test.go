@@ -322,3 +322,20 @@ func TestVersionAndCompletion(t *testing.T) {
 		t.Errorf("completion tcsh: %+v", r)
 	}
 }
+
+// A length of time is seconds, or a number and a unit as wget and Go
+// write them; nothing negative, not a number or past about 31 years.
+func TestParseSeconds(t *testing.T) {
+	for v, want := range map[string]float64{
+		"0": 0, "1.5": 1.5, "500ms": 0.5, "2m": 120, "1m30s": 90, "1h": 3600, "1d": 86400, "0.5w": 302400, "250us": 0.00025,
+	} {
+		if got, err := parseSeconds(v); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"", "-1", "-2m", "NaN", "Inf", "+Inf", "1e300", "2000000000", "40000d", "1x", "0x10", "m", "d"} {
+		if got, err := parseSeconds(v); err == nil {
+			t.Errorf("%q: %v, no error", v, got)
+		}
+	}
+}
