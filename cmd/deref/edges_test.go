@@ -267,3 +267,14 @@ func TestChunkedTraceOnce(t *testing.T) {
 		t.Errorf("exit %d %q, trace:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A --max-time that runs out before a URL begins fails the run with the
+// URL named; it is not a success that fetched nothing.
+func TestMaxTimeBeforeAnyURL(t *testing.T) {
+	s := server(t)
+	defer s.Close()
+	r := runDeref(t, "", "-m", "1e-12", s.URL+"/x.txt")
+	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, s.URL+"/x.txt: timed out after") {
+		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -238,7 +238,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}()
 	}
 	for _, raw := range urls {
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				report(raw, err) // --max-time ran out before this URL began: not a success
+			}
 			break
 		}
 		next <- raw
