@@ -94,7 +94,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		defer errMu.Unlock()
 		switch {
 		case ev.Err != nil:
-			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.URL), oneLine(ev.Err.Error()))
+			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.URL), oneLine(contextWords(ev.Err, ev.Err.Error(), &o)))
 		case ev.Excluded:
 			fmt.Fprintf(out, "deref: skipped %s: robots.txt excludes it\n", oneLine(ev.URL))
 		default:
@@ -127,7 +127,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
 	case err != nil:
-		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
+		fmt.Fprintln(stderr, "deref crawl: "+oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)
 	case rep.Failed > 0:
 		return 1

@@ -267,13 +267,20 @@ func errorLine(err error, raw string, o *options) string {
 	if !errors.As(err, &fe) {
 		text = url.RedactString(strings.TrimSpace(raw)) + ": " + text
 	}
+	return oneLine(contextWords(err, text, o))
+}
+
+// contextWords rewords text, err's, where it says what Go calls a
+// cancelled context and an exceeded deadline: "interrupted", "timed out
+// after N s (--max-time)".
+func contextWords(err error, text string, o *options) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		text = strings.ReplaceAll(text, context.Canceled.Error(), "interrupted")
 	case errors.Is(err, context.DeadlineExceeded) && o.maxTime > 0:
 		text = strings.ReplaceAll(text, context.DeadlineExceeded.Error(), fmt.Sprintf("timed out after %s s (--max-time)", strconv.FormatFloat(o.maxTime, 'f', -1, 64)))
 	}
-	return oneLine(text)
+	return text
 }
 
 // checkOptions checks the flags against each other before anything is

@@ -162,7 +162,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
 	case err != nil:
-		fmt.Fprintln(stderr, "deref mirror:", oneLine(err.Error()))
+		fmt.Fprintln(stderr, "deref mirror:", oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)
 	case rep.Failed > 0:
 		if code := fetch.ExitCode(rep.FirstError()); code > 1 {
