@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 
@@ -32,7 +33,8 @@ var pageLinkAttrs = map[string][]string{
 // a <meta http-equiv="refresh">'s URL, and what its <style> elements load
 // (CSSLinks). Base is the href of the page's first <base> element, if
 // any: the links are relative to it. It returns 131,072 links at most,
-// and stops reading there.
+// and stops reading there, or at a token past 1 MiB (an inline script, a
+// data: URL), returning the links before it.
 func PageLinks(r io.Reader) (links []string, base string, err error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
@@ -45,7 +47,7 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 		inStyle = false
 		switch tt {
 		case html.ErrorToken:
-			if z.Err() == io.EOF {
+			if z.Err() == io.EOF || errors.Is(z.Err(), html.ErrBufferExceeded) {
 				return links, base, nil
 			}
 			return nil, "", z.Err()

@@ -153,3 +153,13 @@ func TestLinksBounded(t *testing.T) {
 		t.Errorf("%d style sheet links, %v", len(css), err)
 	}
 }
+
+// A token past the tokenizer's 1 MiB (an inline script) ends the reading
+// with the links before it, not an error.
+func TestPageLinksLongToken(t *testing.T) {
+	page := `<a href="before.html">b</a><script>` + strings.Repeat("x", 2<<20) + `</script><a href="after.html">a</a>`
+	links, _, err := fetch.PageLinks(strings.NewReader(page))
+	if err != nil || !slices.Equal(links, []string{"before.html"}) {
+		t.Errorf("%q %v", links, err)
+	}
+}
