@@ -486,3 +486,31 @@ func TestCrawlRetries(t *testing.T) {
 		t.Errorf("report %+v, asked %v", rep, asked)
 	}
 }
+
+// A robots.txt that fails for a reason that may pass is asked for again,
+// as a page is, and its rules then hold.
+func TestCrawlRobotsRetried(t *testing.T) {
+	var asked func(string) int
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			if asked("/robots.txt") == 1 {
+				nethttp.Error(w, "busy", nethttp.StatusServiceUnavailable)
+				return
+			}
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="/private/x.html">p</a> <a href="/public.html">o</a>`)
+		default:
+			io.WriteString(w, "a page\n")
+		}
+	})
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{Retries: 2, RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked("/robots.txt") != 2 || asked("/private/x.html") != 0 || asked("/public.html") != 1 || rep.Excluded != 1 {
+		t.Errorf("report %+v; robots.txt asked %d times, the private page %d", rep, asked("/robots.txt"), asked("/private/x.html"))
+	}
+}

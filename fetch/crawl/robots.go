@@ -272,12 +272,19 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 		fctx = group.Context(ctx)
 	}
 	if ru, err := url.Parse(raw); err == nil {
-		if resp, err := m.c.Fetch(fctx, ru, 0); err == nil {
+		// A failure that may pass (a 503, a time-out) is tried again as a
+		// page is: one that stays, like a 404, leaves everything allowed.
+		policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
+		policy.Do(ctx, func() error {
+			resp, err := m.c.Fetch(fctx, ru, 0)
+			if err != nil {
+				return err
+			}
 			if resp.Kind == fetch.KindFile {
 				r = parseRobots(resp.Body)
 			}
-			resp.Body.Close()
-		}
+			return resp.Body.Close()
+		}, nil)
 	}
 	if ctx.Err() != nil {
 		if group != nil {
