@@ -510,7 +510,7 @@ func Canonicalize(raw string) string {
 			lastAt = authStart + j
 		}
 	}
-	changed := false // b holds raw up to i, changed; else raw is whole so far
+	changed := false // whether b holds the text so far; until a change, raw is the text
 	change := func(i int) {
 		if !changed {
 			b.Grow(len(raw) + 16)
