@@ -362,6 +362,17 @@ func (c *Client) fetchWith(ctx context.Context, u *url.URL, o FetchOptions) (*Re
 	return resp, nil
 }
 
+// NotAnObject closes a Response of an interactive session (KindSession)
+// that was asked for as an object, by a download or a crawl, and returns
+// the error that says so (wrapping ErrNotRetrievable).
+func NotAnObject(resp *Response, u *url.URL) error {
+	if resp.Session != nil {
+		resp.Session.Close()
+	}
+	resp.Body.Close()
+	return fmt.Errorf("%w: %s designates an interactive session, not an object", ErrNotRetrievable, u.Redacted())
+}
+
 // emptyBody is the Body of a Response with nothing to read.
 type emptyBody struct{}
 

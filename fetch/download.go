@@ -158,10 +158,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	defer resp.Body.Close()
 	if resp.Kind == KindSession {
-		if resp.Session != nil {
-			resp.Session.Close()
-		}
-		return "", fmt.Errorf("%w: %s designates an interactive session, not an object", ErrNotRetrievable, u.Redacted())
+		return "", NotAnObject(resp, u)
 	}
 	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.mod) && (resp.Size < 0 || resp.Size == local.size) {
 		return "", fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)

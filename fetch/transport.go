@@ -93,13 +93,7 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 		return resp, nil
 	}
 	if r.Kind == KindSession {
-		if r.Session != nil {
-			r.Session.Close()
-		}
-		if r.Body != nil {
-			r.Body.Close()
-		}
-		return answer(req, nethttp.StatusNotImplemented, u.Redacted()+" designates an interactive session, not an object"), nil
+		return answer(req, nethttp.StatusNotImplemented, NotAnObject(r, u).Error()), nil
 	}
 	resp := &nethttp.Response{
 		StatusCode: nethttp.StatusOK,

@@ -427,10 +427,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	}
 	defer resp.Body.Close()
 	if resp.Kind == fetch.KindSession { // a start URL's: links to sessions are not followed
-		if resp.Session != nil {
-			resp.Session.Close()
-		}
-		return 0, nil, fmt.Errorf("%w: %s designates an interactive session, not an object", fetch.ErrNotRetrievable, u.Redacted())
+		return 0, nil, fetch.NotAnObject(resp, u)
 	}
 	var hrefs []string
 	var base string           // an HTML page's <base href>
@@ -457,18 +454,15 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 			}
 		}
 		n, err = io.Copy(sink, resp.Body)
-	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml":
+	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml" || resp.MediaType == "text/css":
 		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
-		hrefs, base, err = fetch.PageLinks(cr)
+		if resp.MediaType == "text/css" {
+			hrefs, err = fetch.CSSLinks(cr)
+		} else {
+			hrefs, base, err = fetch.PageLinks(cr)
+		}
 		if err == nil {
 			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
-		}
-		n = cr.n
-	case resp.MediaType == "text/css":
-		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
-		hrefs, err = fetch.CSSLinks(cr)
-		if err == nil {
-			_, err = io.Copy(io.Discard, cr)
 		}
 		n = cr.n
 	default:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/urlderef/deref/fetch"
@@ -112,26 +113,23 @@ func (ru *rule) matches(path string) bool {
 // escaped. In a path, "*" and "$" are escaped too: a pattern names them
 // so ("%2A"), its own "*" being a wildcard.
 func normalisePath(s string, pattern bool) string {
-	const hex = "0123456789ABCDEF"
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if unreserved(v) {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[v>>4])
-				b.WriteByte(hex[v&15])
+		if c == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				i += 2
+				if c = byte(v); unreserved(c) {
+					b.WriteByte(c)
+				} else {
+					writeEscape(&b, c)
+				}
+				continue
 			}
-			i += 2
-			continue
-		case c == '%', c <= ' ', c >= 0x7f, !pattern && (c == '*' || c == '$'), pattern && c == '$':
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+		}
+		if c == '%' || c <= ' ' || c >= 0x7f || c == '$' || !pattern && c == '*' {
+			writeEscape(&b, c)
 			continue
 		}
 		b.WriteByte(c)
@@ -139,18 +137,12 @@ func normalisePath(s string, pattern bool) string {
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
+// writeEscape writes c as a "%" and two upper-case hexadecimal digits.
+func writeEscape(b *strings.Builder, c byte) {
+	const hex = "0123456789ABCDEF"
+	b.WriteByte('%')
+	b.WriteByte(hex[c>>4])
+	b.WriteByte(hex[c&15])
 }
 
 // unreserved is RFC 3986's unreserved set: letters, digits, "-._~".
@@ -171,9 +163,8 @@ func parseRobots(r io.Reader) *robots {
 	sc := bufio.NewScanner(io.LimitReader(r, robotsLimit))
 	sc.Buffer(make([]byte, 0, 4096), robotsLimit+1)
 	sc.Split(scanRobotsLines)
-	var mine, any struct{ allow, disallow []string }
-	type group = *struct{ allow, disallow []string }
-	var groups []group // the groups the current user-agent lines name
+	var mine, any robots // their allow and disallow paths
+	var groups []*robots // the groups the current user-agent lines name
 	inAgents := false
 	seenMine := false
 	first := true
