@@ -121,7 +121,7 @@ type sizedReader struct {
 func (s sizedReader) Len() int { return s.n }
 
 // write writes a retrieval's record with write (Writer.Write, or the
-// build goroutine's), and for FTP the control conversation's, once closed
+// archive goroutine's), and for FTP the control conversation's, once closed
 // has been closed (the conversation is then whole).
 func (r *Recorder) write(write func(Record) (string, error), rec Record, ftp bool, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
 	id, err := write(rec)

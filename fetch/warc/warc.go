@@ -5,13 +5,13 @@
 //
 // Records are built and serialised by github.com/nlnwa/gowarc, a WARC
 // library that makes records of every type (resource and metadata
-// included, not only HTTP exchanges). The files are deref's: a goroutine
-// builds the records of the bodies handed to it, a batch at a time, and
-// hands each batch to another, which compresses each record
-// (github.com/klauspost/compress, as gowarc's writer does it) into a
-// buffer that goes to the disk when it has nothing left to do, so that an
-// archive of small pages costs a write per batch, not a write, a flush
-// and a stat per record as gowarc's file writer makes them.
+// included, not only HTTP exchanges). The files are deref's: one
+// goroutine builds the records of the bodies handed to it, a batch at a
+// time, and compresses each (github.com/klauspost/compress, as gowarc's
+// writer does it) into a buffer that goes to the disk when it has nothing
+// left to do, so that an archive of small pages costs a write per batch,
+// not a write, a flush and a stat per record as gowarc's file writer
+// makes them.
 package warc
 
 import (
@@ -70,7 +70,7 @@ type Writer struct {
 	dir   string // where the files are
 	names *nameGenerator
 
-	// Kept by the drain goroutine: the file written now (nil before the
+	// Kept by the archive's goroutine: the file written now (nil before the
 	// first record and after a roll-over: the next record starts a new
 	// one, with its warcinfo record first) and that record's ID.
 	out    *outFile
@@ -83,18 +83,18 @@ type Writer struct {
 	// Its capacity is its length, so that a record's append copies it.
 	recordOptions []gowarc.WarcRecordOption
 
-	// The jobs waiting for the build goroutine, in order (see enqueue),
-	// what their bodies hold in memory, and whether Close was called.
+	// The jobs waiting for the archive's goroutine, in order (see
+	// enqueue), what their bodies hold in memory, and whether Close was
+	// called.
 	jobsMu   sync.Mutex
-	jobsTook *sync.Cond // the build goroutine took the jobs
+	jobsTook *sync.Cond // the archive's goroutine took the jobs
 	jobs     []*job
 	jobBytes int
 	batch    int // batchJobs, or 1 (see batchJobs)
 	closing  bool
 	wake     chan struct{} // the jobs are a batch, or Close was called
 	late     *time.Timer   // they waited batchDelay
-	built    chan []*job   // batches of built records, to the drain goroutine
-	drained  chan struct{}
+	done     chan struct{} // the archive's goroutine finished the files
 
 	mu      sync.Mutex
 	onFile  func(path string)
@@ -173,7 +173,7 @@ func Create(name string, o Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{opts: o, dir: dir, names: g, gz: gz, member: bufio.NewWriterSize(gz, memberBuffer), seen: map[string]revisitRef{}, offsets: map[string][]int64{},
-		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), built: make(chan []*job, 1), drained: make(chan struct{})}
+		wake: make(chan struct{}, 1), late: time.NewTimer(time.Hour), done: make(chan struct{})}
 	w.late.Stop()
 	w.jobsTook = sync.NewCond(&w.jobsMu)
 	w.batch = batchJobs
@@ -181,8 +181,7 @@ func Create(name string, o Options) (*Writer, error) {
 		w.batch = 1
 	}
 	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
-	go w.builder()
-	go w.drain()
+	go w.work()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
 			w.Close()
@@ -421,12 +420,12 @@ func newRecordID() (string, error) {
 }
 
 // memPerRecord is what a record holds in memory before it spools to disk.
-// The jobs waiting hold about maxJobBytes of bodies at most, and so do the
-// batch being built, the one handed on and the one being written: the
-// archive's memory stays within a few MiB, whatever the objects' size.
+// The jobs waiting hold about maxJobBytes of bodies at most, and so does
+// the batch being written: the archive's memory stays within a few MiB,
+// whatever the objects' size.
 const memPerRecord = 256 << 10
 
-// The build goroutine is woken for a batch of jobs (batchJobs, or
+// The archive's goroutine is woken for a batch of jobs (batchJobs, or
 // batchBytes of bodies held), or batchDelay after the first job it was
 // not woken for: waking it costs a thread switch, which for a small page
 // costs more than the page's records. With one processor (GOMAXPROCS 1)
@@ -457,7 +456,7 @@ type job struct {
 	marker bool   // a commit (then set) or a drop
 	then   func(file string, end int64)
 
-	// fn, when set, makes records on the build goroutine, with the write
+	// fn, when set, makes records on the archive's goroutine, with the write
 	// function it is given; size is what the job's body holds in memory.
 	fn   func(write func(Record) (string, error)) error
 	size int
@@ -469,7 +468,7 @@ func (j *job) close() {
 	}
 }
 
-// enqueue hands j to the build goroutine, waking it when the jobs
+// enqueue hands j to the archive's goroutine, waking it when the jobs
 // waiting are a batch; a job it was not woken for gets there batchDelay
 // later at most.
 func (w *Writer) enqueue(j *job) {
@@ -491,7 +490,7 @@ func (w *Writer) enqueue(j *job) {
 	}
 }
 
-// kick wakes the build goroutine, unless it is awake already or woken.
+// kick wakes the archive's goroutine, unless it is awake already or woken.
 func (w *Writer) kick() {
 	select {
 	case w.wake <- struct{}{}:
@@ -518,44 +517,16 @@ func (w *Writer) take() ([]*job, bool) {
 	}
 }
 
-// builder builds the records of the jobs taken, a batch at a time, and
-// hands them on to the drain goroutine, with the records and the group
-// commits and drops queued beside them, in order. Each goroutine is
-// woken once a batch: building beside the compressing keeps both cores
-// of a small machine at work on large pages.
-func (w *Writer) builder() {
-	defer close(w.built)
-	for {
-		jobs, closing := w.take()
-		var out []*job
-		write := func(r Record) (string, error) {
-			j, id, err := w.newJob(r)
-			if err == nil {
-				out = append(out, j)
-			}
-			return id, err
-		}
-		for _, j := range jobs {
-			if j.fn == nil {
-				out = append(out, j)
-			} else if err := j.fn(write); err != nil {
-				w.fail(err)
-			}
-		}
-		if len(out) > 0 {
-			w.built <- out
-		}
-		if closing && len(jobs) == 0 {
-			return
-		}
-	}
-}
-
-// drain writes the built records into the file, in order; a group's
-// records wait for its commit. What it wrote goes to the disk whenever
-// no batch waits.
-func (w *Writer) drain() {
-	defer close(w.drained)
+// work builds the records of the jobs taken, a batch at a time, and
+// writes them into the file in order, with the group commits and drops
+// queued beside them; a group's records wait for its commit. What it
+// wrote goes to the disk whenever no job waits. One goroutine does it
+// all: two, one building and one compressing, could take both processors
+// of a small machine at once while a crawl's next response (and the
+// server making it) waited, and kept more in memory; one was as fast or
+// faster on small pages and on large ones.
+func (w *Writer) work() {
+	defer close(w.done)
 	open := map[*Group]bool{} // groups holding records
 	defer func() {
 		for g := range open { // never committed: dropped
@@ -564,18 +535,40 @@ func (w *Writer) drain() {
 			}
 		}
 	}()
-	for jobs := range w.built {
-		for _, j := range jobs {
+	write := func(r Record) (string, error) {
+		j, id, err := w.newJob(r)
+		if err == nil {
 			w.handle(j, open)
 		}
-		if len(w.built) == 0 {
+		return id, err
+	}
+	for {
+		jobs, closing := w.take()
+		for _, j := range jobs {
+			if j.fn == nil {
+				w.handle(j, open)
+			} else if err := j.fn(write); err != nil {
+				w.fail(err)
+			}
+		}
+		if closing && len(jobs) == 0 {
+			break
+		}
+		if w.idle() {
 			w.flush()
 		}
 	}
 	w.finish()
 }
 
-// handle does a job on the drain goroutine; open holds the groups
+// idle says whether no job waits.
+func (w *Writer) idle() bool {
+	w.jobsMu.Lock()
+	defer w.jobsMu.Unlock()
+	return len(w.jobs) == 0
+}
+
+// handle does a job on the archive's goroutine; open holds the groups
 // holding records.
 func (w *Writer) handle(j *job, open map[*Group]bool) {
 	switch {
@@ -771,7 +764,7 @@ func (w *Writer) write(j *job) {
 // records are in the file. A group is used once.
 type Group struct {
 	w    *Writer
-	held []*job // kept by the drain goroutine
+	held []*job // kept by the archive's goroutine
 }
 
 // NewGroup starts a group of records.
@@ -808,7 +801,7 @@ func (g *Group) Drop() {
 }
 
 // build has fn, which makes records with the write function it is
-// given, run on the build goroutine, in order with the records written
+// given, run on the archive's goroutine, in order with the records written
 // (a group's records are held for its commit as Write's are); size is
 // what fn's body holds in memory. An error it returns is the writer's.
 func (w *Writer) build(size int, fn func(write func(Record) (string, error)) error) {
@@ -849,7 +842,7 @@ func (w *Writer) Close() error {
 	w.closing = true
 	w.jobsMu.Unlock()
 	w.kick()
-	<-w.drained
+	<-w.done
 	if err := w.Err(); err != nil {
 		return err
 	}
