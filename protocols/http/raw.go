@@ -150,7 +150,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 	head := &headLimit{r: conn, left: min(maxHead, req.ListingLimit()), held: protocols.Hold(req.Memory)}
 	defer head.held.Release()
 	if req.Trace != nil || req.Exchange != nil {
-		head.tap = new(bytes.Buffer)
+		head.tap = taps.Get().(*bytes.Buffer)
 	}
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(head)
@@ -171,6 +171,8 @@ func (f *Fetcher) exchange(ctx context.Context, req *protocols.Request, conn net
 		if req.Exchange != nil && err == nil {
 			req.Exchange.Response = bytes.Clone(head.tap.Bytes()[:end])
 		}
+		putTap(head.tap)
+		head.tap = nil
 	}
 	if err != nil {
 		putReader(br)
@@ -393,6 +395,20 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10
 func putReader(br *bufio.Reader) {
 	br.Reset(nil)
 	readers.Put(br)
+}
+
+// taps hold the copies of what a response head's reads took (the head,
+// and often a small page after it), made when the head is traced or
+// archived: a crawl of small pages made one a page before, grown by
+// doubling to the page's size.
+var taps = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putTap gives a tap back to taps, unless a large head made it large.
+func putTap(b *bytes.Buffer) {
+	if b.Cap() <= 64<<10 {
+		b.Reset()
+		taps.Put(b)
+	}
 }
 
 // writeErr marks an error of the destination, so that a full disk is not
