@@ -205,9 +205,8 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 	return rec, true
 }
 
-// recordHTTP keeps the body, spooled to a temporary file past
-// memPerRecord, and, when it is closed, writes the response and request
-// records.
+// recordHTTP keeps the body until it is whole (see httpSpool), then
+// writes the response and request records.
 func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) *httpSpool {
 	return &httpSpool{r: r, u: u, ex: ex, date: time.Now(), group: group}
 }
@@ -221,12 +220,19 @@ func (r *Recorder) fail(err error) {
 }
 
 // httpSpool holds an HTTP body until it is whole: in memory up to
-// memPerRecord, then in a temporary file (most pages never need one, and
-// making one costs more than the rest of the record).
+// memPerRecord (most pages never need more, and their records are built
+// in the background once the body is closed). Past that, a body whose
+// head is final (its length known) streams into its record as it is
+// read, compressed as it comes (see packedBlock), so that a large
+// transfer does not wait for its archive when it ends; a chunked one is
+// spooled to a temporary file, since its head, which comes first in the
+// record, says its length only at its end.
 type httpSpool struct {
 	r     *Recorder
 	buf   bytes.Buffer
-	f     *os.File // the spool, once the body outgrows buf
+	f     *os.File       // the spool, once a chunked body outgrew buf
+	pw    *io.PipeWriter // the records' goroutine's body, once any other did
+	done  chan struct{}  // closed when that goroutine is done
 	u     *url.URL
 	ex    *fetch.Exchange
 	date  time.Time
@@ -236,27 +242,57 @@ type httpSpool struct {
 }
 
 func (s *httpSpool) Write(p []byte) (int, error) {
-	if s.f == nil && s.buf.Len()+len(p) <= memPerRecord {
+	switch {
+	case s.pw != nil:
+		return s.pw.Write(p)
+	case s.f != nil:
+		return s.f.Write(p)
+	case s.buf.Len()+len(p) <= memPerRecord:
 		return s.buf.Write(p)
 	}
-	if s.f == nil {
-		f, err := os.CreateTemp(s.r.W.opts.TempDir, "deref-warc-*")
-		if err != nil {
-			return 0, err
-		}
-		os.Remove(f.Name()) // the open file is enough
-		s.f = f
-		if _, err := s.buf.WriteTo(f); err != nil {
-			return 0, err
-		}
+	if _, chunked := headField(s.ex.Response, "Transfer-Encoding"); !chunked {
+		s.stream()
+		return s.pw.Write(p)
+	}
+	f, err := os.CreateTemp(s.r.W.opts.TempDir, "deref-warc-*")
+	if err != nil {
+		return 0, err
+	}
+	os.Remove(f.Name()) // the open file is enough
+	s.f = f
+	if _, err := s.buf.WriteTo(f); err != nil {
+		return 0, err
 	}
 	return s.f.Write(p)
+}
+
+// stream starts the goroutine that writes the records, the body coming
+// to it through a pipe: what buf holds, then what is written next.
+func (s *httpSpool) stream() {
+	pr, pw := io.Pipe()
+	s.pw, s.done = pw, make(chan struct{})
+	body := io.MultiReader(bytes.NewReader(s.buf.Bytes()), pr)
+	go func() {
+		defer close(s.done)
+		err := s.records(s.r.W.Write, s.ex.Response, body, -1)
+		if errors.Is(err, errAborted) {
+			err = nil // the body was not whole: no record
+		} else if err != nil {
+			s.r.fail(err)
+			s.err = err
+		}
+		pr.CloseWithError(err) // the body's writes fail with it, if any
+	}()
 }
 
 // Abort drops the records: the body was not read whole.
 func (s *httpSpool) Abort() {
 	s.once.Do(func() {
-		if s.f != nil {
+		switch {
+		case s.pw != nil:
+			s.pw.CloseWithError(errAborted)
+			<-s.done
+		case s.f != nil:
 			s.f.Close()
 		}
 	})
@@ -264,10 +300,16 @@ func (s *httpSpool) Abort() {
 
 // Close hands the body to the writer, whose records of it are built in
 // the background: a crawl waits for no record between two pages, unless
-// the bodies waiting for the writer are too many already. An error
-// building them is the writer's (Err, Close).
+// the bodies waiting for the writer are too many already. A streamed
+// body's records are built already, but for its end: Close waits for
+// them. An error building them is the writer's (Err, Close).
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
+		if s.pw != nil {
+			s.pw.Close()
+			<-s.done
+			return
+		}
 		var body io.Reader = &s.buf
 		n := int64(s.buf.Len())
 		if s.f != nil {
@@ -286,30 +328,38 @@ func (s *httpSpool) Close() error {
 			if s.f != nil {
 				defer s.f.Close()
 			}
-			head := wholeBodyHead(s.ex.Response, n)
-			uri := s.u.Redacted()
-			status, ctype := statusAndType(head)
-			block := io.MultiReader(bytes.NewReader(head), body)
-			if n <= memPerRecord {
-				block = sizedReader{block, len(head) + int(n)}
-			}
-			id, err := write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
-				Body: block, PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
-			if err == nil {
-				_, err = write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
-					ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
-			}
+			err := s.records(write, wholeBodyHead(s.ex.Response, n), body, n)
 			if err != nil {
 				s.r.fail(err)
-				return err
 			}
-			s.r.mu.Lock()
-			s.r.count += 2
-			s.r.mu.Unlock()
-			return nil
+			return err
 		})
 	})
 	return s.err
+}
+
+// records writes the response record, of head and body (n bytes; -1:
+// unknown), then the request record, with write.
+func (s *httpSpool) records(write func(Record) (string, error), head []byte, body io.Reader, n int64) error {
+	uri := s.u.Redacted()
+	status, ctype := statusAndType(head)
+	block := io.MultiReader(bytes.NewReader(head), body)
+	if n >= 0 && n <= memPerRecord {
+		block = sizedReader{block, len(head) + int(n)}
+	}
+	id, err := write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
+		Body: block, PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
+	if err == nil {
+		_, err = write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
+			ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
+	}
+	if err != nil {
+		return err
+	}
+	s.r.mu.Lock()
+	s.r.count += 2
+	s.r.mu.Unlock()
+	return nil
 }
 
 // statusAndType reads a response head's status code and media type.

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,17 +25,30 @@ import (
 // An HTTP retrieval is a response record (the head as received, the body)
 // and a request record (the head as sent, Authorization hidden), linked;
 // a chunked body is recorded whole with its length in the head; the
-// payload digest is the body's.
+// payload digest is the body's. Large bodies (streamed into their record
+// when their length is known, spooled when chunked) are recorded as
+// small ones are, and one not read to its end not at all.
 func TestRecordHTTP(t *testing.T) {
+	large := strings.Repeat("a line of a large page\n", 30000) // past the memory a record holds
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		w.Header().Set("Content-Type", "text/plain")
-		if r.URL.Path == "/chunked" {
+		switch r.URL.Path {
+		case "/chunked":
 			io.WriteString(w, "first part, ")
 			w.(nethttp.Flusher).Flush()
 			io.WriteString(w, "second part\n")
-			return
+		case "/large":
+			w.Header().Set("Content-Length", strconv.Itoa(len(large)))
+			io.WriteString(w, large)
+		case "/largechunked": // another payload: not a revisit of /large's
+			upper := strings.ToUpper(large)
+			for i := 0; i < len(upper); i += 100000 {
+				io.WriteString(w, upper[i:min(i+100000, len(upper))])
+				w.(nethttp.Flusher).Flush()
+			}
+		default:
+			io.WriteString(w, "fixed length body\n")
 		}
-		io.WriteString(w, "fixed length body\n")
 	}))
 	defer s.Close()
 	dir := t.TempDir()
@@ -49,7 +63,7 @@ func TestRecordHTTP(t *testing.T) {
 	c.Recorder = rec
 	base := "http://alice:s3cret@" + strings.TrimPrefix(s.URL, "http://")
 	bodies := map[string]string{}
-	for _, p := range []string{"/fixed", "/chunked"} {
+	for _, p := range []string{"/fixed", "/chunked", "/large", "/largechunked"} {
 		resp, err := c.Get(context.Background(), base+p)
 		if err != nil {
 			t.Fatal(err)
@@ -60,11 +74,19 @@ func TestRecordHTTP(t *testing.T) {
 		}
 		bodies[p] = string(b)
 	}
-	if err := w.Close(); err != nil || rec.Err() != nil || rec.Records() != 4 {
+	for _, p := range []string{"/large", "/largechunked"} {
+		resp, err := c.Get(context.Background(), base+p+"?partly")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadFull(resp.Body, make([]byte, 300000))
+		resp.Body.Close()
+	}
+	if err := w.Close(); err != nil || rec.Err() != nil || rec.Records() != 8 {
 		t.Fatalf("%v %v, %d records", err, rec.Err(), rec.Records())
 	}
 	recs := readAll(t, filepath.Join(dir, "http.warc.gz"))
-	if len(recs) != 5 {
+	if len(recs) != 9 {
 		t.Fatalf("%d records", len(recs))
 	}
 	ids := map[string]string{}
@@ -86,7 +108,7 @@ func TestRecordHTTP(t *testing.T) {
 			if body != bodies[path] || !strings.HasPrefix(head, "HTTP/1.1 200 OK\r\n") {
 				t.Errorf("%s: block %q", uri, block)
 			}
-			if path == "/chunked" && (strings.Contains(strings.ToLower(head), "transfer-encoding") || !strings.Contains(head, "Content-Length: 24")) {
+			if strings.HasSuffix(path, "chunked") && (strings.Contains(strings.ToLower(head), "transfer-encoding") || !strings.Contains(head+"\r\n", "Content-Length: "+strconv.Itoa(len(bodies[path]))+"\r\n")) {
 				t.Errorf("chunked head %q", head)
 			}
 			sum := sha1.Sum([]byte(bodies[path]))

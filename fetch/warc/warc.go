@@ -241,22 +241,30 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	if !ok {
 		return nil, "", fmt.Errorf("warc: no record type %q", r.Type)
 	}
-	mem := int64(memPerRecord)
+	mem := int64(1)
+	var packed *packedBlock
 	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < memPerRecord {
 		// A body of known size gets a buffer of its size: gowarc's
 		// first is 16 KiB, cleared, which on a small record costs more
 		// than compressing it.
 		mem = int64(l.Len()) + 1
+	} else if r.Body != nil {
+		packed = newPackedBlock(w.opts.TempDir) // see packedBlock
 	}
 	opts := append(w.recordOptions, gowarc.WithBufferMaxMemBytes(mem))
 	builders.Lock() // see builders
 	b := gowarc.NewRecordBuilder(t, opts...)
 	builders.Unlock()
 	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource}
+	var to io.Writer = b
+	if packed != nil {
+		to = packed
+		j.closers = append(j.closers, packed.Close)
+	}
 	// The digests are computed here as the block streams in: gowarc's own
 	// come with a validation of every header that costs more than the
 	// rest of the record.
-	dg := &digester{to: b, block: sha1.New(), skip: r.PayloadOffset}
+	dg := &digester{to: to, block: sha1.New(), skip: r.PayloadOffset}
 	if r.PayloadOffset > 0 {
 		dg.payload = sha1.New() // else the payload is the block
 	}
@@ -269,6 +277,12 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 		if err != nil {
 			j.close()
 			return nil, "", err
+		}
+	}
+	if packed != nil {
+		if err := packed.finish(); err != nil {
+			j.close()
+			return nil, "", fmt.Errorf("warc: compressing the %s record of %s: %w", r.Type, r.URI, err)
 		}
 	}
 	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
@@ -327,9 +341,11 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 			}
 			j.closers = append(j.closers, rv.Close)
 			rec = rv
+			packed = nil // a revisit record has no block
 		}
 	}
 	j.rec = rec
+	j.packed = packed
 	j.group = r.Group
 	j.size = int(min(n, memPerRecord))
 	return j, id, nil
@@ -446,6 +462,7 @@ const (
 // to be built (fn), or a group's commit or drop.
 type job struct {
 	rec     gowarc.WarcRecord
+	packed  *packedBlock // rec's block, compressed already; nil: rec's own
 	r       Record
 	date    time.Time
 	digest  string
@@ -733,7 +750,13 @@ func (w *Writer) fail(err error) {
 
 // write writes a job's record into the current file.
 func (w *Writer) write(j *job) {
-	offset, err := w.marshal(j.rec)
+	var offset int64
+	var err error
+	if j.packed != nil {
+		offset, err = w.marshalPacked(j.rec, j.packed)
+	} else {
+		offset, err = w.marshal(j.rec)
+	}
 	name := w.out.name
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -288,3 +288,90 @@ func TestIdleFlush(t *testing.T) {
 		}
 	}
 }
+
+// Blocks of unknown or large size are compressed as they stream in and
+// joined to their record's head afterwards: each record is still one
+// gzip member whose CRC-32 and length the reader checks, whatever the
+// block (incompressible, empty, larger than a deflate stored block), and
+// a block seen before becomes a revisit record with no block.
+func TestStreamedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{TempDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("a line of a large text item, compressed as it comes\n", 20000)
+	bodies := map[string][]byte{
+		"gopher://h/9/random": randomish(3<<20+17, 1),
+		"gopher://h/0/text":   []byte(text),
+		"gopher://h/0/empty":  nil,
+		"gopher://h/0/short":  []byte("no length known"),
+	}
+	order := []string{"gopher://h/9/random", "gopher://h/0/text", "gopher://h/0/empty", "gopher://h/0/short"}
+	for _, u := range order {
+		// io.MultiReader hides the length: the block streams.
+		if _, err := w.Write(warc.Record{Type: "resource", URI: u, MediaType: "application/octet-stream", Body: io.MultiReader(bytes.NewReader(bodies[u]))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/again", MediaType: "text/plain", Body: io.MultiReader(strings.NewReader(text))}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "out.warc.gz")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bytes.NewReader(raw)
+	members := 0
+	for br.Len() > 0 {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr.Multistream(false)
+		if _, err := io.Copy(io.Discard, zr); err != nil { // checks the member's CRC-32 and length
+			t.Fatalf("member %d: %v", members, err)
+		}
+		members++
+	}
+	// Each block read as its record comes: gowarc's reader keeps only
+	// the first MiB of a block it has gone past.
+	r, err := gowarc.NewWarcFileReader(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []gowarc.WarcRecord
+	var blocks []string
+	for {
+		rec, _, _, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, blocks = append(recs, rec), append(blocks, blockString(t, rec))
+	}
+	if members != 6 || len(recs) != 6 {
+		t.Fatalf("%d members, %d records, want 6", members, len(recs))
+	}
+	for i, u := range order {
+		rec := recs[i+1]
+		h := rec.WarcHeader()
+		got := blocks[i+1]
+		sum := sha1.Sum(bodies[u])
+		if h.Get(gowarc.WarcTargetURI) != u || got != string(bodies[u]) || h.Get(gowarc.ContentLength) != strconv.Itoa(len(bodies[u])) ||
+			h.Get(gowarc.WarcBlockDigest) != "sha1:"+base32.StdEncoding.EncodeToString(sum[:]) {
+			t.Errorf("record %d (%s): %d bytes of %d, header\n%s", i+1, u, len(got), len(bodies[u]), h)
+		}
+	}
+	rv := recs[5]
+	if rv.Type() != gowarc.Revisit || rv.WarcHeader().Get(gowarc.WarcRefersToTargetURI) != "gopher://h/0/text" || blocks[5] != "" {
+		t.Errorf("the same payload again: %v, header\n%s", rv.Type(), rv.WarcHeader())
+	}
+}

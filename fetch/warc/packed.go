@@ -1,0 +1,257 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/nlnwa/gowarc"
+)
+
+// A large block is compressed as it streams in, not after: its record's
+// head (which holds the block's length and digests) is known only at its
+// end, and would have to wait for the whole block to be read again and
+// compressed behind it. The record's gzip member is then put together
+// from deflate segments, as pigz joins the pieces it compresses apart:
+// the head in a stored block, the block's own deflate stream ended by a
+// sync flush (so that it ends on a byte and not as the last block), and
+// the record's closing CRLF CRLF in a final stored block; the member's
+// CRC-32 is the head's combined with the block's. A reader sees one
+// member, like any other.
+//
+// packedBlock is such a block being compressed: into memory up to
+// memPerRecord, then into a temporary file.
+type packedBlock struct {
+	fw    *flate.Writer
+	spool spool
+	crc   uint32
+	n     int64 // the block's length, uncompressed
+}
+
+// flaters hold the compressors of large blocks: each holds about 1 MiB,
+// which a record of its own would make anew.
+var flaters = sync.Pool{New: func() any {
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return fw
+}}
+
+func newPackedBlock(tempDir string) *packedBlock {
+	p := &packedBlock{fw: flaters.Get().(*flate.Writer), spool: spool{dir: tempDir}}
+	p.fw.Reset(&p.spool)
+	return p
+}
+
+func (p *packedBlock) Write(b []byte) (int, error) {
+	n, err := p.fw.Write(b)
+	p.crc = crc32.Update(p.crc, crc32.IEEETable, b[:n])
+	p.n += int64(n)
+	return n, err
+}
+
+// finish ends the block's deflate stream on a byte, not as its last
+// block, and gives the compressor back.
+func (p *packedBlock) finish() error {
+	err := p.fw.Flush()
+	p.release()
+	return err
+}
+
+func (p *packedBlock) release() {
+	if p.fw != nil {
+		p.fw.Reset(nil)
+		flaters.Put(p.fw)
+		p.fw = nil
+	}
+}
+
+// Close drops the block.
+func (p *packedBlock) Close() error {
+	p.release()
+	return p.spool.Close()
+}
+
+// spool holds bytes in memory up to memPerRecord, then in a temporary
+// file (removed at once: the open file is enough), written through a
+// buffer: the compressor writes a few hundred bytes at a time.
+type spool struct {
+	dir string
+	buf bytes.Buffer
+	f   *os.File
+	fw  *bufio.Writer
+}
+
+func (s *spool) Write(b []byte) (int, error) {
+	if s.f == nil && s.buf.Len()+len(b) <= memPerRecord {
+		return s.buf.Write(b)
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "deref-warc-*")
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(f.Name())
+		s.f, s.fw = f, bufio.NewWriterSize(f, spoolBuffer)
+		if _, err := s.buf.WriteTo(s.fw); err != nil {
+			return 0, err
+		}
+		s.buf = bytes.Buffer{}
+	}
+	return s.fw.Write(b)
+}
+
+// spoolBuffer is the size of a spool file's buffer.
+const spoolBuffer = 64 << 10
+
+// writeTo copies what the spool holds into w.
+func (s *spool) writeTo(w io.Writer) error {
+	if s.f == nil {
+		_, err := w.Write(s.buf.Bytes())
+		return err
+	}
+	if err := s.fw.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, onlyReader{s.f})
+	return err
+}
+
+func (s *spool) Close() error {
+	s.buf = bytes.Buffer{}
+	if s.f != nil {
+		err := s.f.Close()
+		s.f = nil
+		return err
+	}
+	return nil
+}
+
+// gzipHead is the head of each gzip member, as klauspost/compress's
+// gzip writer makes it at BestSpeed: no name, no time, XFL 4 (fastest),
+// OS unknown.
+var gzipHead = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff}
+
+// marshalPacked writes rec, whose block is p, into the current file as
+// one gzip member, and returns where it starts. rec was built without
+// its block: gowarc writes its head and its closing CRLF CRLF, p the
+// rest.
+func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, error) {
+	start := w.out.size
+	var hb bytes.Buffer
+	if _, _, err := marshaler.Marshal(&hb, rec, 0); err != nil {
+		return start, err
+	}
+	b := hb.Bytes()
+	head, tail := b[:len(b)-len(crlfcrlf)], b[len(b)-len(crlfcrlf):]
+	if string(tail) != crlfcrlf {
+		return start, errUnframed
+	}
+	if _, err := w.out.Write(gzipHead); err != nil {
+		return start, err
+	}
+	if err := writeStored(w.out, head, false); err != nil {
+		return start, err
+	}
+	if err := p.spool.writeTo(w.out); err != nil {
+		return start, err
+	}
+	if err := writeStored(w.out, tail, true); err != nil {
+		return start, err
+	}
+	crc := crc32.Update(crc32Combine(crc32.ChecksumIEEE(head), p.crc, p.n), crc32.IEEETable, tail)
+	var trailer [8]byte
+	binary.LittleEndian.PutUint32(trailer[:4], crc)
+	binary.LittleEndian.PutUint32(trailer[4:], uint32(int64(len(head))+p.n+int64(len(tail))))
+	_, err := w.out.Write(trailer[:])
+	return start, err
+}
+
+const crlfcrlf = "\r\n\r\n"
+
+var errUnframed = errorString("a record's serialisation does not end in CRLF CRLF")
+
+type errorString string
+
+func (e errorString) Error() string { return "warc: " + string(e) }
+
+// writeStored writes b as deflate stored blocks, starting on a byte; the
+// last of them is the stream's last block when final.
+func writeStored(w io.Writer, b []byte, final bool) error {
+	for {
+		n := min(len(b), 0xffff)
+		last := n == len(b)
+		var h [5]byte
+		if final && last {
+			h[0] = 1
+		}
+		binary.LittleEndian.PutUint16(h[1:], uint16(n))
+		binary.LittleEndian.PutUint16(h[3:], ^uint16(n))
+		if _, err := w.Write(h[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(b[:n]); err != nil {
+			return err
+		}
+		if b = b[n:]; last {
+			return nil
+		}
+	}
+}
+
+// crc32Combine is the CRC-32 (IEEE) of A followed by B, given A's, B's
+// and B's length: zlib's crc32_combine, which applies len2 zero bytes to
+// crc1 by squaring the operator of one zero bit.
+func crc32Combine(crc1, crc2 uint32, len2 int64) uint32 {
+	if len2 <= 0 {
+		return crc1
+	}
+	var even, odd [32]uint32
+	odd[0] = crc32.IEEE // the operator of one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four
+	for {
+		gf2Square(&even, &odd) // the first time, one zero byte
+		if len2&1 != 0 {
+			crc1 = gf2Times(&even, crc1)
+		}
+		if len2 >>= 1; len2 == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if len2&1 != 0 {
+			crc1 = gf2Times(&odd, crc1)
+		}
+		if len2 >>= 1; len2 == 0 {
+			break
+		}
+	}
+	return crc1 ^ crc2
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
+}
