@@ -25,12 +25,17 @@ import (
 // member, like any other.
 //
 // packedBlock is such a block being compressed: into memory up to
-// memPerRecord, then into a temporary file.
+// memPerRecord, then into a temporary file. Its own goroutine compresses
+// it, so that its digests (computed by the writer) and its compression
+// take a processor each.
 type packedBlock struct {
-	fw    *flate.Writer
-	spool spool
-	crc   uint32
-	n     int64 // the block's length, uncompressed
+	fw     *flate.Writer // the compressing goroutine's until it is done
+	spool  spool
+	crc    uint32
+	n      int64        // the block's length, uncompressed
+	chunks chan *[]byte // to the compressing goroutine; nil once closed
+	done   chan error   // its end, and its error
+	err    error        // its error, once done
 }
 
 // flaters hold the compressors of large blocks: each holds about 1 MiB,
@@ -40,23 +45,68 @@ var flaters = sync.Pool{New: func() any {
 	return fw
 }}
 
+// chunkSize is the size of the pieces a packed block is handed on in,
+// packedChunks how many may wait for its goroutine.
+const (
+	chunkSize    = 32 << 10
+	packedChunks = 4
+)
+
+var chunks = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
 func newPackedBlock(tempDir string) *packedBlock {
-	p := &packedBlock{fw: flaters.Get().(*flate.Writer), spool: spool{dir: tempDir}}
+	p := &packedBlock{fw: flaters.Get().(*flate.Writer), spool: spool{dir: tempDir},
+		chunks: make(chan *[]byte, packedChunks), done: make(chan error, 1)}
 	p.fw.Reset(&p.spool)
+	go p.compress(p.chunks)
 	return p
 }
 
+// compress compresses the chunks handed on, until they end; after an
+// error it only gives them back.
+func (p *packedBlock) compress(in <-chan *[]byte) {
+	var err error
+	for c := range in {
+		if err == nil {
+			_, err = p.fw.Write(*c)
+		}
+		*c = (*c)[:0]
+		chunks.Put(c)
+	}
+	p.done <- err
+}
+
 func (p *packedBlock) Write(b []byte) (int, error) {
-	n, err := p.fw.Write(b)
-	p.crc = crc32.Update(p.crc, crc32.IEEETable, b[:n])
+	n := len(b)
+	p.crc = crc32.Update(p.crc, crc32.IEEETable, b)
 	p.n += int64(n)
-	return n, err
+	for len(b) > 0 {
+		c := chunks.Get().(*[]byte)
+		k := min(len(b), chunkSize)
+		*c = append(*c, b[:k]...)
+		p.chunks <- c
+		b = b[k:]
+	}
+	return n, nil
+}
+
+// wait ends the chunks and waits for the compressing goroutine.
+func (p *packedBlock) wait() error {
+	if p.chunks != nil {
+		close(p.chunks)
+		p.chunks = nil
+		p.err = <-p.done
+	}
+	return p.err
 }
 
 // finish ends the block's deflate stream on a byte, not as its last
 // block, and gives the compressor back.
 func (p *packedBlock) finish() error {
-	err := p.fw.Flush()
+	err := p.wait()
+	if err == nil {
+		err = p.fw.Flush()
+	}
 	p.release()
 	return err
 }
@@ -71,6 +121,7 @@ func (p *packedBlock) release() {
 
 // Close drops the block.
 func (p *packedBlock) Close() error {
+	p.wait()
 	p.release()
 	return p.spool.Close()
 }
