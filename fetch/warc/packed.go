@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -27,15 +28,15 @@ import (
 // packedBlock is such a block being compressed: into memory up to
 // memPerRecord, then into a temporary file. Its own goroutine compresses
 // it, so that its digests (computed by the writer) and its compression
-// take a processor each.
+// take a processor each, and the compression of a block goes on while
+// the next records are built.
 type packedBlock struct {
-	fw     *flate.Writer // the compressing goroutine's until it is done
 	spool  spool
 	crc    uint32
 	n      int64        // the block's length, uncompressed
-	chunks chan *[]byte // to the compressing goroutine; nil once closed
-	done   chan error   // its end, and its error
-	err    error        // its error, once done
+	chunks chan *[]byte // to the compressing goroutine; nil once ended
+	done   chan error   // the goroutine's end, with its error; nil once had
+	err    error
 }
 
 // flaters hold the compressors of large blocks: each holds about 1 MiB,
@@ -55,24 +56,30 @@ const (
 var chunks = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
 
 func newPackedBlock(tempDir string) *packedBlock {
-	p := &packedBlock{fw: flaters.Get().(*flate.Writer), spool: spool{dir: tempDir},
-		chunks: make(chan *[]byte, packedChunks), done: make(chan error, 1)}
-	p.fw.Reset(&p.spool)
-	go p.compress(p.chunks)
+	p := &packedBlock{spool: spool{dir: tempDir}, chunks: make(chan *[]byte, packedChunks), done: make(chan error, 1)}
+	fw := flaters.Get().(*flate.Writer)
+	fw.Reset(&p.spool)
+	go p.compress(fw, p.chunks)
 	return p
 }
 
-// compress compresses the chunks handed on, until they end; after an
-// error it only gives them back.
-func (p *packedBlock) compress(in <-chan *[]byte) {
+// compress compresses the chunks handed on until they end, then ends the
+// deflate stream on a byte, not as its last block (see above), and gives
+// the compressor back. After an error it only gives the chunks back.
+func (p *packedBlock) compress(fw *flate.Writer, in <-chan *[]byte) {
 	var err error
 	for c := range in {
 		if err == nil {
-			_, err = p.fw.Write(*c)
+			_, err = fw.Write(*c)
 		}
 		*c = (*c)[:0]
 		chunks.Put(c)
 	}
+	if err == nil {
+		err = fw.Flush()
+	}
+	fw.Reset(nil)
+	flaters.Put(fw)
 	p.done <- err
 }
 
@@ -90,39 +97,27 @@ func (p *packedBlock) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// wait ends the chunks and waits for the compressing goroutine.
-func (p *packedBlock) wait() error {
+// end ends the block: its goroutine finishes compressing it.
+func (p *packedBlock) end() {
 	if p.chunks != nil {
 		close(p.chunks)
 		p.chunks = nil
+	}
+}
+
+// wait ends the block and waits until it is compressed.
+func (p *packedBlock) wait() error {
+	p.end()
+	if p.done != nil {
 		p.err = <-p.done
+		p.done = nil
 	}
 	return p.err
-}
-
-// finish ends the block's deflate stream on a byte, not as its last
-// block, and gives the compressor back.
-func (p *packedBlock) finish() error {
-	err := p.wait()
-	if err == nil {
-		err = p.fw.Flush()
-	}
-	p.release()
-	return err
-}
-
-func (p *packedBlock) release() {
-	if p.fw != nil {
-		p.fw.Reset(nil)
-		flaters.Put(p.fw)
-		p.fw = nil
-	}
 }
 
 // Close drops the block.
 func (p *packedBlock) Close() error {
 	p.wait()
-	p.release()
 	return p.spool.Close()
 }
 
@@ -195,6 +190,9 @@ var gzipHead = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff}
 // rest.
 func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, error) {
 	start := w.out.size
+	if err := p.wait(); err != nil {
+		return start, fmt.Errorf("compressing the block: %w", err)
+	}
 	var hb bytes.Buffer
 	if _, _, err := marshaler.Marshal(&hb, rec, 0); err != nil {
 		return start, err

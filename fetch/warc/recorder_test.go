@@ -40,6 +40,8 @@ func TestRecordHTTP(t *testing.T) {
 		case "/large":
 			w.Header().Set("Content-Length", strconv.Itoa(len(large)))
 			io.WriteString(w, large)
+		case "/medium1", "/medium2", "/medium3": // compressed beside the next ones' building
+			io.WriteString(w, strings.Repeat(r.URL.Path+" is a page of 100 KB\n", 4000))
 		case "/largechunked": // another payload: not a revisit of /large's
 			upper := strings.ToUpper(large)
 			for i := 0; i < len(upper); i += 100000 {
@@ -63,7 +65,7 @@ func TestRecordHTTP(t *testing.T) {
 	c.Recorder = rec
 	base := "http://alice:s3cret@" + strings.TrimPrefix(s.URL, "http://")
 	bodies := map[string]string{}
-	for _, p := range []string{"/fixed", "/chunked", "/large", "/largechunked"} {
+	for _, p := range []string{"/fixed", "/chunked", "/medium1", "/medium2", "/medium3", "/large", "/largechunked"} {
 		resp, err := c.Get(context.Background(), base+p)
 		if err != nil {
 			t.Fatal(err)
@@ -82,11 +84,11 @@ func TestRecordHTTP(t *testing.T) {
 		io.ReadFull(resp.Body, make([]byte, 300000))
 		resp.Body.Close()
 	}
-	if err := w.Close(); err != nil || rec.Err() != nil || rec.Records() != 8 {
+	if err := w.Close(); err != nil || rec.Err() != nil || rec.Records() != 14 {
 		t.Fatalf("%v %v, %d records", err, rec.Err(), rec.Records())
 	}
 	recs := readAll(t, filepath.Join(dir, "http.warc.gz"))
-	if len(recs) != 9 {
+	if len(recs) != 15 {
 		t.Fatalf("%d records", len(recs))
 	}
 	ids := map[string]string{}

@@ -243,7 +243,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	}
 	mem := int64(1)
 	var packed *packedBlock
-	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < memPerRecord {
+	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < packedMin {
 		// A body of known size gets a buffer of its size: gowarc's
 		// first is 16 KiB, cleared, which on a small record costs more
 		// than compressing it.
@@ -280,10 +280,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 		}
 	}
 	if packed != nil {
-		if err := packed.finish(); err != nil {
-			j.close()
-			return nil, "", fmt.Errorf("warc: compressing the %s record of %s: %w", r.Type, r.URI, err)
-		}
+		packed.end() // its goroutine finishes it; its record's writing waits for it
 	}
 	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
 	b.AddWarcHeader(fBlockDigest, blockDigest)
@@ -441,6 +438,16 @@ func newRecordID() (string, error) {
 // whatever the objects' size.
 const memPerRecord = 256 << 10
 
+// packedMin is the size from which a block is compressed on its own
+// goroutine (see packedBlock): below it, handing it on costs more than
+// the two processors save.
+const packedMin = 64 << 10
+
+// maxPacked is how many blocks built by the archive's goroutine may be
+// compressing at once before it writes them: each holds a compressor of
+// about 1 MiB.
+var maxPacked = max(2, runtime.GOMAXPROCS(0))
+
 // The archive's goroutine is woken for a batch of jobs (batchJobs, or
 // batchBytes of bodies held), or batchDelay after the first job it was
 // not woken for: waking it costs a thread switch, which for a small page
@@ -552,10 +559,25 @@ func (w *Writer) work() {
 			}
 		}
 	}()
+	// The jobs built are written in order once maxPacked of them are
+	// compressing (see packedBlock), and at the end of each batch.
+	var out []*job
+	packing := 0
+	writeOut := func() {
+		for _, j := range out {
+			w.handle(j, open)
+		}
+		out, packing = out[:0], 0
+	}
 	write := func(r Record) (string, error) {
 		j, id, err := w.newJob(r)
 		if err == nil {
-			w.handle(j, open)
+			out = append(out, j)
+			if j.packed != nil {
+				if packing++; packing >= maxPacked {
+					writeOut()
+				}
+			}
 		}
 		return id, err
 	}
@@ -563,11 +585,12 @@ func (w *Writer) work() {
 		jobs, closing := w.take()
 		for _, j := range jobs {
 			if j.fn == nil {
-				w.handle(j, open)
+				out = append(out, j)
 			} else if err := j.fn(write); err != nil {
 				w.fail(err)
 			}
 		}
+		writeOut()
 		if closing && len(jobs) == 0 {
 			break
 		}
