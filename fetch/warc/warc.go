@@ -1,17 +1,18 @@
 // Package warc writes the retrievals of a fetch.Client as WARC/1.1 files
 // (ISO 28500:2017): one gzip member per record, a warcinfo record first
-// in every file, rolled over past a size. Records stream: a body is
-// spooled to a temporary file past a small buffer, never held whole.
+// in every file, rolled over past a size. Records stream: a large body
+// is compressed as it comes and spooled, compressed, to a temporary file
+// past a small buffer, never held whole (see packedBlock).
 //
 // Records are built and serialised by github.com/nlnwa/gowarc, a WARC
 // library that makes records of every type (resource and metadata
 // included, not only HTTP exchanges). The files are deref's: one
 // goroutine builds the records of the bodies handed to it, a batch at a
 // time, and compresses each (github.com/klauspost/compress, as gowarc's
-// writer does it) into a buffer that goes to the disk when it has nothing
-// left to do, so that an archive of small pages costs a write per batch,
-// not a write, a flush and a stat per record as gowarc's file writer
-// makes them.
+// writer does it; a large block on a goroutine of its own) into a buffer
+// that goes to the disk when it has nothing left to do, so that an
+// archive of small pages costs a write per batch, not a write, a flush
+// and a stat per record as gowarc's file writer makes them.
 package warc
 
 import (
