@@ -242,7 +242,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	if !ok {
 		return nil, "", fmt.Errorf("warc: no record type %q", r.Type)
 	}
-	mem := int64(1)
+	mem := int64(1) // the block's buffer in gowarc: only a small block goes there
 	var packed *packedBlock
 	if l, ok := r.Body.(interface{ Len() int }); ok && l.Len() < packedMin {
 		// A body of known size gets a buffer of its size: gowarc's
@@ -546,10 +546,10 @@ func (w *Writer) take() ([]*job, bool) {
 // writes them into the file in order, with the group commits and drops
 // queued beside them; a group's records wait for its commit. What it
 // wrote goes to the disk whenever no job waits. One goroutine does it
-// all: two, one building and one compressing, could take both processors
-// of a small machine at once while a crawl's next response (and the
-// server making it) waited, and kept more in memory; one was as fast or
-// faster on small pages and on large ones.
+// all but compress large blocks (see packedBlock): two, one building and
+// one compressing every record, could take both processors of a small
+// machine at once while a crawl's next response (and the server making
+// it) waited, and kept more in memory.
 func (w *Writer) work() {
 	defer close(w.done)
 	open := map[*Group]bool{} // groups holding records
