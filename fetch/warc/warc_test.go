@@ -21,21 +21,32 @@ import (
 // readAll reads every record of a WARC file back with gowarc's reader.
 func readAll(t *testing.T, path string) []gowarc.WarcRecord {
 	t.Helper()
+	recs, _ := readRecords(t, path, false)
+	return recs
+}
+
+// readRecords reads every record of a WARC file back with gowarc's
+// reader and, with blocks, each block as its record comes: the reader
+// keeps only the first MiB of a block it has gone past.
+func readRecords(t *testing.T, path string, blocks bool) (recs []gowarc.WarcRecord, blockStrings []string) {
+	t.Helper()
 	r, err := gowarc.NewWarcFileReader(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var out []gowarc.WarcRecord
 	for {
 		rec, _, _, err := r.Next()
 		if err == io.EOF {
-			return out
+			return recs, blockStrings
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, rec)
+		recs = append(recs, rec)
+		if blocks {
+			blockStrings = append(blockStrings, blockString(t, rec))
+		}
 	}
 }
 
@@ -338,25 +349,7 @@ func TestStreamedBlocks(t *testing.T) {
 		}
 		members++
 	}
-	// Each block read as its record comes: gowarc's reader keeps only
-	// the first MiB of a block it has gone past.
-	r, err := gowarc.NewWarcFileReader(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []gowarc.WarcRecord
-	var blocks []string
-	for {
-		rec, _, _, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, blocks = append(recs, rec), append(blocks, blockString(t, rec))
-	}
+	recs, blocks := readRecords(t, path, true)
 	if members != 6 || len(recs) != 6 {
 		t.Fatalf("%d members, %d records, want 6", members, len(recs))
 	}
