@@ -409,3 +409,34 @@ func (r repeatReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// A block that cannot be spooled (its temporary folder is gone) fails
+// its record, whose member is not begun, and the writer says so; the
+// records around it are whole.
+func TestStreamedBlockUnspooled(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{TempDir: filepath.Join(dir, "gone")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/before", MediaType: "text/plain", Body: strings.NewReader("before\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/9/big", MediaType: "application/octet-stream", Body: io.MultiReader(bytes.NewReader(randomish(1<<20, 5)))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/after", MediaType: "text/plain", Body: strings.NewReader("after\n")}); err != nil {
+		t.Fatal(err)
+	}
+	err = w.Close()
+	if err == nil || !strings.Contains(err.Error(), "gopher://h/9/big") || !strings.Contains(err.Error(), "compressing the block") {
+		t.Fatalf("Close: %v", err)
+	}
+	var uris []string
+	for _, rec := range readAll(t, filepath.Join(dir, "out.warc.gz")) {
+		uris = append(uris, rec.WarcHeader().Get(gowarc.WarcTargetURI))
+	}
+	if strings.Join(uris, " ") != " gopher://h/0/before gopher://h/0/after" {
+		t.Errorf("records of %q", uris)
+	}
+}
