@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -26,61 +27,100 @@ import (
 // member, like any other.
 //
 // packedBlock is such a block being compressed: into memory up to
-// memPerRecord, then into a temporary file. Its own goroutine compresses
-// it, so that its digests (computed by the writer) and its compression
-// take a processor each, and the compression of a block goes on while
-// the next records are built.
+// memPerRecord, then into a temporary file. It is cut into pieces of
+// pieceSize, each compressed on a goroutine of its own (at most
+// GOMAXPROCS at once, over all blocks) and ended by a sync flush, as pigz
+// cuts a file; a goroutine of the block's puts the pieces in order into
+// the spool. Its digests (computed by the writer) and its compression
+// thus take every processor there is, and the compression of a block
+// goes on while the next records are built.
 type packedBlock struct {
-	spool  spool
-	crc    uint32
-	n      int64        // the block's length, uncompressed
-	chunks chan *[]byte // to the compressing goroutine; nil once ended
-	done   chan error   // the goroutine's end, with its error; nil once had
-	err    error
+	spool spool
+	crc   uint32
+	n     int64   // the block's length, uncompressed
+	piece *[]byte // the piece being filled, if any
+	// The pieces' results, in order, to the goroutine that spools them;
+	// nil once the block is ended.
+	order chan chan pieceResult
+	done  chan error // that goroutine's end, with its error; nil once had
+	err   error
+}
+
+// pieceResult is a piece compressed, or its error.
+type pieceResult struct {
+	out *bytes.Buffer
+	err error
 }
 
 // flaters hold the compressors of large blocks: each holds about 1 MiB,
-// which a record of its own would make anew.
+// which a piece of its own would make anew.
 var flaters = sync.Pool{New: func() any {
 	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return fw
 }}
 
-// chunkSize is the size of the pieces a packed block is handed on in,
-// packedChunks how many may wait for its goroutine.
+// pieceSize is the size of the pieces a block is compressed in, and
+// piecesAhead how many of a block's may be compressing or waiting to be
+// spooled while the next is filled.
 const (
-	chunkSize    = 32 << 10
-	packedChunks = 4
+	pieceSize   = 256 << 10
+	piecesAhead = 4
 )
 
-var chunks = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+var (
+	pieces  = sync.Pool{New: func() any { b := make([]byte, 0, pieceSize); return &b }}
+	outputs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	// compressing holds a place for each piece being compressed.
+	compressing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+)
 
 func newPackedBlock(tempDir string) *packedBlock {
-	p := &packedBlock{spool: spool{dir: tempDir}, chunks: make(chan *[]byte, packedChunks), done: make(chan error, 1)}
-	fw := flaters.Get().(*flate.Writer)
-	fw.Reset(&p.spool)
-	go p.compress(fw, p.chunks)
+	p := &packedBlock{spool: spool{dir: tempDir}, order: make(chan chan pieceResult, piecesAhead), done: make(chan error, 1)}
+	go p.collect(p.order)
 	return p
 }
 
-// compress compresses the chunks handed on until they end, then ends the
-// deflate stream on a byte, not as its last block (see above), and gives
-// the compressor back. After an error it only gives the chunks back.
-func (p *packedBlock) compress(fw *flate.Writer, in <-chan *[]byte) {
+// collect spools the pieces' results in order, until they end; after an
+// error it only gives their buffers back.
+func (p *packedBlock) collect(order <-chan chan pieceResult) {
 	var err error
-	for c := range in {
+	for res := range order {
+		r := <-res
 		if err == nil {
-			_, err = fw.Write(*c)
+			err = r.err
 		}
-		*c = (*c)[:0]
-		chunks.Put(c)
+		if err == nil {
+			_, err = p.spool.Write(r.out.Bytes())
+		}
+		r.out.Reset()
+		outputs.Put(r.out)
 	}
-	if err == nil {
-		err = fw.Flush()
-	}
-	fw.Reset(nil)
-	flaters.Put(fw)
 	p.done <- err
+}
+
+// send hands the piece filled to a goroutine that compresses it, once
+// fewer than GOMAXPROCS pieces are being compressed.
+func (p *packedBlock) send() {
+	piece := p.piece
+	p.piece = nil
+	res := make(chan pieceResult, 1)
+	p.order <- res
+	compressing <- struct{}{}
+	go func() {
+		defer func() { <-compressing }()
+		out := outputs.Get().(*bytes.Buffer)
+		fw := flaters.Get().(*flate.Writer)
+		fw.Reset(out)
+		_, err := fw.Write(*piece)
+		if err == nil {
+			err = fw.Flush() // ends the piece on a byte, not as the last block
+		}
+		fw.Reset(nil)
+		flaters.Put(fw)
+		*piece = (*piece)[:0]
+		pieces.Put(piece)
+		res <- pieceResult{out, err}
+	}()
 }
 
 func (p *packedBlock) Write(b []byte) (int, error) {
@@ -88,21 +128,30 @@ func (p *packedBlock) Write(b []byte) (int, error) {
 	p.crc = crc32.Update(p.crc, crc32.IEEETable, b)
 	p.n += int64(n)
 	for len(b) > 0 {
-		c := chunks.Get().(*[]byte)
-		k := min(len(b), chunkSize)
-		*c = append(*c, b[:k]...)
-		p.chunks <- c
+		if p.piece == nil {
+			p.piece = pieces.Get().(*[]byte)
+		}
+		k := min(len(b), pieceSize-len(*p.piece))
+		*p.piece = append(*p.piece, b[:k]...)
 		b = b[k:]
+		if len(*p.piece) == pieceSize {
+			p.send()
+		}
 	}
 	return n, nil
 }
 
-// end ends the block: its goroutine finishes compressing it.
+// end ends the block: what it holds of its last piece is compressed,
+// and its goroutine finishes spooling the pieces.
 func (p *packedBlock) end() {
-	if p.chunks != nil {
-		close(p.chunks)
-		p.chunks = nil
+	if p.order == nil {
+		return
 	}
+	if p.piece != nil {
+		p.send()
+	}
+	close(p.order)
+	p.order = nil
 }
 
 // wait ends the block and waits until it is compressed.
