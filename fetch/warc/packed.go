@@ -20,9 +20,9 @@ import (
 // end, and would have to wait for the whole block to be read again and
 // compressed behind it. The record's gzip member is then put together
 // from deflate segments, as pigz joins the pieces it compresses apart:
-// the head in a stored block, the block's own deflate stream ended by a
-// sync flush (so that it ends on a byte and not as the last block), and
-// the record's closing CRLF CRLF in a final stored block; the member's
+// the head in a stored block, the block's pieces each ended by a sync
+// flush (so that it ends on a byte and not as the last block), and the
+// record's closing CRLF CRLF in a final stored block; the member's
 // CRC-32 is the head's combined with the block's. A reader sees one
 // member, like any other.
 //
