@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -202,19 +203,28 @@ func (s *spool) Write(b []byte) (int, error) {
 // spoolBuffer is the size of a spool file's buffer.
 const spoolBuffer = 64 << 10
 
-// writeTo copies what the spool holds into w.
-func (s *spool) writeTo(w io.Writer) error {
+// reader reads what the spool holds, from its start, and says how much
+// it holds.
+func (s *spool) reader() (io.Reader, int64, error) {
 	if s.f == nil {
-		_, err := w.Write(s.buf.Bytes())
-		return err
+		return &s.buf, int64(s.buf.Len()), nil
 	}
 	if err := s.fw.Flush(); err != nil {
-		return err
+		return nil, 0, err
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
+	n, err := s.f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = s.f.Seek(0, io.SeekStart)
 	}
-	_, err := io.Copy(w, onlyReader{s.f})
+	return onlyReader{s.f}, n, err
+}
+
+// writeTo copies what the spool holds into w.
+func (s *spool) writeTo(w io.Writer) error {
+	r, _, err := s.reader()
+	if err == nil {
+		_, err = io.Copy(w, r)
+	}
 	return err
 }
 
@@ -273,11 +283,7 @@ func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, er
 
 const crlfcrlf = "\r\n\r\n"
 
-var errUnframed = errorString("a record's serialisation does not end in CRLF CRLF")
-
-type errorString string
-
-func (e errorString) Error() string { return "warc: " + string(e) }
+var errUnframed = errors.New("a record's serialisation does not end in CRLF CRLF")
 
 // writeStored writes b as deflate stored blocks, starting on a byte; the
 // last of them is the stream's last block when final.

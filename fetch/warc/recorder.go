@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -88,7 +87,7 @@ func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response,
 	group := groupOf(ctx)
 	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 {
 		s := r.recordHTTP(u, ex, group)
-		presize(&s.buf, resp.Size)
+		presize(&s.body.buf, resp.Size)
 		return s
 	}
 	rec, ok := r.describe(u, resp)
@@ -208,7 +207,7 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 // recordHTTP keeps the body until it is whole (see httpSpool), then
 // writes the response and request records.
 func (r *Recorder) recordHTTP(u *url.URL, ex *fetch.Exchange, group *Group) *httpSpool {
-	return &httpSpool{r: r, u: u, ex: ex, date: time.Now(), group: group}
+	return &httpSpool{r: r, u: u, ex: ex, date: time.Now(), group: group, body: spool{dir: r.W.opts.TempDir}}
 }
 
 func (r *Recorder) fail(err error) {
@@ -229,9 +228,8 @@ func (r *Recorder) fail(err error) {
 // record, says its length only at its end.
 type httpSpool struct {
 	r     *Recorder
-	buf   bytes.Buffer
-	f     *os.File       // the spool, once a chunked body outgrew buf
-	pw    *io.PipeWriter // the records' goroutine's body, once any other did
+	body  spool          // the body, unless it streams
+	pw    *io.PipeWriter // the records' goroutine's body, once it streams
 	done  chan struct{}  // closed when that goroutine is done
 	u     *url.URL
 	ex    *fetch.Exchange
@@ -242,59 +240,49 @@ type httpSpool struct {
 }
 
 func (s *httpSpool) Write(p []byte) (int, error) {
-	switch {
-	case s.pw != nil:
-		return s.pw.Write(p)
-	case s.f != nil:
-		return s.f.Write(p)
-	case s.buf.Len()+len(p) <= memPerRecord:
-		return s.buf.Write(p)
-	}
-	if _, chunked := headField(s.ex.Response, "Transfer-Encoding"); !chunked {
-		s.stream()
+	if s.pw != nil {
 		return s.pw.Write(p)
 	}
-	f, err := os.CreateTemp(s.r.W.opts.TempDir, "deref-warc-*")
-	if err != nil {
-		return 0, err
+	if s.body.f == nil && s.body.buf.Len()+len(p) > memPerRecord {
+		if _, chunked := headField(s.ex.Response, "Transfer-Encoding"); !chunked {
+			s.pw, s.done = pipeBody(s.body.buf.Bytes(), func(body io.Reader) error {
+				err := s.records(s.r.W.Write, s.ex.Response, body, -1)
+				if errors.Is(err, errAborted) {
+					return nil // the body was not whole: no record
+				}
+				if err != nil {
+					s.r.fail(err)
+					s.err = err
+				}
+				return err
+			})
+			return s.pw.Write(p)
+		}
 	}
-	os.Remove(f.Name()) // the open file is enough
-	s.f = f
-	if _, err := s.buf.WriteTo(f); err != nil {
-		return 0, err
-	}
-	return s.f.Write(p)
+	return s.body.Write(p)
 }
 
-// stream starts the goroutine that writes the records, the body coming
-// to it through a pipe: what buf holds, then what is written next.
-func (s *httpSpool) stream() {
+// pipeBody runs run on a goroutine of its own with a body that reads
+// held, then what is written to the pipe returned; done is closed once
+// run has returned, and the pipe's writes fail with its error, if any.
+func pipeBody(held []byte, run func(body io.Reader) error) (pw *io.PipeWriter, done chan struct{}) {
 	pr, pw := io.Pipe()
-	s.pw, s.done = pw, make(chan struct{})
-	body := io.MultiReader(bytes.NewReader(s.buf.Bytes()), pr)
+	done = make(chan struct{})
 	go func() {
-		defer close(s.done)
-		err := s.records(s.r.W.Write, s.ex.Response, body, -1)
-		if errors.Is(err, errAborted) {
-			err = nil // the body was not whole: no record
-		} else if err != nil {
-			s.r.fail(err)
-			s.err = err
-		}
-		pr.CloseWithError(err) // the body's writes fail with it, if any
+		defer close(done)
+		pr.CloseWithError(run(io.MultiReader(bytes.NewReader(held), pr)))
 	}()
+	return pw, done
 }
 
 // Abort drops the records: the body was not read whole.
 func (s *httpSpool) Abort() {
 	s.once.Do(func() {
-		switch {
-		case s.pw != nil:
+		if s.pw != nil {
 			s.pw.CloseWithError(errAborted)
 			<-s.done
-		case s.f != nil:
-			s.f.Close()
 		}
+		s.body.Close()
 	})
 }
 
@@ -310,24 +298,14 @@ func (s *httpSpool) Close() error {
 			<-s.done
 			return
 		}
-		var body io.Reader = &s.buf
-		n := int64(s.buf.Len())
-		if s.f != nil {
-			var err error
-			if n, err = s.f.Seek(0, io.SeekCurrent); err == nil {
-				_, err = s.f.Seek(0, io.SeekStart)
-			}
-			if err != nil {
-				s.f.Close()
-				s.err = err
-				return
-			}
-			body = s.f
+		body, n, err := s.body.reader()
+		if err != nil {
+			s.body.Close()
+			s.err = err
+			return
 		}
-		s.r.W.build(s.buf.Len(), func(write func(Record) (string, error)) error {
-			if s.f != nil {
-				defer s.f.Close()
-			}
+		s.r.W.build(s.body.buf.Len(), func(write func(Record) (string, error)) error {
+			defer s.body.Close()
 			err := s.records(write, wholeBodyHead(s.ex.Response, n), body, n)
 			if err != nil {
 				s.r.fail(err)
@@ -461,15 +439,13 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 		return w.buf.Write(p)
 	}
 	if w.pw == nil {
-		pr, pw := io.Pipe()
-		w.pw, w.done, w.closeC = pw, make(chan struct{}), make(chan struct{})
-		rec := w.rec
-		rec.Body = io.MultiReader(bytes.NewReader(w.buf.Bytes()), pr)
-		go func() {
-			defer close(w.done)
+		w.closeC = make(chan struct{})
+		w.pw, w.done = pipeBody(w.buf.Bytes(), func(body io.Reader) error {
+			rec := w.rec
+			rec.Body = body
 			w.err = w.r.write(w.r.W.Write, rec, w.ftp, w.conversation, w.closeC)
-			pr.CloseWithError(w.err) // the body's writes fail with it, if any
-		}()
+			return w.err
+		})
 	}
 	return w.pw.Write(p)
 }
