@@ -228,9 +228,8 @@ func (r *Recorder) fail(err error) {
 // record, says its length only at its end.
 type httpSpool struct {
 	r     *Recorder
-	body  spool          // the body, unless it streams
-	pw    *io.PipeWriter // the records' goroutine's body, once it streams
-	done  chan struct{}  // closed when that goroutine is done
+	body  spool    // the body, unless it streams
+	pw    *handOff // the records' goroutine's body, once it streams
 	u     *url.URL
 	ex    *fetch.Exchange
 	date  time.Time
@@ -245,7 +244,7 @@ func (s *httpSpool) Write(p []byte) (int, error) {
 	}
 	if s.body.f == nil && s.body.buf.Len()+len(p) > memPerRecord {
 		if _, chunked := headField(s.ex.Response, "Transfer-Encoding"); !chunked {
-			s.pw, s.done = pipeBody(s.body.buf.Bytes(), func(body io.Reader) error {
+			s.pw = pipeBody(s.body.buf.Bytes(), func(body io.Reader) error {
 				err := s.records(s.r.W.Write, s.ex.Response, body, -1)
 				if errors.Is(err, errAborted) {
 					return nil // the body was not whole: no record
@@ -263,16 +262,14 @@ func (s *httpSpool) Write(p []byte) (int, error) {
 }
 
 // pipeBody runs run on a goroutine of its own with a body that reads
-// held, then what is written to the pipe returned; done is closed once
-// run has returned, and the pipe's writes fail with its error, if any.
-func pipeBody(held []byte, run func(body io.Reader) error) (pw *io.PipeWriter, done chan struct{}) {
-	pr, pw := io.Pipe()
-	done = make(chan struct{})
+// held, then what is written to the hand-off returned, whose Close waits
+// until run has returned; its writes fail with run's error, if any.
+func pipeBody(held []byte, run func(body io.Reader) error) *handOff {
+	h := newHandOff()
 	go func() {
-		defer close(done)
-		pr.CloseWithError(run(io.MultiReader(bytes.NewReader(held), pr)))
+		h.stop(run(io.MultiReader(bytes.NewReader(held), h)))
 	}()
-	return pw, done
+	return h
 }
 
 // Abort drops the records: the body was not read whole.
@@ -280,7 +277,6 @@ func (s *httpSpool) Abort() {
 	s.once.Do(func() {
 		if s.pw != nil {
 			s.pw.CloseWithError(errAborted)
-			<-s.done
 		}
 		s.body.Close()
 	})
@@ -295,7 +291,6 @@ func (s *httpSpool) Close() error {
 	s.once.Do(func() {
 		if s.pw != nil {
 			s.pw.Close()
-			<-s.done
 			return
 		}
 		body, n, err := s.body.reader()
@@ -425,10 +420,9 @@ type recordWriter struct {
 	ftp          bool
 	conversation func() []fetch.TraceEvent
 
-	buf  bytes.Buffer
-	pw   *io.PipeWriter // once the body outgrew buf
-	done chan struct{}  // closed when the piped record is built
-	err  error          // the piped record's error
+	buf bytes.Buffer
+	pw  *handOff // once the body outgrew buf
+	err error    // the piped record's error
 
 	once   sync.Once
 	closeC chan struct{} // closed at Close or Abort
@@ -440,7 +434,7 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 	}
 	if w.pw == nil {
 		w.closeC = make(chan struct{})
-		w.pw, w.done = pipeBody(w.buf.Bytes(), func(body io.Reader) error {
+		w.pw = pipeBody(w.buf.Bytes(), func(body io.Reader) error {
 			rec := w.rec
 			rec.Body = body
 			w.err = w.r.write(w.r.W.Write, rec, w.ftp, w.conversation, w.closeC)
@@ -457,9 +451,8 @@ var errAborted = errors.New("the body was not read whole")
 func (w *recordWriter) Abort() {
 	w.once.Do(func() {
 		if w.pw != nil {
-			w.pw.CloseWithError(errAborted)
 			close(w.closeC)
-			<-w.done
+			w.pw.CloseWithError(errAborted)
 		}
 	})
 }
@@ -467,9 +460,8 @@ func (w *recordWriter) Abort() {
 func (w *recordWriter) Close() error {
 	w.once.Do(func() {
 		if w.pw != nil {
-			w.pw.Close()
 			close(w.closeC)
-			<-w.done
+			w.pw.Close()
 			return
 		}
 		rec := w.rec
