@@ -412,7 +412,7 @@ func controlConversation(evs []fetch.TraceEvent) string {
 
 // recordWriter is the body's copy. A body up to memPerRecord is kept in
 // memory and its records are built in the background once it is closed;
-// a larger one streams through a pipe into the record as it is read, and
+// a larger one streams into the record as it is read (see handOff), and
 // Close waits until its records are built.
 type recordWriter struct {
 	r            *Recorder
