@@ -105,6 +105,7 @@ type Error struct {
 	Err error
 }
 
+// Error says what failed, on which URL (its password hidden), and why.
 func (e *Error) Error() string { return e.Op + " " + e.URL + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

@@ -288,6 +288,7 @@ const (
 
 var kindNames = [...]string{"file", "directory", "search", "articles", "session", "redirect", "info", "link"}
 
+// String names the kind.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]

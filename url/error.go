@@ -14,6 +14,7 @@ type Error struct {
 	Err error
 }
 
+// Error gives the operation, the URL quoted and why it failed.
 func (e *Error) Error() string { return e.Op + " " + strconv.Quote(e.URL) + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.
@@ -26,6 +27,7 @@ type PartError struct {
 	Offset int // byte offset in the URL, or -1 when not known
 }
 
+// Error names the part at fault and what is wrong with it.
 func (e *PartError) Error() string {
 	s := e.Part + ": " + e.Msg
 	if e.Offset >= 0 {

@@ -82,6 +82,7 @@ type EscapeError struct {
 	Text   string // the malformed sequence, at most three characters
 }
 
+// Error quotes the malformed escape and gives its offset.
 func (e *EscapeError) Error() string {
 	return "malformed escape " + strconv.Quote(e.Text) + " at offset " + strconv.Itoa(e.Offset)
 }

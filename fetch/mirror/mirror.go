@@ -112,6 +112,7 @@ const (
 
 var actionNames = [...]string{"", "new", "update", "unchanged", "delete", "fail", "refuse", "check"}
 
+// String names the action as the mirror's report does.
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a > 0 {
 		return actionNames[a]

@@ -133,6 +133,7 @@ type ReplyError struct {
 	kind error
 }
 
+// Error gives the kind of failure, the command and the server's reply.
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%v: %s: %d %s", e.kind, e.Cmd, e.Err.Code, strings.ReplaceAll(e.Err.Msg, "\n", " "))
 }

@@ -77,6 +77,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// Error gives the kind of failure and the response's status line.
 func (e *StatusError) Error() string { return e.kind.Error() + ": HTTP " + e.Status }
 
 // Unwrap returns the sentinel error of the status class.

@@ -25,6 +25,7 @@ type ReplyError struct {
 	kind error
 }
 
+// Error gives the command and the server's reply.
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%s: %d %s", e.Cmd, e.Code, e.Text)
 }

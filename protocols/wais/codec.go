@@ -105,7 +105,10 @@ type FormatError struct {
 	Err  error
 }
 
+// Error names the part malformed and why.
 func (e *FormatError) Error() string { return "malformed " + e.What + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // AppendCI appends the compressed integer v (notes §3.1): base 128, most
@@ -225,6 +228,7 @@ type Diagnostic struct {
 	Surrogate byte
 }
 
+// String gives the diagnostic's code and text.
 func (d Diagnostic) String() string { return "Diagnostic " + d.Code + ": " + d.Info }
 
 // tagDiagnostic starts a diagnostic record inside a WAIS block.

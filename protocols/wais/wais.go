@@ -56,6 +56,7 @@ type Error struct {
 	Err  error // the cause, when not a diagnostic
 }
 
+// Error gives the step that failed and why.
 func (e *Error) Error() string {
 	msg := "wais " + e.Step + ": "
 	switch {
