@@ -136,7 +136,8 @@ type Client struct {
 	// no bound. Set it before the first retrieval.
 	MemoryBudget int64
 
-	// MaxBytes ends a transfer with ErrTooLarge past this many bytes; 0
+	// MaxBytes ends a transfer with ErrTooLarge past this many bytes, and
+	// refuses one whose announced size is larger before its body; 0
 	// means no limit.
 	MaxBytes int64
 
@@ -491,6 +492,13 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 			c.recordUnpassed(ctx, req, &Response{}, conv)
 		}
 		return nil, err
+	}
+	if resp.Body != nil && !o.HeadOnly && c.MaxBytes > 0 && resp.Size > c.MaxBytes {
+		// Refused before its first byte, as curl's --max-filesize does
+		// when the size is announced: no part of it is worth keeping.
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("%w: %d bytes announced, more than %d", ErrTooLarge, resp.Size, c.MaxBytes)
 	}
 	if resp.Body != nil {
 		size := resp.Size

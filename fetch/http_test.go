@@ -111,6 +111,10 @@ func newServer(t *testing.T, rec *recorder) *httptest.Server {
 		w.Header().Set("Content-Length", "1048576")
 		w.Write(make([]byte, 1<<20))
 	})
+	mux.HandleFunc("/bigchunked", func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.(nethttp.Flusher).Flush() // chunked: no length announced
+		w.Write(make([]byte, 1<<20))
+	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -349,15 +353,20 @@ func TestShortBodyIdleCancelLimit(t *testing.T) {
 	}
 	resp.Body.Close()
 
+	// An object whose announced size passes MaxBytes is refused before
+	// its body; one of unannounced size ends at MaxBytes.
 	c.MaxBytes = 1000
-	resp, err = c.Get(context.Background(), s.URL+"/big")
+	if _, err := c.Get(context.Background(), s.URL+"/big"); !errors.Is(err, fetch.ErrTooLarge) || fetch.ExitCode(err) != 7 {
+		t.Errorf("limit, size announced: %v (exit %d)", err, fetch.ExitCode(err))
+	}
+	resp, err = c.Get(context.Background(), s.URL+"/bigchunked")
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if !errors.Is(err, fetch.ErrTooLarge) || n != 1000 {
-		t.Errorf("limit: %d bytes, %v", n, err)
+		t.Errorf("limit, size unknown: %d bytes, %v", n, err)
 	}
 }
 
