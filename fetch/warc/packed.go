@@ -310,52 +310,53 @@ func writeStored(w io.Writer, b []byte, final bool) error {
 }
 
 // crc32Combine is the CRC-32 (IEEE) of A followed by B, given A's, B's
-// and B's length: zlib's crc32_combine, which applies len2 zero bytes to
-// crc1 by squaring the operator of one zero bit.
+// and B's length: zlib's crc32_combine (1.2.12 and later), which
+// multiplies crc1 by x^(8 len2) modulo the CRC's polynomial, the power
+// made of the table of x^(2^k).
 func crc32Combine(crc1, crc2 uint32, len2 int64) uint32 {
 	if len2 <= 0 {
 		return crc1
 	}
-	var even, odd [32]uint32
-	odd[0] = crc32.IEEE // the operator of one zero bit
-	row := uint32(1)
-	for n := 1; n < 32; n++ {
-		odd[n] = row
-		row <<= 1
-	}
-	gf2Square(&even, &odd) // two zero bits
-	gf2Square(&odd, &even) // four
-	for {
-		gf2Square(&even, &odd) // the first time, one zero byte
-		if len2&1 != 0 {
-			crc1 = gf2Times(&even, crc1)
-		}
-		if len2 >>= 1; len2 == 0 {
-			break
-		}
-		gf2Square(&odd, &even)
-		if len2&1 != 0 {
-			crc1 = gf2Times(&odd, crc1)
-		}
-		if len2 >>= 1; len2 == 0 {
-			break
-		}
-	}
-	return crc1 ^ crc2
+	return multModP(xPow8N(len2), crc1) ^ crc2
 }
 
-func gf2Times(mat *[32]uint32, vec uint32) uint32 {
-	var sum uint32
-	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
-		if vec&1 != 0 {
-			sum ^= mat[i]
+// multModP is a times b modulo the CRC's polynomial, in its reflected
+// bit order (the highest bit the coefficient of x^0).
+func multModP(a, b uint32) uint32 {
+	var p uint32
+	for m := uint32(1) << 31; ; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+			if a&(m-1) == 0 {
+				return p
+			}
+		}
+		if b&1 != 0 {
+			b = b>>1 ^ crc32.IEEE
+		} else {
+			b >>= 1
 		}
 	}
-	return sum
 }
 
-func gf2Square(square, mat *[32]uint32) {
-	for n := range mat {
-		square[n] = gf2Times(mat, mat[n])
+// xPow2 holds x^(2^k) modulo the CRC's polynomial.
+var xPow2 = func() (t [32]uint32) {
+	p := uint32(1) << 30 // x^1
+	t[0] = p
+	for k := 1; k < 32; k++ {
+		p = multModP(p, p)
+		t[k] = p
 	}
+	return t
+}()
+
+// xPow8N is x^(8n) modulo the CRC's polynomial: n zero bytes.
+func xPow8N(n int64) uint32 {
+	p := uint32(1) << 31 // x^0
+	for k := 3; n != 0; n, k = n>>1, k+1 {
+		if n&1 != 0 {
+			p = multModP(xPow2[k&31], p)
+		}
+	}
+	return p
 }

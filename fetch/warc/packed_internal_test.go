@@ -2,6 +2,7 @@ package warc
 
 import (
 	"hash/crc32"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -18,4 +19,72 @@ func FuzzCRC32Combine(f *testing.F) {
 			t.Fatalf("combined %08x, want %08x (%d + %d bytes)", got, want, len(a), len(b))
 		}
 	})
+}
+
+// crc32Combine agrees with zlib's older crc32_combine, which squares
+// the operator of one zero bit instead, on lengths up to terabytes,
+// where no test can checksum the bytes themselves.
+func TestCRC32CombineLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		crc1, crc2 := rng.Uint32(), rng.Uint32()
+		n := rng.Int64N(1 << (1 + i%44))
+		if got, want := crc32Combine(crc1, crc2, n), crc32CombineGF2(crc1, crc2, n); got != want {
+			t.Fatalf("crc32Combine(%08x, %08x, %d) = %08x, the matrix way %08x", crc1, crc2, n, got, want)
+		}
+	}
+}
+
+func crc32CombineGF2(crc1, crc2 uint32, len2 int64) uint32 {
+	if len2 <= 0 {
+		return crc1
+	}
+	var even, odd [32]uint32
+	odd[0] = crc32.IEEE // the operator of one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four
+	for {
+		gf2Square(&even, &odd) // one zero byte, the first time
+		if len2&1 != 0 {
+			crc1 = gf2Times(&even, crc1)
+		}
+		if len2 >>= 1; len2 == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if len2&1 != 0 {
+			crc1 = gf2Times(&odd, crc1)
+		}
+		if len2 >>= 1; len2 == 0 {
+			break
+		}
+	}
+	return crc1 ^ crc2
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
+}
+
+func BenchmarkCRC32Combine(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		crc32Combine(uint32(i), 0x12345678, 100<<10+int64(i&1023))
+	}
 }
