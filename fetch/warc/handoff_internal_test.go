@@ -19,7 +19,7 @@ func TestHandOffCarriesBody(t *testing.T) {
 	}
 	var got []byte
 	var readErr error
-	h := pipeBody(body[:100], func(r io.Reader) error {
+	h := streamBody(body[:100], func(r io.Reader) error {
 		got, readErr = io.ReadAll(iotest.OneByteReader(iotest.HalfReader(r)))
 		return readErr
 	})
@@ -46,7 +46,7 @@ func TestHandOffCarriesBody(t *testing.T) {
 func TestHandOffAbort(t *testing.T) {
 	var got []byte
 	var readErr error
-	h := pipeBody(nil, func(r io.Reader) error {
+	h := streamBody(nil, func(r io.Reader) error {
 		got, readErr = io.ReadAll(r)
 		return nil
 	})
@@ -67,7 +67,7 @@ func TestHandOffAbort(t *testing.T) {
 // nothing waits forever.
 func TestHandOffReaderFails(t *testing.T) {
 	stop := errors.New("disk full")
-	h := pipeBody(nil, func(r io.Reader) error {
+	h := streamBody(nil, func(r io.Reader) error {
 		io.ReadFull(r, make([]byte, 10))
 		return stop
 	})

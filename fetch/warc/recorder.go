@@ -227,24 +227,24 @@ func (r *Recorder) fail(err error) {
 // spooled to a temporary file, since its head, which comes first in the
 // record, says its length only at its end.
 type httpSpool struct {
-	r     *Recorder
-	body  spool    // the body, unless it streams
-	pw    *handOff // the records' goroutine's body, once it streams
-	u     *url.URL
-	ex    *fetch.Exchange
-	date  time.Time
-	group *Group
-	once  sync.Once
-	err   error
+	r      *Recorder
+	body   spool    // the body, unless it streams
+	stream *handOff // the records' goroutine's body, once it streams
+	u      *url.URL
+	ex     *fetch.Exchange
+	date   time.Time
+	group  *Group
+	once   sync.Once
+	err    error
 }
 
 func (s *httpSpool) Write(p []byte) (int, error) {
-	if s.pw != nil {
-		return s.pw.Write(p)
+	if s.stream != nil {
+		return s.stream.Write(p)
 	}
 	if s.body.f == nil && s.body.buf.Len()+len(p) > memPerRecord {
 		if _, chunked := headField(s.ex.Response, "Transfer-Encoding"); !chunked {
-			s.pw = pipeBody(s.body.buf.Bytes(), func(body io.Reader) error {
+			s.stream = streamBody(s.body.buf.Bytes(), func(body io.Reader) error {
 				err := s.records(s.r.W.Write, s.ex.Response, body, -1)
 				if errors.Is(err, errAborted) {
 					return nil // the body was not whole: no record
@@ -255,16 +255,16 @@ func (s *httpSpool) Write(p []byte) (int, error) {
 				}
 				return err
 			})
-			return s.pw.Write(p)
+			return s.stream.Write(p)
 		}
 	}
 	return s.body.Write(p)
 }
 
-// pipeBody runs run on a goroutine of its own with a body that reads
+// streamBody runs run on a goroutine of its own with a body that reads
 // held, then what is written to the hand-off returned, whose Close waits
 // until run has returned; its writes fail with run's error, if any.
-func pipeBody(held []byte, run func(body io.Reader) error) *handOff {
+func streamBody(held []byte, run func(body io.Reader) error) *handOff {
 	h := newHandOff()
 	go func() {
 		h.stop(run(io.MultiReader(bytes.NewReader(held), h)))
@@ -275,8 +275,8 @@ func pipeBody(held []byte, run func(body io.Reader) error) *handOff {
 // Abort drops the records: the body was not read whole.
 func (s *httpSpool) Abort() {
 	s.once.Do(func() {
-		if s.pw != nil {
-			s.pw.CloseWithError(errAborted)
+		if s.stream != nil {
+			s.stream.CloseWithError(errAborted)
 		}
 		s.body.Close()
 	})
@@ -289,8 +289,8 @@ func (s *httpSpool) Abort() {
 // them. An error building them is the writer's (Err, Close).
 func (s *httpSpool) Close() error {
 	s.once.Do(func() {
-		if s.pw != nil {
-			s.pw.Close()
+		if s.stream != nil {
+			s.stream.Close()
 			return
 		}
 		body, n, err := s.body.reader()
@@ -420,28 +420,28 @@ type recordWriter struct {
 	ftp          bool
 	conversation func() []fetch.TraceEvent
 
-	buf bytes.Buffer
-	pw  *handOff // once the body outgrew buf
-	err error    // the piped record's error
+	buf    bytes.Buffer
+	stream *handOff // once the body outgrew buf
+	err    error    // the streamed record's error
 
 	once   sync.Once
 	closeC chan struct{} // closed at Close or Abort
 }
 
 func (w *recordWriter) Write(p []byte) (int, error) {
-	if w.pw == nil && w.buf.Len()+len(p) <= memPerRecord {
+	if w.stream == nil && w.buf.Len()+len(p) <= memPerRecord {
 		return w.buf.Write(p)
 	}
-	if w.pw == nil {
+	if w.stream == nil {
 		w.closeC = make(chan struct{})
-		w.pw = pipeBody(w.buf.Bytes(), func(body io.Reader) error {
+		w.stream = streamBody(w.buf.Bytes(), func(body io.Reader) error {
 			rec := w.rec
 			rec.Body = body
 			w.err = w.r.write(w.r.W.Write, rec, w.ftp, w.conversation, w.closeC)
 			return w.err
 		})
 	}
-	return w.pw.Write(p)
+	return w.stream.Write(p)
 }
 
 // errAborted ends the body of a record that is not written.
@@ -450,18 +450,18 @@ var errAborted = errors.New("the body was not read whole")
 // Abort drops the record: its body was not read whole.
 func (w *recordWriter) Abort() {
 	w.once.Do(func() {
-		if w.pw != nil {
+		if w.stream != nil {
 			close(w.closeC)
-			w.pw.CloseWithError(errAborted)
+			w.stream.CloseWithError(errAborted)
 		}
 	})
 }
 
 func (w *recordWriter) Close() error {
 	w.once.Do(func() {
-		if w.pw != nil {
+		if w.stream != nil {
 			close(w.closeC)
-			w.pw.Close()
+			w.stream.Close()
 			return
 		}
 		rec := w.rec
