@@ -28,6 +28,14 @@
 // first writes a site of -pages pages (an index and pages that link each
 // other) where the server serves it.
 //
+// -archive-cost, with -url or -crawl, times deref alone without and with
+// --warc-file, in turns round by round, and prints the median of the
+// rounds' ratios of wall time with a 95% interval: what writing the
+// archive adds to the run.
+//
+//	go run ./internal/sidebyside -archive-cost -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site -runs 61
+//	go run ./internal/sidebyside -archive-cost -url http://127.0.0.1:18080/big.bin -serve STATE/tree/big.bin -size 100000000 -runs 15
+//
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
 // mirror again where nothing changed (--only-newer). The tools take turns
@@ -90,6 +98,7 @@ func main() {
 	pages := flag.Int("pages", 2000, "for -crawl with -serve: how many pages to write")
 	perHost := flag.Int("per-host", 1, "deref crawl's --per-host for -crawl")
 	gw := flag.Bool("gateway", false, "for -url: time the object fetched through deref serve (by curl and by deref) against deref fetching it directly")
+	cost := flag.Bool("archive-cost", false, "for -url and -crawl: time deref alone, without and with --warc-file in turns, and print the median of the rounds' ratios with its 95% interval")
 	flag.Parse()
 	if *serve != "" {
 		if _, err := os.Lstat(*serve); err == nil {
@@ -125,6 +134,16 @@ func main() {
 		if *dest == "" {
 			*dest = tmp
 		}
+		if *cost {
+			archiveCost("deref crawl --scope prefix "+*crawlURL, *runs, *dest, func(dir, warc string) []string {
+				argv := []string{bin, "crawl", "-s", "--no-netrc", "--per-host", fmt.Sprint(*perHost), "--scope", "prefix"}
+				if warc != "" {
+					argv = append(argv, "--warc-file", warc)
+				}
+				return append(argv, *crawlURL)
+			})
+			return
+		}
 		crawlBench(bin, *crawlURL, *dest, *runs, *perHost)
 		return
 	}
@@ -153,6 +172,19 @@ func main() {
 	}
 	if *gw {
 		gatewayBench(bin, urls[0], *runs)
+		return
+	}
+	if *cost {
+		if *dest == "" {
+			*dest = tmp
+		}
+		archiveCost("deref -o FILE "+short(urls[0]), *runs, *dest, func(dir, warc string) []string {
+			argv := []string{bin, "-s", "--no-netrc", "-o", filepath.Join(dir, "out")}
+			if warc != "" {
+				argv = append(argv, "--warc-file", warc)
+			}
+			return append(argv, urls[0])
+		})
 		return
 	}
 	tools := []tool{
