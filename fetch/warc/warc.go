@@ -76,6 +76,7 @@ type Writer struct {
 	// one, with its warcinfo record first) and that record's ID.
 	out    *outFile
 	infoID string
+	lastID string // the ID of the record written last into out
 	gz     *gzip.Writer
 	member *bufio.Writer // in front of gz: see memberBuffer
 
@@ -323,6 +324,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	j.closers = append(j.closers, rec.Close)
 	h := rec.WarcHeader()
 	id := h.GetId(fRecordID)
+	j.id = id
 	j.digest = h.Get(fPayloadDigest)
 	if j.indexed && j.digest != "" {
 		w.mu.Lock()
@@ -472,6 +474,7 @@ type job struct {
 	rec     gowarc.WarcRecord
 	packed  *packedBlock // rec's block, compressed already; nil: rec's own
 	r       Record
+	id      string // the record's WARC-Record-ID
 	date    time.Time
 	digest  string
 	indexed bool
@@ -626,7 +629,7 @@ func (w *Writer) handle(j *job, open map[*Group]bool) {
 		j.group.held = append(j.group.held, j)
 		open[j.group] = true
 	default:
-		w.roll()
+		w.roll(j)
 		w.put(j)
 		j.close()
 	}
@@ -648,7 +651,7 @@ func (w *Writer) finish() {
 	if o == nil {
 		return
 	}
-	w.out = nil
+	w.out, w.lastID = nil, ""
 	err := o.bw.Flush()
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
@@ -664,7 +667,7 @@ func (w *Writer) finish() {
 // commit writes a group's records into one file, then calls its then
 // with where they end.
 func (w *Writer) commit(j *job) {
-	w.roll()
+	w.roll(nil)
 	for _, h := range j.group.held {
 		w.put(h)
 		h.close()
@@ -678,10 +681,14 @@ func (w *Writer) commit(j *job) {
 	j.then(file, end)
 }
 
-// roll closes a file grown past MaxSize, so that the next record starts
-// another.
-func (w *Writer) roll() {
-	if w.opts.MaxSize > 0 && w.out != nil && w.out.size >= w.opts.MaxSize {
+// roll closes a file grown past MaxSize, so that the next record (j, if
+// not nil) starts another; but a record concurrent to the one written
+// last (an HTTP request after its response, an FTP control conversation
+// after its file) goes into that one's file, so that a rollover never
+// parts a retrieval's records.
+func (w *Writer) roll(j *job) {
+	if w.opts.MaxSize > 0 && w.out != nil && w.out.size >= w.opts.MaxSize &&
+		(j == nil || j.r.ConcurrentTo == "" || j.r.ConcurrentTo != w.lastID) {
 		w.finish()
 	}
 }
@@ -791,6 +798,7 @@ func (w *Writer) write(j *job) {
 		return
 	}
 	w.offsets[name] = append(w.offsets[name], offset)
+	w.lastID = j.id
 	if w.opts.CDX && j.indexed {
 		mime := j.r.PayloadType
 		if mime == "" {

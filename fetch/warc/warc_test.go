@@ -152,6 +152,46 @@ func TestRollover(t *testing.T) {
 	}
 }
 
+// A rollover never parts a retrieval's records: a record concurrent to
+// the one written last (an HTTP request after its response) goes into
+// that one's file, past MaxSize; the next retrieval starts a new file.
+func TestRolloverKeepsPairs(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{MaxSize: 1000, Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		uri := "http://example.org/" + string(rune('a'+i))
+		id, err := w.Write(warc.Record{Type: "response", URI: uri, MediaType: "application/http;msgtype=response",
+			Body: bytes.NewReader(append([]byte("HTTP/1.1 200 OK\r\n\r\n"), randomish(3000, i)...)), PayloadOffset: 19})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(warc.Record{Type: "request", URI: uri, MediaType: "application/http;msgtype=request", ConcurrentTo: id,
+			Body: strings.NewReader("GET /" + string(rune('a'+i)) + " HTTP/1.1\r\nHost: example.org\r\n\r\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "out-*.warc.gz"))
+	if len(names) != 3 {
+		t.Fatalf("files %v, want one for each of the 3 retrievals", names)
+	}
+	for _, n := range names {
+		recs := readAll(t, n)
+		var types []string
+		for _, r := range recs {
+			types = append(types, r.Type().String())
+		}
+		if got := strings.Join(types, " "); got != "warcinfo response request" {
+			t.Errorf("%s: records %s, want warcinfo response request", filepath.Base(n), got)
+		}
+	}
+}
+
 func randomish(n, seed int) []byte {
 	b := make([]byte, n)
 	x := uint32(seed*7919 + 1)
