@@ -167,19 +167,24 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 		if g.HasPlus {
 			rec.Protocol = "gopher+"
 		}
+		// The item itself, however it was asked for (plainly, or in
+		// Gopher+ with "+"), is known by its type and selector.
+		v := *u
+		v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
+		item := v.Redacted()
 		if g.HasPlus && (strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$")) {
 			// An attribute block (of the item, or with "$" of a menu's
 			// items): metadata of the item asked of, linked to its record
 			// when this run wrote one.
-			v := *u
-			v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
-			rec.Type, rec.URI, rec.MediaType = "metadata", v.Redacted(), "application/gopher+-attributes"
-			rec.ConcurrentTo = r.gopherRecord(rec.URI, "")
+			rec.Type, rec.URI, rec.MediaType = "metadata", item, "application/gopher+-attributes"
+			rec.ConcurrentTo = r.gopherRecord(item, "")
 			return rec, resp.Body != nil
 		}
 		if id, err := newRecordID(); err == nil {
 			rec.ID = id
-			r.gopherRecord(rec.URI, id)
+			if g.Search == "" { // a search's results are not the item its attributes tell of
+				r.gopherRecord(item, id)
+			}
 		}
 	case "news", "snews", "nntp", "nntps":
 		rec.Protocol = "nntp"

@@ -1,12 +1,14 @@
 package warc_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/base32"
 	"errors"
 	"io"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -272,5 +274,72 @@ func TestRecordThroughProxy(t *testing.T) {
 	}
 	if !strings.HasPrefix(response, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(response, "\r\n\r\nproxied http://www.example.invalid/page\n") {
 		t.Errorf("response record %q", response)
+	}
+}
+
+// A Gopher+ item asked for with "+" and then its attribute block with
+// "!": the attribute block's metadata record goes with the item's
+// resource record, as it does when the item was asked for plainly.
+func TestRecordGopherPlusAttributes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			switch strings.TrimRight(line, "\r\n") {
+			case "/doc.txt\t+":
+				io.WriteString(c, "+-2\r\nthe document\r\n")
+			case "/doc.txt\t!":
+				io.WriteString(c, "+-2\r\n+INFO: 0Doc\t/doc.txt\t127.0.0.1\t70\t+\r\n+ADMIN:\r\n Admin: Someone <a@b>\r\n")
+			}
+			c.Close()
+		}
+	}()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "plus"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Recorder = &warc.Recorder{W: w}
+	item := "gopher://" + ln.Addr().String() + "/0/doc.txt"
+	for _, u := range []string{item + "%09%09+", item + "%09%09!"} {
+		resp, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var itemID string
+	var meta gowarc.WarcRecord
+	for _, r := range readAll(t, filepath.Join(dir, "plus.warc.gz")) {
+		switch r.Type() {
+		case gowarc.Resource:
+			itemID = r.WarcHeader().Get(gowarc.WarcRecordID)
+		case gowarc.Metadata:
+			meta = r
+		}
+	}
+	if meta == nil || itemID == "" {
+		t.Fatalf("item record %q, attribute record %v", itemID, meta)
+	}
+	h := meta.WarcHeader()
+	if h.Get(gowarc.WarcTargetURI) != item || h.Get(gowarc.WarcConcurrentTo) != itemID || h.Get("WARC-Protocol") != "gopher+" {
+		t.Errorf("attribute record:\n%s(item %s)", h, itemID)
 	}
 }
