@@ -1,8 +1,14 @@
 package main
 
 import (
+	"crypto/sha1"
+	"encoding/base32"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nlnwa/gowarc"
 
 	"github.com/urlderef/deref/internal/testserver/waisd"
 )
@@ -43,5 +49,58 @@ func TestWAIS(t *testing.T) {
 	r = runDeref(t, "", base+"/test/TEXT/1=broken")
 	if r.code != 2 || !strings.Contains(r.stderr, "wais wpath") {
 		t.Errorf("bad wpath: %d %q", r.code, r.stderr)
+	}
+}
+
+// A WAIS search is archived as a metadata record of its result list (as
+// --raw prints it) and a document as a resource record, both spoken in
+// wais.
+func TestWAISWarc(t *testing.T) {
+	s := waisd.New()
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	search := "wais://" + s.Addr() + "/test?gophers"
+	raw := runDeref(t, "", "--raw", search)
+	doc := strings.Split(strings.Split(runDeref(t, "", search).stdout, "\n")[0], "\t")[4]
+	name := filepath.Join(t.TempDir(), "wais")
+	if r := runDeref(t, "", "-s", "--warc-file", name, search, doc); r.code != 0 || raw.code != 0 {
+		t.Fatalf("exit %d: %s (--raw: %d)", r.code, r.stderr, raw.code)
+	}
+	rd, err := gowarc.NewWarcFileReader(name+".warc.gz", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var got []string
+	for {
+		rec, _, _, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := rec.WarcHeader()
+		b, _ := rec.Block().RawBytes()
+		body, _ := io.ReadAll(b)
+		got = append(got, rec.Type().String()+" "+h.Get(gowarc.WarcTargetURI)+" "+h.Get("WARC-Protocol"))
+		switch rec.Type() {
+		case gowarc.Metadata:
+			if string(body) != raw.stdout || h.Get(gowarc.ContentType) != "text/plain" {
+				t.Errorf("the search's record: %s\n%q, want the result list %q", h.Get(gowarc.ContentType), body, raw.stdout)
+			}
+		case gowarc.Resource:
+			sum := sha1.Sum([]byte(waisd.Alpha))
+			if string(body) != waisd.Alpha || h.Get(gowarc.WarcPayloadDigest) != "sha1:"+base32.StdEncoding.EncodeToString(sum[:]) {
+				t.Errorf("the document's record: %q, %s", body, h.Get(gowarc.WarcPayloadDigest))
+			}
+		}
+		rec.Close()
+	}
+	want := "warcinfo  \nmetadata " + search + " wais\nresource " + doc + " wais"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
