@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha1"
 	"encoding/base32"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,25 +67,11 @@ func TestWAISWarc(t *testing.T) {
 	if r := runDeref(t, "", "-s", "--warc-file", name, search, doc); r.code != 0 || raw.code != 0 {
 		t.Fatalf("exit %d: %s (--raw: %d)", r.code, r.stderr, raw.code)
 	}
-	rd, err := gowarc.NewWarcFileReader(name+".warc.gz", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
 	var got []string
-	for {
-		rec, _, _, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := rec.WarcHeader()
-		b, _ := rec.Block().RawBytes()
-		body, _ := io.ReadAll(b)
-		got = append(got, rec.Type().String()+" "+h.Get(gowarc.WarcTargetURI)+" "+h.Get("WARC-Protocol"))
-		switch rec.Type() {
+	for _, rec := range readWARC(t, name+".warc.gz") {
+		h, body := rec.h, rec.body
+		got = append(got, rec.typ.String()+" "+h.Get(gowarc.WarcTargetURI)+" "+h.Get("WARC-Protocol"))
+		switch rec.typ {
 		case gowarc.Metadata:
 			if string(body) != raw.stdout || h.Get(gowarc.ContentType) != "text/plain" {
 				t.Errorf("the search's record: %s\n%q, want the result list %q", h.Get(gowarc.ContentType), body, raw.stdout)
@@ -97,7 +82,6 @@ func TestWAISWarc(t *testing.T) {
 				t.Errorf("the document's record: %q, %s", body, h.Get(gowarc.WarcPayloadDigest))
 			}
 		}
-		rec.Close()
 	}
 	want := "warcinfo  \nmetadata " + search + " wais\nresource " + doc + " wais"
 	if strings.Join(got, "\n") != want {

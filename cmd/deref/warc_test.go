@@ -53,28 +53,14 @@ func TestWARCFile(t *testing.T) {
 	if len(raw) == 0 {
 		t.Fatal("no WARC file")
 	}
-	rd, err := gowarc.NewWarcFileReader(name+".warc.gz", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
 	var got []string
 	var ids = map[string]string{}
 	var conversation, info string
-	for {
-		rec, _, _, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := rec.WarcHeader()
-		line := rec.Type().String() + " " + h.Get(gowarc.WarcTargetURI) + " " + h.Get("WARC-Protocol")
+	for _, rec := range readWARC(t, name+".warc.gz") {
+		h, body := rec.h, rec.body
+		line := rec.typ.String() + " " + h.Get(gowarc.WarcTargetURI) + " " + h.Get("WARC-Protocol")
 		got = append(got, strings.TrimSpace(line))
-		b, _ := rec.Block().RawBytes()
-		body, _ := io.ReadAll(b)
-		switch rec.Type() {
+		switch rec.typ {
 		case gowarc.Warcinfo:
 			info = string(body)
 		case gowarc.Metadata:
@@ -91,7 +77,6 @@ func TestWARCFile(t *testing.T) {
 				t.Errorf("%s: %q", h.Get(gowarc.WarcTargetURI), body)
 			}
 		}
-		rec.Close()
 	}
 	joined := strings.Join(got, "\n")
 	for _, want := range []string{
@@ -117,5 +102,36 @@ func TestWARCFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha\n" {
 		t.Errorf("a.txt: %q", b)
+	}
+}
+
+// warcRecord is a record read back: its type, its header and its block.
+type warcRecord struct {
+	typ  gowarc.RecordType
+	h    *gowarc.WarcFields
+	body []byte
+}
+
+// readWARC reads every record of a WARC file.
+func readWARC(t *testing.T, path string) []warcRecord {
+	t.Helper()
+	rd, err := gowarc.NewWarcFileReader(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var recs []warcRecord
+	for {
+		rec, _, _, err := rd.Next()
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := rec.Block().RawBytes()
+		body, _ := io.ReadAll(b)
+		recs = append(recs, warcRecord{rec.Type(), rec.WarcHeader(), body})
+		rec.Close()
 	}
 }

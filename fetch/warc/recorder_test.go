@@ -60,11 +60,7 @@ func TestRecordHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &warc.Recorder{W: w}
-	c := fetch.NewClient()
-	c.NetrcFile = ""
-	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
-	c.Recorder = rec
+	c, rec := recordingClient(w)
 	base := "http://alice:s3cret@" + strings.TrimPrefix(s.URL, "http://")
 	bodies := map[string]string{}
 	for _, p := range []string{"/fixed", "/chunked", "/medium1", "/medium2", "/medium3", "/large", "/largechunked"} {
@@ -187,10 +183,7 @@ func TestRecordRedirectAndError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := fetch.NewClient()
-	c.NetrcFile = ""
-	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
-	c.Recorder = &warc.Recorder{W: w}
+	c, _ := recordingClient(w)
 	resp, err := c.Get(context.Background(), s.URL+"/old")
 	if err != nil {
 		t.Fatal(err)
@@ -307,10 +300,7 @@ func TestRecordGopherPlusAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := fetch.NewClient()
-	c.NetrcFile = ""
-	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
-	c.Recorder = &warc.Recorder{W: w}
+	c, _ := recordingClient(w)
 	item := "gopher://" + ln.Addr().String() + "/0/doc.txt"
 	for _, u := range []string{item + "%09%09+", item + "%09%09!"} {
 		resp, err := c.Get(context.Background(), u)
@@ -342,4 +332,15 @@ func TestRecordGopherPlusAttributes(t *testing.T) {
 	if h.Get(gowarc.WarcTargetURI) != item || h.Get(gowarc.WarcConcurrentTo) != itemID || h.Get("WARC-Protocol") != "gopher+" {
 		t.Errorf("attribute record:\n%s(item %s)", h, itemID)
 	}
+}
+
+// recordingClient is a client that reads no netrc, goes through no proxy
+// and records its retrievals into w.
+func recordingClient(w *warc.Writer) (*fetch.Client, *warc.Recorder) {
+	rec := &warc.Recorder{W: w}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Recorder = rec
+	return c, rec
 }
