@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/quickack"
 )
 
 // ReplyError is a reply that ended a command. It unwraps to the sentinel
@@ -206,6 +207,7 @@ func (c *conn) send(line string) error {
 		c.broken = true
 		return protocols.NetError(err)
 	}
+	quickack.Arm(c.raw) // INN sends a reply's status line and its text apart: see quickack
 	return nil
 }
 
