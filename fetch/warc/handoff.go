@@ -1,9 +1,6 @@
 package warc
 
-import (
-	"io"
-	"sync"
-)
+import "io"
 
 // handOff carries a streamed body from the transfer to the goroutine
 // that builds its record, in chunks of handOffChunk, up to handOffAhead
@@ -28,12 +25,11 @@ type handOff struct {
 	rerr  error         // why the reader stopped (set before done is closed)
 }
 
+// A chunk is a piece's size, and comes from the same pool (pieces).
 const (
-	handOffChunk = 256 << 10
+	handOffChunk = pieceSize
 	handOffAhead = 4
 )
-
-var chunks = sync.Pool{New: func() any { b := make([]byte, 0, handOffChunk); return &b }}
 
 func newHandOff() *handOff {
 	return &handOff{full: make(chan *[]byte, handOffAhead), free: make(chan *[]byte, handOffAhead), done: make(chan struct{})}
@@ -66,7 +62,7 @@ func (h *handOff) Write(p []byte) (int, error) {
 func (h *handOff) take() error {
 	if h.made < handOffAhead {
 		h.made++
-		h.fill = chunks.Get().(*[]byte)
+		h.fill = pieces.Get().(*[]byte)
 		return nil
 	}
 	select {
@@ -112,21 +108,16 @@ func (h *handOff) CloseWithError(err error) error {
 	close(h.full)
 	<-h.done
 	for c := range h.full {
-		putChunk(c)
+		putPiece(c)
 	}
 	for len(h.free) > 0 {
-		putChunk(<-h.free)
+		putPiece(<-h.free)
 	}
 	if h.fill != nil {
-		putChunk(h.fill)
+		putPiece(h.fill)
 		h.fill = nil
 	}
 	return h.rerr
-}
-
-func putChunk(c *[]byte) {
-	*c = (*c)[:0]
-	chunks.Put(c)
 }
 
 // Read reads the chunks in order.

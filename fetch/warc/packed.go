@@ -75,6 +75,12 @@ var (
 	compressing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 )
 
+// putPiece gives a piece's buffer back to pieces.
+func putPiece(b *[]byte) {
+	*b = (*b)[:0]
+	pieces.Put(b)
+}
+
 func newPackedBlock(tempDir string) *packedBlock {
 	p := &packedBlock{spool: spool{dir: tempDir}, order: make(chan chan pieceResult, piecesAhead), done: make(chan error, 1)}
 	go p.collect(p.order)
@@ -118,8 +124,7 @@ func (p *packedBlock) send() {
 		}
 		fw.Reset(nil)
 		flaters.Put(fw)
-		*piece = (*piece)[:0]
-		pieces.Put(piece)
+		putPiece(piece)
 		res <- pieceResult{out, err}
 	}()
 }
@@ -173,7 +178,7 @@ func (p *packedBlock) Close() error {
 
 // spool holds bytes in memory up to memPerRecord, then in a temporary
 // file (removed at once: the open file is enough), written through a
-// buffer: the compressor writes a few hundred bytes at a time.
+// buffer: a chunked HTTP body comes in writes of a few kilobytes.
 type spool struct {
 	dir string
 	buf bytes.Buffer
