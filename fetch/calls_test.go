@@ -2,6 +2,8 @@ package fetch_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -56,5 +59,54 @@ func TestClientRetry(t *testing.T) {
 	}
 	if ranges := flaky.Ranges(); len(ranges) != 4 || ranges[3] != "bytes=5-" {
 		t.Errorf("requests' ranges %q: want the last to continue from byte 5", ranges)
+	}
+}
+
+// TestRetryRefused: a connection refused is not tried again, as curl and
+// wget have it, unless Retry.Refused says so (their --retry-connrefused);
+// either way the error is a network failure that Refused recognises.
+func TestRetryRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	for _, refused := range []bool{false, true} {
+		c := fetch.NewClient()
+		c.NetrcFile = ""
+		c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+		c.Retry = &fetch.Retry{Attempts: 2, Wait: time.Millisecond, Refused: refused}
+		dials := 0
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			if strings.HasPrefix(ev.Text, "connecting to") {
+				dials++
+			}
+		}
+		u, _ := url.Parse("http://" + addr + "/x")
+		_, err := c.Fetch(context.Background(), u, 0)
+		if !fetch.Refused(err) || !errors.Is(err, fetch.ErrNetwork) || fetch.Temporary(err) {
+			t.Errorf("Refused %t: error %v: want a refused connection, a network failure, not temporary", refused, err)
+		}
+		if want := map[bool]int{false: 1, true: 3}[refused]; dials != want {
+			t.Errorf("Refused %t: %d connections tried, want %d", refused, dials, want)
+		}
+	}
+}
+
+// TestTemporaryDNS: a host name the DNS says does not exist is not worth
+// another attempt; a DNS server that does not answer in time is.
+func TestTemporaryDNS(t *testing.T) {
+	dial := func(de *net.DNSError) error {
+		return protocols.NetError(&net.OpError{Op: "dial", Net: "tcp", Err: de})
+	}
+	if err := dial(&net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}); fetch.Temporary(err) {
+		t.Errorf("%v: temporary, want not", err)
+	}
+	if err := dial(&net.DNSError{Err: "i/o timeout", Name: "x.example", IsTimeout: true, IsTemporary: true}); !fetch.Temporary(err) {
+		t.Errorf("%v: not temporary, want temporary", err)
+	}
+	if err := dial(&net.DNSError{Err: "server misbehaving", Name: "x.example", IsTemporary: true}); !fetch.Temporary(err) {
+		t.Errorf("%v: not temporary, want temporary", err)
 	}
 }

@@ -4,18 +4,36 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"time"
 )
 
 // Temporary says whether err is worth another attempt: a temporary reply
 // (FTP 4xx, HTTP 429 and 5xx), a time-out, a network failure or an object
-// that ended early. A cancelled context and a local write error are not.
+// that ended early. A cancelled context and a local write error are not,
+// nor, as curl and wget have it, a host name the DNS says does not exist
+// or a connection refused (nothing listens there: see [Refused] and
+// Retry.Refused).
 func Temporary(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, ErrWrite) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrWrite) || Refused(err) || unknownHost(err) {
 		return false
 	}
 	return errors.Is(err, ErrTemporary) || errors.Is(err, ErrTimeout) ||
 		errors.Is(err, ErrNetwork) || errors.Is(err, ErrShortBody)
+}
+
+// Refused says whether err is a connection the host refused: no server
+// listened on the port (ECONNREFUSED).
+func Refused(err error) bool {
+	return errors.Is(err, errConnRefused)
+}
+
+// unknownHost says whether err is a host name the DNS answered does not
+// exist, which another attempt would not change; a DNS time-out or a
+// failing server is a network failure that may pass.
+func unknownHost(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de) && de.IsNotFound
 }
 
 // Retry is the policy for trying a retrieval again after a temporary
@@ -23,11 +41,14 @@ func Temporary(err error) bool {
 // when 0) and twice as long each time after, up to a minute, each wait
 // drawn between half and all of that (jitter), or longer when the server
 // asked for it (Retry-After); no attempt starts after MaxTime from the
-// first (0: no bound).
+// first (0: no bound). Refused makes a refused connection worth another
+// attempt too (curl's and wget's --retry-connrefused): a server being
+// restarted refuses for a moment.
 type Retry struct {
 	Attempts int
 	Wait     time.Duration
 	MaxTime  time.Duration
+	Refused  bool
 }
 
 // Do runs op, and again while it fails with a temporary error and the
@@ -41,7 +62,7 @@ func (r Retry) Do(ctx context.Context, op func() error, before func(err error, w
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		err := op()
-		if err == nil || attempt >= r.Attempts || !Temporary(err) || ctx.Err() != nil {
+		if err == nil || attempt >= r.Attempts || !(Temporary(err) || r.Refused && Refused(err)) || ctx.Err() != nil {
 			return err
 		}
 		d := wait/2 + rand.N(wait/2+1)

@@ -58,6 +58,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, "--domains goes with --span-hosts")
 	}
 	co := o.c.opts
+	co.RetryRefused = o.retryRefused
 	co.Wait = seconds(o.c.wait)
 	co.Prefix = o.c.scope == "prefix"
 	for _, d := range strings.Split(o.c.domains, ",") {

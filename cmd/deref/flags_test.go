@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -160,6 +161,26 @@ func TestRetry(t *testing.T) {
 	r = runDeref(t, "", "--retry", "3", notFound.URL+"/")
 	if r.code != 4 || strings.Contains(r.stderr, "trying again") {
 		t.Errorf("404: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestRetryConnRefused: a refused connection is not tried again, as curl
+// and wget have it, unless --retry-connrefused says so; either way it
+// exits 6, a network failure.
+func TestRetryConnRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "http://" + l.Addr().String() + "/o"
+	l.Close() // nothing listens there now
+	r := runDeref(t, "", "--retry", "2", "--retry-delay", "0.01", target)
+	if r.code != 6 || strings.Contains(r.stderr, "trying again") || !strings.Contains(r.stderr, "connection refused") {
+		t.Errorf("exit %d, %q: want 6 and no retry", r.code, r.stderr)
+	}
+	r = runDeref(t, "", "--retry", "2", "--retry-delay", "0.01", "--retry-connrefused", target)
+	if r.code != 6 || strings.Count(r.stderr, "trying again") != 2 {
+		t.Errorf("--retry-connrefused: exit %d, %q: want 6 after two retries", r.code, r.stderr)
 	}
 }
 

@@ -75,6 +75,7 @@ type options struct {
 	userAgent, user, referer, writeOut                     string
 	retry                                                  int
 	retryDelay, retryMaxTime                               float64
+	retryRefused                                           bool
 	limitRate                                              int64
 	onlyNewer, help, version, noConfig                     bool
 	configs                                                []string
@@ -210,7 +211,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer wg.Done()
 			for raw := range next {
 				res := &result{url: raw, start: time.Now()}
-				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime)}
+				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused}
 				err := policy.Do(ctx, func() error { return deref(ctx, c, &o, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
 					res.attempt++
 					mu.Lock()

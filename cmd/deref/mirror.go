@@ -59,6 +59,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, "--checksum-file names a file of each folder, not a path")
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
+	mo.RetryRefused = o.retryRefused
 	var progress bool
 	src, dst := unwrap(pos[0]), pos[1]
 	mo.Parallel = max(o.parallel, 1)

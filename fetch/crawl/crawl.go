@@ -37,9 +37,11 @@ type Options struct {
 	// may pass (fetch.Temporary: FTP 4xx, HTTP 429 and 5xx, a network
 	// failure) is tried, after a backoff (fetch.Retry, as the mirror's)
 	// whose first wait is RetryWait (0: one second); the host's slot is
-	// kept meanwhile.
-	Retries   int
-	RetryWait time.Duration
+	// kept meanwhile. A refused connection is tried again only with
+	// RetryRefused (fetch.Retry's Refused).
+	Retries      int
+	RetryWait    time.Duration
+	RetryRefused bool
 	// MaxDepth > 0 stops following links that far from a start URL (its
 	// links are at depth 1); MaxItems > 0 stops after that many URLs.
 	MaxDepth, MaxItems int
@@ -301,7 +303,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	var n int64
 	var found []link
-	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
+	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused}
 	err = policy.Do(ctx, func() error {
 		var err error
 		n, found, err = m.fetch(fctx, j.u)
@@ -373,13 +375,14 @@ func (m *run) host(key string) *HostReport {
 
 // settle records in the state that a URL is settled, with the records of
 // its group, if any, which are written first. A URL cut off, or failed
-// for a reason that may pass (fetch.Temporary), is not settled: a resumed
-// run tries it again. One that failed for good (an HTTP 404, whose
-// response is archived) is.
+// for a reason that may pass (fetch.Temporary, or a connection refused:
+// its server may be back by then), is not settled: a resumed run tries it
+// again. One that failed for good (an HTTP 404, whose response is
+// archived) is.
 func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group, err error) {
 	switch {
 	case m.state == nil:
-	case ctx.Err() != nil || err != nil && (fetch.Temporary(err) || errors.Is(err, fetch.ErrWrite)):
+	case ctx.Err() != nil || err != nil && (fetch.Temporary(err) || fetch.Refused(err) || errors.Is(err, fetch.ErrWrite)):
 		if g != nil {
 			g.Drop()
 		}

@@ -262,11 +262,12 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 		group = m.archive.NewGroup()
 		fctx = group.Context(ctx)
 	}
-	if ru, err := url.Parse(raw); err == nil {
+	var err error
+	if ru, perr := url.Parse(raw); perr == nil {
 		// A failure that may pass (a 503, a time-out) is tried again as a
 		// page is: one that stays, like a 404, leaves everything allowed.
-		policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
-		policy.Do(ctx, func() error {
+		policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused}
+		err = policy.Do(ctx, func() error {
 			resp, err := m.c.Fetch(fctx, ru, 0)
 			if err != nil {
 				return err
@@ -286,6 +287,15 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 	m.mu.Lock()
 	m.robots[raw] = r
 	m.mu.Unlock()
+	if err != nil && (fetch.Temporary(err) || fetch.Refused(err)) {
+		// Everything is allowed for this run, as a page that failed so is
+		// not settled: a resumed run, which may find the server back,
+		// reads its robots.txt again.
+		if group != nil {
+			group.Drop()
+		}
+		return r
+	}
 	if m.state != nil {
 		l := stateLine{Robots: raw, Allow: r.allow, Disallow: r.disallow}
 		if group == nil {

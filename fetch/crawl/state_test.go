@@ -16,8 +16,10 @@ import (
 
 	"github.com/nlnwa/gowarc"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/url"
 )
 
 // bigHole is a generated Gopher hole: menus /m/0 ... /m/N-1, each
@@ -285,5 +287,50 @@ func TestResumeMendsWARC(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "state"))
 	if strings.Contains(string(b), "{\"url\":\"gopher://\n") || !strings.HasSuffix(string(b), "\n") {
 		t.Errorf("the state's cut line is kept:\n%s", b)
+	}
+}
+
+// A link to a host that refuses connections is tried once, as wget does,
+// unless RetryRefused says otherwise, and so is its robots.txt; neither is
+// settled in the state, so that a resumed crawl tries them again (the
+// server may be back by then), while what was fetched is not fetched
+// again.
+func TestCrawlRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close() // nothing listens there now
+	deadHost, deadPort, _ := net.SplitHostPort(dead)
+	s := startMenuServer(t, func(c net.Conn, sel string, item itemFunc) {
+		io.WriteString(c, item('0', "Here", "/here.txt")+"0Gone\t/gone.txt\t"+deadHost+"\t"+deadPort+"\r\n.\r\n")
+	})
+	state := filepath.Join(t.TempDir(), "state")
+	crawlOnce := func(refused bool) (dials int, rep *crawl.Report) {
+		c := client()
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			if ev.Text == "connecting to "+dead {
+				dials++
+			}
+		}
+		rep, err := crawl.Run(context.Background(), c, []string{"gopher://" + s.ln.Addr().String() + "/1/"},
+			crawl.Options{SpanHosts: true, Retries: 2, RetryWait: time.Millisecond, RetryRefused: refused, State: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dials, rep
+	}
+	dials, rep := crawlOnce(false)
+	// Each run asks the dead host for robots.txt, then for the item.
+	if dials != 2 || rep.Fetched != 2 || rep.Failed != 1 || len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0], dead+"/0/gone.txt") {
+		t.Errorf("first run: %d connections to %s (want 2), report %+v", dials, dead, rep)
+	}
+	dials, rep = crawlOnce(false)
+	if dials != 2 || rep.Fetched != 0 || rep.Resumed != 2 || rep.Failed != 1 {
+		t.Errorf("resumed: %d connections to %s (want 2: both tried again), report %+v (want the other two resumed)", dials, dead, rep)
+	}
+	if dials, rep = crawlOnce(true); dials != 6 || rep.Failed != 1 {
+		t.Errorf("RetryRefused: %d connections to %s, want 6; report %+v", dials, dead, rep)
 	}
 }

@@ -78,6 +78,9 @@ type Options struct {
 	// RetryWait is the first backoff; 0 means one second. It doubles with
 	// each attempt, up to a minute.
 	RetryWait time.Duration
+	// RetryRefused tries a refused connection again too (fetch.Retry's
+	// Refused); by default nothing listening is a failure that stays.
+	RetryRefused bool
 	// FollowSymlinks fetches the target of a remote symbolic link as a
 	// regular file when the target lies inside the mirrored tree; without
 	// it, links are skipped and reported. Links known to lead to a folder

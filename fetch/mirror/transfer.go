@@ -197,7 +197,7 @@ func (m *run) fetchSegmented(ctx context.Context, fj *fileJob) (int64, error) {
 // retry runs op, and again after a backoff while it fails temporarily
 // and attempts are left.
 func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error) error {
-	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait}
+	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused}
 	return policy.Do(ctx, op, func(err error, d time.Duration) {
 		m.emit(Event{Type: EventRetry, Path: rel, URL: redacted(u), Err: err, Wait: d, Size: -1})
 	})
