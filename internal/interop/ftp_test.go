@@ -40,6 +40,15 @@ func read(t *testing.T, c *fetch.Client, u string) ([]byte, *fetch.Response, err
 	return b, resp, err
 }
 
+// head fetches the metadata of u only (deref -I).
+func head(c *fetch.Client, u string) (*fetch.Response, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	return c.FetchWith(context.Background(), pu, fetch.FetchOptions{HeadOnly: true})
+}
+
 // TestFTPFiles fetches every file of the tree from each FTP daemon in
 // binary mode and compares sha256; text files are fetched again with the
 // type chosen from the name and compared with CRLF read as LF.
@@ -113,6 +122,18 @@ func TestFTPLoginsListingsErrors(t *testing.T) {
 			}
 			if _, _, err := read(t, c, base+"/nodir/x.txt"); !errors.Is(err, fetch.ErrNotFound) {
 				t.Errorf("missing folder: %v", err)
+			}
+			// Metadata only (-I): a missing file and a folder named as a
+			// file are not found, as RETR would find them; a file is.
+			for _, p := range []string{"/pub/nope.txt", "/pub/nested"} {
+				if resp, err := head(c, base+p); !errors.Is(err, fetch.ErrNotFound) {
+					t.Errorf("metadata of %s: %v (%+v), want not found", p, err, resp)
+				}
+			}
+			if resp, err := head(c, base+"/pub/README.txt"); err != nil || resp.Size != 369 {
+				t.Errorf("metadata of README.txt: %v, %+v", err, resp)
+			} else {
+				resp.Body.Close()
 			}
 			// An empty segment sends CWD with an empty argument; these
 			// servers refuse it, and nothing else is fetched instead.

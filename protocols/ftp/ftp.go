@@ -368,11 +368,14 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 		s.ascii = false
 	}
+	var sizeErr error
 	if askSize {
 		if n, err := s.c.FileSize(name); err == nil {
 			size = n
 		} else if isNetErr(err) {
 			return nil, mapErr("SIZE "+name, err)
+		} else {
+			sizeErr = mapErr("SIZE "+name, err)
 		}
 	}
 	if !req.ModTimeHint.IsZero() {
@@ -390,8 +393,14 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		return nil, fmt.Errorf("%w since %s (MDTM %s)", protocols.ErrNotModified, since.UTC().Format(time.RFC3339), resp.ModTime.UTC().Format(time.RFC3339))
 	}
 	if req.HeadOnly {
-		// Metadata only: no RETR. A name SIZE and MDTM both refused may
-		// still be a file the server would send, so it is not an error.
+		// Metadata only: no RETR. A name SIZE refuses with a 550 (no such
+		// file, or none to be read: a folder too) and MDTM does not date
+		// is not there, as curl has it since 7.73; a SIZE the server does
+		// not know says nothing, and the name may still be a file it
+		// would send.
+		if size < 0 && resp.ModTime.IsZero() && (errors.Is(sizeErr, protocols.ErrNotFound) || errors.Is(sizeErr, protocols.ErrPermission)) {
+			return nil, sizeErr
+		}
 		s.release()
 		resp.Size = size
 		resp.Body = io.NopCloser(strings.NewReader(""))

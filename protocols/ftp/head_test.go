@@ -2,6 +2,7 @@ package ftp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -28,6 +29,31 @@ func TestHeadOnly(t *testing.T) {
 		t.Errorf("sent %q", got)
 	}
 	if body, _ := c.get(t, u.String()); body != "0123456789" {
+		t.Errorf("then: %q", body)
+	}
+	logins := 0
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "USER ") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("%d logins: the connection was not kept", logins)
+	}
+}
+
+// TestHeadOnlyMissing: metadata of a name SIZE answers with 550 (and MDTM
+// does not date) is not found, as curl's -I has it, and the connection
+// stays usable.
+func TestHeadOnlyMissing(t *testing.T) {
+	s := scriptServer(t, map[string]string{"pub/f.bin": "0123456789"}, nil)
+	c := newTraced()
+	u, _ := url.Parse("ftp://" + s.Addr() + "/pub/missing.bin")
+	_, err := c.FetchWith(context.Background(), u, fetch.FetchOptions{HeadOnly: true})
+	if !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), "SIZE missing.bin") {
+		t.Fatalf("head of a missing file: %v, want not found (SIZE)", err)
+	}
+	if body, _ := c.get(t, "ftp://"+s.Addr()+"/pub/f.bin"); body != "0123456789" {
 		t.Errorf("then: %q", body)
 	}
 	logins := 0
