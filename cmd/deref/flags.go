@@ -54,6 +54,17 @@ func list(field func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
 }
 
+// habit is the setter of a flag of curl's that asks for what deref does
+// anyway: it is taken, as a switch, and changes nothing; it cannot be
+// turned off.
+func habit(_ *options, v string) error {
+	on, err := parseBool(v)
+	if err == nil && !on {
+		err = errors.New("deref always does this; it cannot be turned off")
+	}
+	return err
+}
+
 func boolean(field func(*options) *bool) func(*options, string) error {
 	return func(o *options, v string) error {
 		b, err := parseBool(v)
@@ -206,6 +217,10 @@ var flagTable = []flagDef{
 	{long: "checksum-file", cmds: cmdGet, group: "Output", arg: "URL|FILE", complete: "file",
 		help: "with -o or -O (and -i): check each file against its line in this sums file (sha256sum or BSD lines), fetched once over any scheme",
 		set:  str(func(o *options) *string { return &o.checksumFile })},
+	// curl's habits (curl -fsSL): what they ask is deref's default.
+	{long: "location", short: "L", cmds: cmdGet, group: "HTTP", hidden: true, help: "follow redirects (the default)", set: habit},
+	{long: "fail", short: "f", cmds: cmdGet, group: "HTTP", hidden: true, help: "fail on an error status, writing nothing (the default)", set: habit},
+	{long: "show-error", short: "S", cmds: cmdGet, group: "Output", hidden: true, help: "print errors with -s (the default)", set: habit},
 	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",

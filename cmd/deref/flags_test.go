@@ -67,6 +67,9 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--", "-not-a-flag"}, []string{"-not-a-flag"}, func(o *options) bool { return true }},
 		{[]string{"--limit-rate", "2M", "u"}, []string{"u"}, func(o *options) bool { return o.limitRate == 2<<20 }},
 		{[]string{"--max-filesize", "1k", "u"}, []string{"u"}, func(o *options) bool { return o.maxBytes == 1024 }},
+		// curl's -f, -S and -L ask for what deref does anyway.
+		{[]string{"-fsSL", "u"}, []string{"u"}, func(o *options) bool { return o.silent && !o.remoteName }},
+		{[]string{"-LO", "--fail", "--location", "--show-error", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 	} {
 		var o options
 		pos, err := parseFlags(cmdGet, tt.args, &o)
@@ -74,7 +77,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)

@@ -27,6 +27,8 @@ import (
 
 const usageText = `usage: deref [flags] URL...
        deref mirror [flags] URL DIR      (deref mirror -h)
+       deref crawl [flags] URL...        (deref crawl -h)
+       deref serve [flags]               (deref serve -h)
        deref completion bash|zsh|fish
 
 Dereferences each URL and writes the object to standard output, or to a
@@ -36,6 +38,9 @@ separated by TABs ("-" where unknown); --raw prints the server's own bytes
 instead, --json one JSON object per entry. Flags may come anywhere; short
 ones bundle (-sO, -C-). Long flags may also be set in the config file
 ($XDG_CONFIG_HOME/deref/config, else ~/.config/deref/config), one a line.
+curl's -L, -f and -S are taken and change nothing: deref follows redirects,
+fails on an error status without writing its page, and prints errors with
+-s.
 `
 
 const exitText = `

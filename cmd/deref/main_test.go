@@ -33,6 +33,7 @@ func server(t *testing.T) *httptest.Server {
 		nethttp.ServeContent(w, r, "x.txt", time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), strings.NewReader("web object\n"))
 	})
 	mux.HandleFunc("/secret", func(w nethttp.ResponseWriter, r *nethttp.Request) { w.WriteHeader(401) })
+	mux.HandleFunc("/nope", func(w nethttp.ResponseWriter, r *nethttp.Request) { nethttp.Error(w, "an error page", 404) })
 	mux.HandleFunc("/short", func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
 		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
@@ -70,6 +71,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"x-unknown:thing"}, 3, "unsupported scheme"},
 		{[]string{"mailto:joe@example.com"}, 3, "mailbox"},
 		{[]string{"file://" + dir + "/nope"}, 4, "not found"},
+		{[]string{"-fsSL", s.URL + "/nope"}, 4, "not found"}, // curl's habit: the error shown despite -s
 		{[]string{s.URL + "/secret"}, 5, "login refused"},
 		{[]string{"http://127.0.0.1:1/"}, 6, "connection refused"},
 		{[]string{s.URL + "/short"}, 7, "object ended early"},
@@ -85,6 +87,9 @@ func TestExitCodes(t *testing.T) {
 		}
 		if strings.Contains(r.stderr, ":pw@") {
 			t.Errorf("password shown: %q", r.stderr)
+		}
+		if (tt.code == 4 || tt.code == 5) && r.stdout != "" {
+			t.Errorf("deref %q: wrote %q, the server's error page", tt.args, r.stdout)
 		}
 	}
 }
