@@ -71,7 +71,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, err.Error())
 	}
 	c.Progress = nil
-	archive, err := openWARC(&o, c, append([]string{"crawl"}, args...))
+	archive, err := openWARC(&o, c, cmdCrawl, args)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))

@@ -41,6 +41,9 @@ type flagDef struct {
 	set      func(o *options, v string) error
 }
 
+// commandNames are the words that follow "deref" to name a command.
+var commandNames = map[command]string{cmdGet: "", cmdMirror: " mirror", cmdCrawl: " crawl", cmdServe: " serve"}
+
 // The groups of -h and the man page, in their order.
 var flagGroups = []string{"Output", "Connection", "HTTP", "FTP", "News", "Telnet and mail", "Mirror", "Crawl", "Serve", "General"}
 
@@ -439,6 +442,17 @@ var errHelp = errors.New("help requested")
 // dash. A single dash before a long name ("-max-time") is taken too, as
 // Go's flag package reads it. It returns the other arguments.
 func parseFlags(cmd command, args []string, o *options) ([]string, error) {
+	return scanFlags(cmd, args, func(f *flagDef, value string, _ valueAt) error { return apply(f, o, value) })
+}
+
+// valueAt is where a flag's value is in the arguments: args[arg][off:],
+// or nowhere (arg -1) for a switch.
+type valueAt struct{ arg, off int }
+
+// scanFlags reads args as parseFlags does, calling visit for each flag
+// with its value and where the value is, and returns the positional
+// arguments.
+func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, at valueAt) error) ([]string, error) {
 	var pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -455,6 +469,10 @@ func parseFlags(cmd command, args []string, o *options) ([]string, error) {
 			if f == nil {
 				return nil, fmt.Errorf("unknown flag --%s%s", name, suggest(cmd, name))
 			}
+			at := valueAt{arg: -1}
+			if hasValue {
+				at = valueAt{i, len(a) - len(value)}
+			}
 			if f.arg == "" {
 				if !hasValue {
 					value = ""
@@ -464,9 +482,9 @@ func parseFlags(cmd command, args []string, o *options) ([]string, error) {
 					return nil, fmt.Errorf("--%s needs a value (%s)", f.long, f.arg)
 				}
 				i++
-				value = args[i]
+				value, at = args[i], valueAt{i, 0}
 			}
-			if err := apply(f, o, value); err != nil {
+			if err := visit(f, value, at); err != nil {
 				return nil, err
 			}
 			continue
@@ -480,20 +498,21 @@ func parseFlags(cmd command, args []string, o *options) ([]string, error) {
 				return nil, fmt.Errorf("unknown flag -%c", letters[j])
 			}
 			if f.arg == "" {
-				if err := apply(f, o, ""); err != nil {
+				if err := visit(f, "", valueAt{arg: -1}); err != nil {
 					return nil, err
 				}
 				continue
 			}
 			value := strings.TrimPrefix(letters[j+1:], "=")
+			at := valueAt{i, len(a) - len(value)}
 			if j+1 >= len(letters) {
 				if i+1 >= len(args) {
 					return nil, fmt.Errorf("-%s needs a value (%s)", f.short, f.arg)
 				}
 				i++
-				value = args[i]
+				value, at = args[i], valueAt{i, 0}
 			}
-			if err := apply(f, o, value); err != nil {
+			if err := visit(f, value, at); err != nil {
 				return nil, err
 			}
 			break

@@ -167,7 +167,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
-	archive, err := openWARC(&o, c, args)
+	archive, err := openWARC(&o, c, cmdGet, args)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))

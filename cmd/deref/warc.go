@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urlderef/deref/fetch"
@@ -13,14 +14,14 @@ import (
 )
 
 // openWARC starts --warc-file and tees c's retrievals into it.
-func openWARC(o *options, c *fetch.Client, args []string) (*warc.Recorder, error) {
+func openWARC(o *options, c *fetch.Client, cmd command, args []string) (*warc.Recorder, error) {
 	if o.warcFile == "" {
 		if o.warcCDX || o.warcDedup != "" || o.warcMaxSize != 0 {
 			return nil, fmt.Errorf("--warc-cdx, --warc-dedup and --warc-max-size go with --warc-file")
 		}
 		return nil, nil
 	}
-	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: "deref " + strings.Join(redactArgs(args), " "),
+	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: strings.Join(append([]string{"deref" + commandNames[cmd]}, redactArgs(cmd, args)...), " "),
 		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != ""})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)
@@ -63,22 +64,32 @@ func closeWARC(rec *warc.Recorder) error {
 	return nil
 }
 
-// redactArgs is the command line with passwords hidden: in URLs, and in
-// the value of -u/--user.
-func redactArgs(args []string) []string {
-	out := make([]string, len(args))
-	user := false
-	for i, a := range args {
-		switch {
-		case user:
-			out[i], user = redactUser(a), false
-		case a == "-u" || a == "--user":
-			out[i], user = a, true
-		case strings.HasPrefix(a, "--user="):
-			out[i] = "--user=" + redactUser(strings.TrimPrefix(a, "--user="))
-		default:
-			out[i] = url.RedactString(a)
+// redactArgs is the command line of cmd with passwords hidden, read as
+// the flags are read (so that "-ualice:pw" and "-su alice:pw" are found
+// too): the password of -u/--user, the credentials of an Authorization
+// or Proxy-Authorization header (-H), and those of any URL.
+func redactArgs(cmd command, args []string) []string {
+	out := slices.Clone(args)
+	_, err := scanFlags(cmd, args, func(f *flagDef, value string, at valueAt) error {
+		if at.arg < 0 {
+			return nil
 		}
+		switch f.long {
+		case "user":
+			value = redactUser(value)
+		case "header":
+			value = redactHeader(value)
+		default:
+			return nil
+		}
+		out[at.arg] = args[at.arg][:at.off] + value
+		return nil
+	})
+	if err != nil {
+		return []string{"(a command line deref could not read)"}
+	}
+	for i, a := range out {
+		out[i] = url.RedactString(a)
 	}
 	return out
 }
@@ -88,4 +99,18 @@ func redactUser(v string) string {
 		return name + ":***"
 	}
 	return v
+}
+
+// redactHeader hides the credentials of an Authorization or
+// Proxy-Authorization field, keeping its scheme ("Basic ***").
+func redactHeader(v string) string {
+	name, value, ok := strings.Cut(v, ":")
+	if !ok || !strings.EqualFold(strings.TrimSpace(name), "Authorization") && !strings.EqualFold(strings.TrimSpace(name), "Proxy-Authorization") {
+		return v
+	}
+	scheme, _, hasRest := strings.Cut(strings.TrimSpace(value), " ")
+	if !hasRest {
+		return name + ": ***" // a bare credential, or none
+	}
+	return name + ": " + scheme + " ***"
 }

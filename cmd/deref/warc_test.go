@@ -135,3 +135,26 @@ func readWARC(t *testing.T, path string) []warcRecord {
 		rec.Close()
 	}
 }
+
+// TestRedactArgs: the command line a warcinfo record holds hides every
+// password, however the flag is spelt: attached and bundled short flags,
+// -H credentials, URLs.
+func TestRedactArgs(t *testing.T) {
+	for _, tt := range []struct {
+		cmd       command
+		args, out []string
+	}{
+		{cmdGet, []string{"-ualice:pw1", "u"}, []string{"-ualice:***", "u"}},
+		{cmdGet, []string{"-su", "alice:pw1", "u"}, []string{"-su", "alice:***", "u"}},
+		{cmdGet, []string{"--user=alice:pw1", "--user", "bob:pw2", "u"}, []string{"--user=alice:***", "--user", "bob:***", "u"}},
+		{cmdCrawl, []string{"-u", "alice", "u"}, []string{"-u", "alice", "u"}},
+		{cmdGet, []string{"-H", "Authorization: Basic YWxpY2U6cHcx", "-H", "X-Other: kept"}, []string{"-H", "Authorization: Basic ***", "-H", "X-Other: kept"}},
+		{cmdGet, []string{"--header=proxy-authorization:Bearer tok1", "-HAuthorization:tok2"}, []string{"--header=proxy-authorization: Bearer ***", "-HAuthorization: ***"}},
+		{cmdGet, []string{"ftp://bob:pw3@h/x", "--proxy", "http://u:pw4@h:1/"}, []string{"ftp://bob:xxxxx@h/x", "--proxy", "http://u:xxxxx@h:1/"}},
+		{cmdMirror, []string{"-su", "alice:pw1", "ftp://h/", "dir"}, []string{"-su", "alice:***", "ftp://h/", "dir"}},
+	} {
+		if got := redactArgs(tt.cmd, tt.args); strings.Join(got, "|") != strings.Join(tt.out, "|") {
+			t.Errorf("%q: %q, want %q", tt.args, got, tt.out)
+		}
+	}
+}
