@@ -785,6 +785,11 @@ func (c *Client) credentials(req *protocols.Request, login bool) error {
 	case u.User != nil:
 		cr.User, cr.HasUser = u.User.Username(), true
 		cr.Password, cr.HasPassword = u.User.Password()
+		if !cr.HasPassword && login && c.HasPassword && c.User == cr.User {
+			// The URL names the user Client.User names, without a
+			// password (as a listing's URLs do): Client.Password is it.
+			cr.Password, cr.HasPassword = c.Password, true
+		}
 	case login && c.User != "":
 		cr.User, cr.HasUser = c.User, true
 		cr.Password, cr.HasPassword = c.Password, c.HasPassword

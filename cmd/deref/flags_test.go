@@ -17,6 +17,7 @@ import (
 
 	"github.com/urlderef/deref/internal/golden"
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
@@ -133,7 +134,9 @@ func TestUserNotSentAcrossSites(t *testing.T) {
 	}
 }
 
-// TestFTPUser: -u logs in to FTP too.
+// TestFTPUser: -u logs in to FTP too, and gives its password to a URL
+// that names its user without one (as a listing's URLs do: they leave
+// the password out), not to one that names another user.
 func TestFTPUser(t *testing.T) {
 	s := &ftpscript.Server{Files: map[string]string{"f": "x"}}
 	start(t, s.Start, s.Close)
@@ -141,6 +144,32 @@ func TestFTPUser(t *testing.T) {
 	cmds := strings.Join(s.Commands(), "|")
 	if r.code != 0 || !strings.Contains(cmds, "USER alice|PASS wonder") {
 		t.Errorf("exit %d, sent %q", r.code, cmds)
+	}
+	r = runDeref(t, "", "-u", "alice:wonder", "ftp://alice@"+s.Addr()+"/f")
+	if cmds := strings.Join(s.Commands(), "|"); r.code != 0 || strings.Count(cmds, "USER alice|PASS wonder") != 2 {
+		t.Errorf("ftp://alice@...: exit %d, sent %q", r.code, cmds)
+	}
+	r = runDeref(t, "", "-u", "alice:wonder", "ftp://bob@"+s.Addr()+"/f")
+	if cmds := strings.Join(s.Commands(), "|"); strings.Contains(cmds, "USER bob|PASS wonder") {
+		t.Errorf("ftp://bob@...: alice's password sent for bob: %q", cmds)
+	}
+}
+
+// TestListingURLsWithoutPassword: a listing's URLs name the user of the
+// URL listed but not its password, in either form.
+func TestListingURLsWithoutPassword(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, args := range [][]string{{"ftp://alice:wonder@" + s.Addr() + "/"}, {"--json", "ftp://alice:wonder@" + s.Addr() + "/"}} {
+		r := runDeref(t, "", args...)
+		if r.code != 0 || strings.Contains(r.stdout, "wonder") || !strings.Contains(r.stdout, "ftp://alice@"+s.Addr()+"/f") {
+			t.Errorf("listing %q: exit %d, %q %q", args, r.code, r.stdout, r.stderr)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -108,7 +109,20 @@ type jsonEntry struct {
 	Target   string `json:"target,omitempty"`
 }
 
+// printEntries prints a listing's entries, their URLs without the
+// password of the URL listed (kept, it would be printed; the user stays,
+// and a URL of an entry fetched again finds the password in ~/.netrc or
+// asks for it).
 func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
+	cloned := false
+	for i := range entries {
+		if u := withoutPassword(entries[i].URL); u != entries[i].URL {
+			if !cloned {
+				entries, cloned = slices.Clone(entries), true
+			}
+			entries[i].URL = u
+		}
+	}
 	bw := bufio.NewWriter(w)
 	if !asJSON {
 		if err := protocols.WriteListing(bw, entries); err != nil {
@@ -136,3 +150,16 @@ func printEntries(w io.Writer, entries []fetch.Entry, asJSON bool) error {
 // errMu keeps the lines that transfers running at once (--parallel,
 // segments, the mirror) write to standard error whole, one at a time.
 var errMu sync.Mutex
+
+// withoutPassword is raw without its password, if it holds one.
+func withoutPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return url.RedactString(raw)
+	}
+	if _, ok := u.User.Password(); !ok {
+		return raw
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}
