@@ -18,6 +18,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/url"
 )
 
 const mirrorUsage = `usage: deref mirror [flags] URL DIR
@@ -222,8 +223,10 @@ type barSet struct {
 	files int64
 }
 
+// newBarSet draws bars on w, refreshed whatever w is: the commands make
+// one for a terminal only, and a test for a buffer.
 func newBarSet(ctx context.Context, w io.Writer) *barSet {
-	b := &barSet{p: mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(72)), bars: map[string]*mpb.Bar{}}
+	b := &barSet{p: mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(72), mpb.WithAutoRefresh()), bars: map[string]*mpb.Bar{}}
 	b.total = b.p.New(0, mpb.NopStyle(), mpb.BarPriority(1<<30),
 		mpb.PrependDecorators(decor.Name("total "), decor.CurrentNoUnit("%d files")),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
@@ -240,7 +243,9 @@ func (b *barSet) event(ev mirror.Event) {
 		}
 		total := max(ev.Size, 0)
 		bar := b.p.AddBar(total, mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name(shorten(ev.Path, 32), decor.WC{W: 33, C: decor.DindentRight})),
+			// A URL's password is never shown (deref -O --parallel names
+			// its bars by URL; the mirror by path).
+			mpb.PrependDecorators(decor.Name(shorten(url.RedactString(ev.Path), 32), decor.WC{W: 33, C: decor.DindentRight})),
 			mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f")))
 		bar.SetCurrent(ev.Offset)
 		b.bars[ev.Path] = bar

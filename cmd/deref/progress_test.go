@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/mirror"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -52,5 +54,20 @@ func TestEndLine(t *testing.T) {
 	p.endLine()
 	if b.Len() != 0 {
 		t.Errorf("a finished line got another newline: %q", b.String())
+	}
+}
+
+// TestBarsHidePasswords: a bar named by a URL (deref -O --parallel) shows
+// it without its password.
+func TestBarsHidePasswords(t *testing.T) {
+	var out syncBuffer
+	b := newBarSet(context.Background(), &out)
+	name := "ftp://alice:s3cret@h.example/f.bin"
+	b.event(mirror.Event{Type: mirror.EventStart, Path: name, Size: 10})
+	b.event(mirror.Event{Type: mirror.EventProgress, Path: name, Bytes: 10})
+	b.finish(name, nil)
+	b.wait()
+	if s := out.String(); strings.Contains(s, "s3cret") || !strings.Contains(s, "xxxxx@h.example/f.bin") {
+		t.Errorf("bars: %q", s)
 	}
 }
