@@ -255,11 +255,11 @@ func (b *barSet) event(ev mirror.Event) {
 		}
 	case mirror.EventDone:
 		if bar := b.bars[ev.Path]; bar != nil {
-			if ev.Action == mirror.ActionFail {
-				bar.Abort(true)
-			} else {
-				bar.SetTotal(-1, true)
-			}
+			// Dropped, failed or not: a bar completed below its total
+			// (a size announced that was not the size sent) would keep
+			// mpb's Wait waiting for ever, and a completed bar is
+			// removed all the same.
+			bar.Abort(true)
 			delete(b.bars, ev.Path)
 		}
 		if ev.Action == mirror.ActionNew || ev.Action == mirror.ActionUpdate {

@@ -71,3 +71,25 @@ func TestBarsHidePasswords(t *testing.T) {
 		t.Errorf("bars: %q", s)
 	}
 }
+
+// TestBarsEndBelowTotal: a transfer that ends, without error, short of
+// the size announced at its start (a listing's size that was not the
+// size sent) does not keep the bars from ending; they used to wait for
+// ever at the end of the run.
+func TestBarsEndBelowTotal(t *testing.T) {
+	var out syncBuffer
+	b := newBarSet(context.Background(), &out)
+	b.event(mirror.Event{Type: mirror.EventStart, Path: "f", Size: 10})
+	b.event(mirror.Event{Type: mirror.EventProgress, Path: "f", Bytes: 5})
+	b.finish("f", nil)
+	done := make(chan struct{})
+	go func() { b.wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bars did not end")
+	}
+	if s := out.String(); !strings.Contains(s, "total 1 files") {
+		t.Errorf("bars: %q", s)
+	}
+}
