@@ -124,7 +124,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 			}
 		case plan:
 			if ev.Action == mirror.ActionNew || ev.Action == mirror.ActionUpdate || ev.Action == mirror.ActionCheck {
-				fmt.Fprintf(stdout, "%s\t%s\n", ev.URL, filepath.Join(dst, filepath.FromSlash(ev.Path)))
+				// The user stays and the password goes (not "xxxxx", which
+				// a job would send): the job finds it in ~/.netrc.
+				fmt.Fprintf(stdout, "%s\t%s\n", withoutPassword(ev.URL), filepath.Join(dst, filepath.FromSlash(ev.Path)))
 			}
 		case mo.DryRun && !asJSON:
 			if ev.Action != mirror.ActionUnchanged || o.verbose {

@@ -9,7 +9,36 @@ import (
 	"testing"
 
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
+
+// TestMirrorPlanPassword: --plan prints an FTP URL with its user and
+// without its password, which a job then finds in the netrc file.
+func TestMirrorPlanPassword(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.bin"), []byte("x"), 0o644)
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	dst := filepath.Join(t.TempDir(), "m")
+	r := runDeref(t, "", "mirror", "--plan", "ftp://alice:wonder@"+s.Addr()+"/", dst)
+	u, target, _ := strings.Cut(strings.TrimSpace(r.stdout), "\t")
+	if r.code != 0 || !strings.HasPrefix(u, "ftp://alice@"+s.Addr()+"/f.bin") || target != filepath.Join(dst, "f.bin") {
+		t.Fatalf("--plan: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// The job, against a server that records what it is sent.
+	js := &ftpscript.Server{Files: map[string]string{"f.bin": "x"}}
+	start(t, js.Start, js.Close)
+	netrc := filepath.Join(t.TempDir(), "netrc")
+	os.WriteFile(netrc, []byte("machine 127.0.0.1 login alice password wonder\n"), 0o600)
+	job := strings.Replace(u, s.Addr(), js.Addr(), 1)
+	if r := runDeref(t, "", "-s", "--netrc-file", netrc, "--create-dirs", "-o", target, job); r.code != 0 || !strings.Contains(strings.Join(js.Commands(), "|"), "USER alice|PASS wonder") {
+		t.Errorf("job %s: %d %q, sent %q", job, r.code, r.stderr, js.Commands())
+	}
+}
 
 func TestMirrorCommand(t *testing.T) {
 	src := t.TempDir()
