@@ -19,6 +19,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/socks5"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -443,6 +444,12 @@ func TestProxyAndGateways(t *testing.T) {
 	c := newClient()
 	pu := url.MustParse(p.URL)
 	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	var sent []string
+	c.Trace = func(_ *url.URL, ev fetch.TraceEvent) {
+		if ev.Dir == protocols.TraceSend {
+			sent = append(sent, ev.Text)
+		}
+	}
 	resp, err := c.Get(context.Background(), origin.URL+"/via")
 	if err != nil {
 		t.Fatal(err)
@@ -452,6 +459,11 @@ func TestProxyAndGateways(t *testing.T) {
 	if uri, _ := prec.last(); string(b) != "0123456789abcdefghij" || uri != origin.URL+"/via" {
 		t.Errorf("via proxy: %q, proxy saw %q", b, uri)
 	}
+	// The trace shows the request line as the proxy got it.
+	if len(sent) == 0 || sent[0] != "GET "+origin.URL+"/via HTTP/1.1" {
+		t.Errorf("via proxy: traced %q", sent)
+	}
+	c.Trace = nil
 	// Any scheme through an HTTP proxy (RFC 1738 §4): the absolute URL.
 	resp, err = c.Get(context.Background(), "gopher://gopher.example/0/about%09x")
 	if err != nil {
@@ -493,6 +505,12 @@ func TestSOCKS5Proxy(t *testing.T) {
 	c := newClient()
 	pu := url.MustParse("socks5://" + sp.Addr())
 	c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
+	var sent []string
+	c.Trace = func(_ *url.URL, ev fetch.TraceEvent) {
+		if ev.Dir == protocols.TraceSend {
+			sent = append(sent, ev.Text)
+		}
+	}
 	resp, err := c.Get(context.Background(), origin.URL+"/s")
 	if err != nil {
 		t.Fatal(err)
@@ -502,6 +520,10 @@ func TestSOCKS5Proxy(t *testing.T) {
 	host := strings.TrimPrefix(origin.URL, "http://")
 	if tg := sp.Targets(); len(tg) == 0 || tg[0] != host {
 		t.Errorf("SOCKS server saw %v, want %s", tg, host)
+	}
+	// Through the tunnel the server gets the path, and the trace says so.
+	if len(sent) == 0 || sent[0] != "GET /s HTTP/1.1" {
+		t.Errorf("via SOCKS: traced %q", sent)
 	}
 }
 

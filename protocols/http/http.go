@@ -236,14 +236,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if web && req.Proxy == nil {
 		resp, err = f.rawRoundTrip(ctx, req, hreq.WithContext(hctx))
 	} else {
+		// The request line names the absolute URL to a gateway, and to
+		// the proxy asked for an http: URL; an https: URL goes through a
+		// CONNECT tunnel, and the server gets the path. (A SOCKS proxy
+		// is a dialer: its requests take the own-connection path.)
+		absolute := !web || u.Scheme == "http"
 		if req.Trace != nil {
-			hctx = httptrace.WithClientTrace(hctx, clientTrace(req, hreq))
+			hctx = httptrace.WithClientTrace(hctx, clientTrace(req, hreq, absolute))
 		}
 		hreq = hreq.WithContext(hctx)
 		if resp, err = f.transport(req, direct).RoundTrip(hreq); err == nil {
 			traceResponse(req, resp) // the own-connection path traces the head as it comes
 			if req.Exchange != nil {
-				keepHeads(req.Exchange, hreq, resp, !web || u.Scheme == "http")
+				keepHeads(req.Exchange, hreq, resp, absolute)
 			}
 		}
 	}
@@ -406,11 +411,16 @@ func basic(user, pw string) string {
 
 // clientTrace traces a request that net/http's Transport sends (HTTPS,
 // proxies): the connection first, then the request line and header
-// fields in the order they are written.
-func clientTrace(req *protocols.Request, hreq *nethttp.Request) *httptrace.ClientTrace {
+// fields in the order they are written. The request line names the
+// absolute URL when the proxy is asked for it (absolute), as keepHeads
+// has it.
+func clientTrace(req *protocols.Request, hreq *nethttp.Request, absolute bool) *httptrace.ClientTrace {
 	target := hreq.URL.RequestURI()
-	if hreq.URL.Opaque != "" {
+	if absolute {
 		target = hreq.URL.Opaque
+		if target == "" {
+			target = hreq.URL.String()
+		}
 	}
 	return &httptrace.ClientTrace{
 		ConnectStart: func(network, addr string) { req.Tracef(protocols.TraceInfo, "connecting to "+addr) },
