@@ -158,19 +158,29 @@ func TestFTPUser(t *testing.T) {
 // TestListingURLsWithoutPassword: a listing's URLs name the user of the
 // URL listed but not its password, in either form.
 func TestListingURLsWithoutPassword(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
-	s, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := startFTPD(t, "f")
 	for _, args := range [][]string{{"ftp://alice:wonder@" + s.Addr() + "/"}, {"--json", "ftp://alice:wonder@" + s.Addr() + "/"}} {
 		r := runDeref(t, "", args...)
 		if r.code != 0 || strings.Contains(r.stdout, "wonder") || !strings.Contains(r.stdout, "ftp://alice@"+s.Addr()+"/f") {
 			t.Errorf("listing %q: exit %d, %q %q", args, r.code, r.stdout, r.stderr)
 		}
 	}
+}
+
+// startFTPD serves a folder holding the files named, each holding "x",
+// from the FTP server of ftpserverlib, which takes any login.
+func startFTPD(t *testing.T, names ...string) *ftpd.Server {
+	t.Helper()
+	root := t.TempDir()
+	for _, n := range names {
+		os.WriteFile(filepath.Join(root, n), []byte("x"), 0o644)
+	}
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // TestRetry: temporary failures are tried again, with the wait the server

@@ -9,20 +9,13 @@ import (
 	"testing"
 
 	"github.com/urlderef/deref/fetch/mirror"
-	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
 // TestMirrorPlanPassword: --plan prints an FTP URL with its user and
 // without its password, which a job then finds in the netrc file.
 func TestMirrorPlanPassword(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "f.bin"), []byte("x"), 0o644)
-	s, err := ftpd.Start(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := startFTPD(t, "f.bin")
 	dst := filepath.Join(t.TempDir(), "m")
 	r := runDeref(t, "", "mirror", "--plan", "ftp://alice:wonder@"+s.Addr()+"/", dst)
 	u, target, _ := strings.Cut(strings.TrimSpace(r.stdout), "\t")
