@@ -153,6 +153,9 @@ var errMu sync.Mutex
 
 // withoutPassword is raw without its password, if it holds one.
 func withoutPassword(raw string) string {
+	if !strings.Contains(raw, "@") {
+		return raw // no user: the common case of a long listing, unparsed
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
 		return url.RedactString(raw)
