@@ -210,7 +210,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
 	}
 	next := make(chan string)
-	for range o.parallel {
+	for range min(o.parallel, len(urls)) { // no more workers than URLs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,5 +1,5 @@
-// Package walk works through a tree of jobs: a fixed number of workers
-// take jobs from an unbounded queue, jobs add jobs (a folder's listing
+// Package walk works through a tree of jobs: up to a fixed number of
+// workers take jobs from an unbounded queue, jobs add jobs (a folder's listing
 // adds its files and subfolders), and the walk ends when no job is
 // pending; Hosts caps the connections to each host. It is the engine the
 // mirror runs on, and the crawler's.
@@ -10,36 +10,34 @@ import (
 	"sync"
 )
 
-// Walk runs do on the first jobs and on every job pushed since, with
-// workers at once, until none is pending. prefer, when set, marks the
-// jobs taken first (folders, so that the tree is discovered while files
-// transfer); the others keep their order. After ctx is done, jobs are
-// taken and dropped without do.
+// Walk runs do on the first jobs and on every job pushed since, with up
+// to workers at once, until none is pending. A worker starts when a job
+// is pushed that no idle worker waits for, so that a large workers
+// (--parallel 100000) costs nothing until there is work for them all.
+// prefer, when set, marks the jobs taken first (folders, so that the tree
+// is discovered while files transfer); the others keep their order.
+// After ctx is done, jobs are taken and dropped without do.
 func Walk[J any](ctx context.Context, workers int, prefer func(J) bool, do func(ctx context.Context, q *Queue[J], j J), first ...J) {
-	q := &Queue[J]{prefer: prefer, pending: 1}
+	q := &Queue[J]{prefer: prefer, pending: 1, workers: max(workers, 1)}
 	q.cond = sync.NewCond(&q.mu)
+	q.work = func() {
+		defer q.wg.Done()
+		for {
+			j, ok := q.pop()
+			if !ok {
+				return
+			}
+			if ctx.Err() == nil {
+				do(ctx, q, j)
+			}
+			q.done()
+		}
+	}
 	for _, j := range first {
 		q.Push(j)
 	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j, ok := q.pop()
-				if !ok {
-					return
-				}
-				if ctx.Err() == nil {
-					do(ctx, q, j)
-				}
-				q.done()
-			}
-		}()
-	}
 	q.done() // the walk's own share of the count
-	wg.Wait()
+	q.wg.Wait()
 }
 
 // Queue is a walk's work list.
@@ -49,14 +47,29 @@ type Queue[J any] struct {
 	jobs    []J
 	pending int
 	prefer  func(J) bool
+
+	workers int            // at most this many workers
+	running int            // workers started
+	idle    int            // workers waiting for a job
+	work    func()         // a worker
+	wg      sync.WaitGroup // the workers started
 }
 
-// Push adds a job.
+// Push adds a job, and starts a worker for it when none is idle and
+// fewer than the walk's workers run.
 func (q *Queue[J]) Push(j J) {
 	q.mu.Lock()
 	q.jobs = append(q.jobs, j)
 	q.pending++
+	start := q.idle < len(q.jobs) && q.running < q.workers
+	if start {
+		q.running++
+		q.wg.Add(1) // before Walk's Wait, or while a worker (the pusher) runs
+	}
 	q.mu.Unlock()
+	if start {
+		go q.work()
+	}
 	q.cond.Signal()
 }
 
@@ -73,7 +86,9 @@ func (q *Queue[J]) pop() (J, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.jobs) == 0 && q.pending > 0 {
+		q.idle++
 		q.cond.Wait()
+		q.idle--
 	}
 	if len(q.jobs) == 0 {
 		var zero J

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +23,49 @@ func TestWalkTree(t *testing.T) {
 	}, 0)
 	if got := ran.Load(); got != 1+3+9+27+81 {
 		t.Errorf("%d jobs ran", got)
+	}
+}
+
+// Workers start as jobs come: a walk of three jobs allowed a million
+// workers starts a handful of goroutines (it started them all, 2.7 GB
+// for deref --parallel 1000000), and one of many jobs that wait for each
+// other still gets all the workers it is allowed, and no more.
+func TestWalkWorkersOnDemand(t *testing.T) {
+	base := runtime.NumGoroutine()
+	var most atomic.Int32
+	Walk(context.Background(), 1_000_000, nil, func(ctx context.Context, q *Queue[int], j int) {
+		if j == 0 {
+			q.Push(1)
+			q.Push(2)
+		}
+		time.Sleep(100 * time.Millisecond) // time for the walk to start what it would
+		if n := int32(runtime.NumGoroutine() - base); n > most.Load() {
+			most.Store(n)
+		}
+	}, 0)
+	if most.Load() > 10 {
+		t.Errorf("%d goroutines for three jobs", most.Load())
+	}
+	// 8 jobs, 4 workers: the first 4 wait until 4 run at once.
+	var running, peak atomic.Int32
+	four := make(chan struct{})
+	var once sync.Once
+	Walk(context.Background(), 4, nil, func(ctx context.Context, q *Queue[int], j int) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		if n > peak.Load() {
+			peak.Store(n)
+		}
+		if n == 4 {
+			once.Do(func() { close(four) })
+		}
+		select {
+		case <-four:
+		case <-time.After(5 * time.Second):
+		}
+	}, 1, 2, 3, 4, 5, 6, 7, 8)
+	if peak.Load() != 4 {
+		t.Errorf("%d workers at once, want 4", peak.Load())
 	}
 }
 
