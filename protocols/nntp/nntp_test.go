@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -403,5 +404,25 @@ func TestPooledStall(t *testing.T) {
 	}
 	if n := s.Conns(); n != 1 {
 		t.Errorf("%d connections, want the kept one", n)
+	}
+}
+
+// A news: URL whose server nobody named, and the host "news" out of
+// reach: the error says so, and is still a network failure.
+func TestDefaultServerUnreachable(t *testing.T) {
+	t.Setenv("NNTPSERVER", "")
+	var dialed string
+	req := &protocols.Request{URL: url.MustParse("news:comp.lang.go"), Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialed = addr
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: "news", IsNotFound: true}}
+	}}
+	_, err := (&nntp.Fetcher{}).Fetch(context.Background(), req)
+	if dialed != "news:119" || !errors.Is(err, protocols.ErrNetwork) || !strings.Contains(fmt.Sprint(err), `the host "news" was tried`) {
+		t.Errorf("dialed %q: %v", dialed, err)
+	}
+	// A server named: no such words.
+	_, err = (&nntp.Fetcher{Server: "nntp.example"}).Fetch(context.Background(), req)
+	if dialed != "nntp.example:119" || strings.Contains(fmt.Sprint(err), "was tried") {
+		t.Errorf("dialed %q: %v", dialed, err)
 	}
 }
