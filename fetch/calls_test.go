@@ -1,12 +1,15 @@
 package fetch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +111,47 @@ func TestTemporaryDNS(t *testing.T) {
 	}
 	if err := dial(&net.DNSError{Err: "server misbehaving", Name: "x.example", IsTemporary: true}); !fetch.Temporary(err) {
 		t.Errorf("%v: not temporary, want temporary", err)
+	}
+}
+
+// TestDownloadsToOneFile: two downloads at once to one file name (deref
+// --parallel 2 -O a/x b/x) leave one of the two objects whole under the
+// name, not a mix, and neither fails; they wrote one NAME.part at once.
+func TestDownloadsToOneFile(t *testing.T) {
+	objects := map[string][]byte{"/a/x": bytes.Repeat([]byte("a"), 1<<20), "/b/x": bytes.Repeat([]byte("b"), 1<<20)}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		body := objects[r.URL.Path]
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		for len(body) > 0 { // in pieces, so that the two interleave
+			n := min(len(body), 64<<10)
+			w.Write(body[:n])
+			w.(nethttp.Flusher).Flush()
+			body = body[n:]
+			time.Sleep(time.Millisecond)
+		}
+	}))
+	defer s.Close()
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	dir := t.TempDir()
+	errs := make(chan error, 2)
+	for _, p := range []string{"/a/x", "/b/x"} {
+		go func() {
+			_, err := c.DownloadWith(context.Background(), s.URL+p, dir, fetch.DownloadOptions{})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "x"))
+	if err != nil || !bytes.Equal(got, objects["/a/x"]) && !bytes.Equal(got, objects["/b/x"]) {
+		t.Errorf("x: %d bytes, neither object whole (%v)", len(got), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.part")); err == nil {
+		t.Error("x.part left behind")
 	}
 }

@@ -234,6 +234,8 @@ type Client struct {
 	netrcSeen netrcStamp
 	netrcList []netrc.Entry
 	httpF     *http.Fetcher
+
+	targets targetLocks // the files being downloaded (see Client.download)
 }
 
 // Progress reports a transfer's state to [Client.Progress].

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlderef/deref/internal/safedir"
@@ -135,6 +136,15 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if name == "" {
 		name = c.suggestedName(u)
 	}
+	// Two downloads to one file (deref --parallel 2 -O a/x b/x) would
+	// write one NAME.part at once and rename a mix of both: the second
+	// waits for the first, and replaces its file, as it would one after
+	// the other.
+	unlock, err := c.targets.lock(ctx, targetKey(o.Root, dir, name))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if o.Segments > 1 && c.Recorder == nil {
 		if path, handled, err := c.downloadSegments(ctx, u, dir, d, name, o); handled {
 			return path, err
@@ -317,4 +327,58 @@ func hashPrefix(h hash.Hash, d *safedir.Dir, name string, n int64) error {
 		return fmt.Errorf("reading %s back for its checksum: %w", name, err)
 	}
 	return nil
+}
+
+// targetLocks serializes the downloads of one Client to one file.
+type targetLocks struct {
+	mu sync.Mutex
+	m  map[string]*targetLock
+}
+
+type targetLock struct {
+	held  chan struct{} // full while a download holds the file
+	users int           // downloads holding or waiting
+}
+
+// lock waits until no other download holds key, or ctx is done, and
+// returns the function that lets the next one go.
+func (t *targetLocks) lock(ctx context.Context, key string) (unlock func(), err error) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]*targetLock{}
+	}
+	l := t.m[key]
+	if l == nil {
+		l = &targetLock{held: make(chan struct{}, 1)}
+		t.m[key] = l
+	}
+	l.users++
+	t.mu.Unlock()
+	leave := func() {
+		t.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(t.m, key)
+		}
+		t.mu.Unlock()
+	}
+	select {
+	case l.held <- struct{}{}:
+		return func() { <-l.held; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+}
+
+// targetKey names the file a download writes: name in dir, under root
+// when set, as an absolute path where it can be had.
+func targetKey(root *os.Root, dir, name string) string {
+	p := filepath.Join(dir, name)
+	if root != nil {
+		return root.Name() + "\x00" + filepath.Clean(p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
