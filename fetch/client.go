@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/internal/blockconn"
+	"github.com/urlderef/deref/internal/keylock"
 	"github.com/urlderef/deref/internal/netrc"
 	"github.com/urlderef/deref/internal/version"
 	"github.com/urlderef/deref/protocols"
@@ -235,7 +236,7 @@ type Client struct {
 	netrcList []netrc.Entry
 	httpF     *http.Fetcher
 
-	targets targetLocks // the files being downloaded (see Client.download)
+	targets keylock.Set // the files being downloaded (see Client.download)
 }
 
 // Progress reports a transfer's state to [Client.Progress].

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urlderef/deref/internal/safedir"
@@ -140,7 +139,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	// write one NAME.part at once and rename a mix of both: the second
 	// waits for the first, and replaces its file, as it would one after
 	// the other.
-	unlock, err := c.targets.lock(ctx, targetKey(o.Root, dir, name))
+	unlock, err := c.targets.Lock(ctx, targetKey(o.Root, dir, name))
 	if err != nil {
 		return "", err
 	}
@@ -327,47 +326,6 @@ func hashPrefix(h hash.Hash, d *safedir.Dir, name string, n int64) error {
 		return fmt.Errorf("reading %s back for its checksum: %w", name, err)
 	}
 	return nil
-}
-
-// targetLocks serializes the downloads of one Client to one file.
-type targetLocks struct {
-	mu sync.Mutex
-	m  map[string]*targetLock
-}
-
-type targetLock struct {
-	held  chan struct{} // full while a download holds the file
-	users int           // downloads holding or waiting
-}
-
-// lock waits until no other download holds key, or ctx is done, and
-// returns the function that lets the next one go.
-func (t *targetLocks) lock(ctx context.Context, key string) (unlock func(), err error) {
-	t.mu.Lock()
-	if t.m == nil {
-		t.m = map[string]*targetLock{}
-	}
-	l := t.m[key]
-	if l == nil {
-		l = &targetLock{held: make(chan struct{}, 1)}
-		t.m[key] = l
-	}
-	l.users++
-	t.mu.Unlock()
-	leave := func() {
-		t.mu.Lock()
-		if l.users--; l.users == 0 {
-			delete(t.m, key)
-		}
-		t.mu.Unlock()
-	}
-	select {
-	case l.held <- struct{}{}:
-		return func() { <-l.held; leave() }, nil
-	case <-ctx.Done():
-		leave()
-		return nil, ctx.Err()
-	}
 }
 
 // targetKey names the file a download writes: name in dir, under root

@@ -21,6 +21,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/keylock"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
@@ -136,7 +137,8 @@ type run struct {
 	robots map[string]*robots // by robots.txt URL
 	report Report
 	hostOf map[string]*HostReport
-	root   *os.Root // OutputDir
+	root   *os.Root    // OutputDir
+	paths  keylock.Set // the paths being written under root
 
 	state   *state         // State
 	archive *warc.Writer   // the client's WARC writer, with State
@@ -439,7 +441,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var sink io.Writer = io.Discard
 	var file *localFile
 	if m.root != nil {
-		if file, err = m.create(u, resp); err != nil {
+		if file, err = m.create(ctx, u, resp); err != nil {
 			return 0, nil, err
 		}
 		defer file.abandon()

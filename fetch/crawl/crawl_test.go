@@ -514,3 +514,38 @@ func TestCrawlRobotsRetried(t *testing.T) {
 		t.Errorf("report %+v; robots.txt asked %d times, the private page %d", rep, asked("/robots.txt"), asked("/private/x.html"))
 	}
 }
+
+// Pages whose URLs differ only in their query go to one local file: with
+// several connections to the host at once, they take turns at it, and
+// the file holds one of them whole, not a mix.
+func TestCrawlOutputOnePath(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			for i := range 8 {
+				fmt.Fprintf(w, `<a href="/p?x=%d">%d</a>`, i, i)
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		body := strings.Repeat(r.URL.Query().Get("x"), 256<<10)
+		for len(body) > 0 { // in pieces, so that the pages interleave
+			n := min(len(body), 32<<10)
+			io.WriteString(w, body[:n])
+			w.(nethttp.Flusher).Flush()
+			body = body[n:]
+			time.Sleep(time.Millisecond)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{OutputDir: dir, PerHost: 4, Parallel: 4, IgnoreRobots: true})
+	if err != nil || rep.Failed != 0 || rep.Fetched != 9 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	u, _ := url.Parse(s.URL)
+	got, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(u.Site(), ":", "_"), "p"))
+	if err != nil || len(got) != 256<<10 || strings.Count(string(got), string(got[:1])) != len(got) {
+		t.Errorf("p: %d bytes, not one page whole (%v)", len(got), err)
+	}
+}

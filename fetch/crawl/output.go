@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -17,30 +18,40 @@ type localFile struct {
 	part, name string // paths relative to the root
 	f          *os.File
 	done       bool
+	unlock     func() // lets the next writer of the path go
 }
 
 // create opens NAME.part for u's object, its folders made, inside the
-// root.
-func (m *run) create(u *url.URL, resp *fetch.Response) (*localFile, error) {
+// root. URLs that differ in what the path leaves out (a query) share a
+// path: their writers take turns at it (m.paths), the last one's object
+// staying, as it would one after the other.
+func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
 	rel, err := localPath(u, resp)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
 	}
+	unlock, err := m.paths.Lock(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
 	if dir := path.Dir(rel); dir != "." {
 		if err := m.root.MkdirAll(dir, 0o755); err != nil {
+			unlock()
 			return nil, fetch.WriteError(err)
 		}
 	}
 	f, err := m.root.OpenFile(rel+fetch.PartSuffix, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
+		unlock()
 		return nil, fetch.WriteError(err)
 	}
-	return &localFile{root: m.root, part: rel + fetch.PartSuffix, name: rel, f: f}, nil
+	return &localFile{root: m.root, part: rel + fetch.PartSuffix, name: rel, f: f, unlock: unlock}, nil
 }
 
 // finish closes the file and gives it its name.
 func (l *localFile) finish() error {
 	l.done = true
+	defer l.unlock()
 	if err := l.f.Close(); err != nil {
 		l.root.Remove(l.part)
 		return fetch.WriteError(err)
@@ -55,8 +66,10 @@ func (l *localFile) finish() error {
 // abandon removes a file that was not finished: nothing partial stays.
 func (l *localFile) abandon() {
 	if !l.done {
+		l.done = true
 		l.f.Close()
 		l.root.Remove(l.part)
+		l.unlock()
 	}
 }
 
