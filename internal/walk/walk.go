@@ -1,8 +1,8 @@
 // Package walk works through a tree of jobs: up to a fixed number of
-// workers take jobs from an unbounded queue, jobs add jobs (a folder's listing
-// adds its files and subfolders), and the walk ends when no job is
-// pending; Hosts caps the connections to each host. It is the engine the
-// mirror runs on, and the crawler's.
+// workers take jobs from an unbounded queue, jobs add jobs (a folder's
+// listing adds its files and subfolders), and the walk ends when no job
+// is pending; Hosts caps the connections to each host. It is the engine
+// the mirror runs on, and the crawler's.
 package walk
 
 import (

@@ -139,7 +139,7 @@ func (f *Fetcher) dialFor(ctx context.Context, req *protocols.Request) (*conn, e
 	if err != nil && req.URL.Host == "" && f.Server == "" && os.Getenv("NNTPSERVER") == "" && errors.Is(err, protocols.ErrNetwork) {
 		// The URL names no server (news:GROUP), nor does anyone else:
 		// say where deref went, and how to name one.
-		return nil, fmt.Errorf("%w (a news: URL names no server: none was set with $NNTPSERVER or --news-server, and the host \"news\" was tried)", err)
+		return nil, fmt.Errorf("%w (a news: URL names no server, none was set with $NNTPSERVER, deref's --news-server or Fetcher.Server, and the host \"news\" was tried)", err)
 	}
 	if err != nil {
 		return nil, err
