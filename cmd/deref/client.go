@@ -74,7 +74,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
 	}
 	if o.referer != "" {
-		c.Header = append(c.Header, [2]string{"Referer", o.referer})
+		c.Header = append(c.Header, [2]string{"Referer", refererValue(o.referer)})
 	}
 	for _, h := range o.headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -194,4 +194,17 @@ func askOnTerminal(ctx context.Context, qs []gopher.Question) ([]string, error) 
 		answers = append(answers, a)
 	}
 	return answers, nil
+}
+
+// refererValue is what Referer says of the URL given with -e: without its
+// user, password and fragment, which RFC 9110 (10.1.3) keeps out of the
+// field (a password sent there would reach the server, -v and the WARC
+// request record); a value that is no URL goes as it is.
+func refererValue(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || !u.HasAuthority {
+		return raw
+	}
+	u.User, u.HasFragment, u.Fragment = nil, false, ""
+	return u.String()
 }

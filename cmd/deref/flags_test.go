@@ -117,6 +117,11 @@ func TestHTTPFlags(t *testing.T) {
 		h.Get("Accept") != "" || h.Get("Authorization") != auth {
 		t.Errorf("exit %d, header %v", r.code, h)
 	}
+	// Referer leaves out a user, a password and a fragment (RFC 9110).
+	r = runDeref(t, "", "-v", "-e", "http://alice:s3cret@from.example/page#part", s.URL+"/")
+	if got := last().Get("Referer"); r.code != 0 || got != "http://from.example/page" || strings.Contains(r.stderr, "s3cret") {
+		t.Errorf("Referer %q, exit %d, trace %q", got, r.code, r.stderr)
+	}
 	for _, bad := range [][]string{{"-H", "no colon"}, {"-H", "X: a\rb"}, {"-u", ":pw"}} {
 		if r := runDeref(t, "", append(bad, s.URL+"/")...); r.code != 1 || !strings.HasSuffix(r.stderr, "see 'deref -h'\n") {
 			t.Errorf("%q: exit %d %q", bad, r.code, r.stderr)
