@@ -118,7 +118,7 @@ func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.Goph
 	}
 	if g.Type == '7' && !g.HasSearch && !g.HasPlus {
 		return &protocols.Response{
-			Kind: protocols.KindSearchIndex, Size: 0, Name: protocols.NameFromURL(req.URL, "index"),
+			Kind: protocols.KindSearchIndex, Size: 0, Name: suggestedName(req.URL),
 			Body: io.NopCloser(strings.NewReader("")), MediaType: "text/plain",
 		}, nil
 	}
@@ -172,7 +172,7 @@ func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.Goph
 }
 
 func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn, br *bufio.Reader) (*protocols.Response, error) {
-	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mediaTypes[g.Type], Name: protocols.NameFromURL(req.URL, "index")}
+	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mediaTypes[g.Type], Name: suggestedName(req.URL)}
 	limit := req.LineLimit()
 	var body io.Reader = br
 	length := int64(-1) // of a Gopher+ "+n" body

@@ -423,3 +423,23 @@ func TestIfModifiedSince(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// A Gopher URL's local name comes from its selector; the item type before
+// it is no part of the name (it was: gopher://h/0about.txt gave
+// "0about.txt", gopher://h/1/ gave "1").
+func TestSuggestedName(t *testing.T) {
+	for raw, want := range map[string]string{
+		"gopher://h/0about.txt":          "about.txt",
+		"gopher://h/0/pub/hello.txt":     "hello.txt",
+		"gopher://h/1/":                  "index",
+		"gopher://h/":                    "index",
+		"gopher://h/1/pub/":              "pub",
+		"gopher://h/9a%2Fb.bin":          "b.bin",
+		"gopher://h/7/cgi/search%09word": "search",
+		"gopher://h/0..":                 "index",
+	} {
+		if got := fetch.SuggestedName(url.MustParse(raw)); got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}

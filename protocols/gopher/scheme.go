@@ -1,7 +1,10 @@
 package gopher
 
 import (
+	"strings"
+
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
 )
 
 // Schemes describes gopher: and gophers: for the engine, fetched by f.
@@ -10,4 +13,24 @@ func Schemes(f *Fetcher) []protocols.Scheme {
 		{Name: "gopher", Fetcher: f, Ports: []int{70}, Tree: protocols.TreeMenu},
 		{Name: "gophers", Fetcher: f, Ports: []int{70}, Secure: true, Plain: "gopher", Tree: protocols.TreeMenu},
 	}
+}
+
+// SuggestedName is the local file name of u: the last part of its
+// selector between "/"s, else "index" (a server's root menu). The item
+// type, which comes first in the URL's path, is no part of it:
+// gopher://h/0about.txt names about.txt, and gopher://h/1/ the root.
+func (f *Fetcher) SuggestedName(u *url.URL) string { return suggestedName(u) }
+
+func suggestedName(u *url.URL) string {
+	g, err := u.Gopher()
+	if err != nil {
+		return protocols.NameFromURL(u, "index")
+	}
+	parts := strings.Split(g.Selector, "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if s := protocols.SafeName(parts[i]); s != "" {
+			return s
+		}
+	}
+	return "index"
 }
