@@ -424,6 +424,18 @@ func (u *URL) String() string { return u.format(false) }
 // Redacted is like String but replaces any password with "xxxxx".
 func (u *URL) Redacted() string { return u.format(true) }
 
+// WithoutPassword is like String but leaves any password out, keeping the
+// user: a URL to print that is still one to fetch, the password then
+// coming from elsewhere (a netrc file, a prompt).
+func (u *URL) WithoutPassword() string {
+	if u.User == nil || !u.User.hasPassword {
+		return u.String()
+	}
+	v := *u
+	v.User = &Userinfo{user: u.User.user}
+	return v.String()
+}
+
 func (u *URL) format(redact bool) string {
 	var b strings.Builder
 	n := len(u.Scheme) + 4 + len(u.Host) + 1 + len(u.Port) + len(u.Path) + 1 + len(u.Query) + 1 + len(u.Fragment)

@@ -154,6 +154,12 @@ func TestErrorRedactsPassword(t *testing.T) {
 	if got := u.String(); got != "ftp://joe:s3cret@h/x" {
 		t.Errorf("String = %q", got)
 	}
+	if got := u.WithoutPassword(); got != "ftp://joe@h/x" || u.String() != "ftp://joe:s3cret@h/x" {
+		t.Errorf("WithoutPassword = %q (and u %q)", got, u.String())
+	}
+	if got := url.MustParse("ftp://:@h/x").WithoutPassword(); got != "ftp://@h/x" {
+		t.Errorf("an empty user and password: %q", got)
+	}
 }
 
 func TestFTP(t *testing.T) {

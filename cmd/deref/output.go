@@ -157,12 +157,14 @@ func withoutPassword(raw string) string {
 		return raw // no user: the common case of a long listing, unparsed
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
 		return url.RedactString(raw)
+	}
+	if u.User == nil {
+		return raw
 	}
 	if _, ok := u.User.Password(); !ok {
 		return raw
 	}
-	u.User = url.User(u.User.Username())
-	return u.String()
+	return u.WithoutPassword()
 }

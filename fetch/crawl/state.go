@@ -70,17 +70,7 @@ func (s *state) write(l stateLine) {
 }
 
 // stateURL is u as the state keeps it: without its password.
-func stateURL(u *url.URL) string {
-	if u.User == nil {
-		return u.String()
-	}
-	if _, ok := u.User.Password(); !ok {
-		return u.String()
-	}
-	v := *u
-	v.User = url.User(u.User.Username())
-	return v.String()
-}
+func stateURL(u *url.URL) string { return u.WithoutPassword() }
 
 // fromState reads a URL of the state back, with the password of the
 // start URL of its site and user, if one has it.
