@@ -250,7 +250,7 @@ var gzipHead = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff}
 
 // marshalPacked writes rec, whose block is p, into the current file as
 // one gzip member, and returns where it starts. rec was built without
-// its block: gowarc writes its head and its closing CRLF CRLF, p the
+// its block: marshal writes its head and its closing CRLF CRLF, p the
 // rest.
 func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, error) {
 	start := w.out.size
@@ -258,7 +258,7 @@ func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, er
 		return start, fmt.Errorf("compressing the block: %w", err)
 	}
 	var hb bytes.Buffer
-	if _, _, err := marshaler.Marshal(&hb, rec, 0); err != nil {
+	if err := marshal(&hb, rec); err != nil {
 		return start, err
 	}
 	b := hb.Bytes()
