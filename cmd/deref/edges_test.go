@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -72,6 +73,8 @@ func TestChecksBeforeConnecting(t *testing.T) {
 		{"-C", "six", s.URL + "/obj"},
 		{"-I", "-o", filepath.Join(dir, "g"), s.URL + "/obj"},
 		{"-o", filepath.Join(dir, "h"), s.URL + "/a", s.URL + "/b"},
+		{"-o", filepath.Join(dir, "i"), s.URL + "/a", "-o", filepath.Join(dir, "j"), "-o", filepath.Join(dir, "k"), s.URL + "/b"},
+		{"--parallel", "2", "-o", "-", s.URL + "/a", "-o", filepath.Join(dir, "l"), s.URL + "/b"},
 		{"--parallel", "4", s.URL + "/a", s.URL + "/b"},
 	} {
 		r := runDeref(t, "", args...)
@@ -86,6 +89,53 @@ func TestChecksBeforeConnecting(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files left: %v", entries)
 	}
+}
+
+// TestOutputPerURL: several -o pair with the URLs in order, as curl
+// pairs them, the -i list's URLs after the command line's, with
+// --parallel too; "-" is standard output; a config file's -o gives way
+// to the command line's.
+func TestOutputPerURL(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "object "+r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	at := func(n string) string { return filepath.Join(dir, n) }
+	check := func(files map[string]string) {
+		t.Helper()
+		for n, want := range files {
+			if b, err := os.ReadFile(at(n)); err != nil || string(b) != want {
+				t.Errorf("%s: %q %v, want %q", n, b, err, want)
+			}
+		}
+	}
+	r := runDeref(t, "", "-o", at("A"), s.URL+"/a", "-o", at("B"), s.URL+"/b")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	check(map[string]string{"A": "object /a", "B": "object /b"})
+
+	list := s.URL + "/d\n" + s.URL + "/e\n"
+	r = runDeref(t, list, "--parallel", "3", "-i", "-", "-o", at("C"), "-o", at("D"), "-o", at("E"), s.URL+"/c")
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("-i --parallel: exit %d, %s", r.code, r.stderr)
+	}
+	check(map[string]string{"C": "object /c", "D": "object /d", "E": "object /e"})
+
+	r = runDeref(t, "", "-o", "-", s.URL+"/f", "-o", at("G"), s.URL+"/g")
+	if r.code != 0 || r.stdout != "object /f" {
+		t.Errorf("-o -: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	check(map[string]string{"G": "object /g"})
+
+	config := at("config")
+	os.WriteFile(config, []byte("output = "+at("fromconfig")+"\n"), 0o644)
+	r = runDeref(t, "", "-K", config, "-o", at("H"), s.URL+"/h")
+	if _, err := os.Stat(at("fromconfig")); r.code != 0 || !os.IsNotExist(err) {
+		t.Errorf("-K with -o: exit %d, %s, the config's file: %v", r.code, r.stderr, err)
+	}
+	check(map[string]string{"H": "object /h"})
 }
 
 // TestOutputDirMade: -i with -O into a missing --output-dir makes the

@@ -178,7 +178,8 @@ func parseSize(v string) (int64, error) {
 var flagTable = []flagDef{
 	// Output
 	{long: "output", short: "o", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
-		help: "write the object to FILE (- for standard output)", set: str(func(o *options) *string { return &o.output })},
+		help: "write the object to FILE (- for standard output); for several URLs, one -o per URL, in order, as curl pairs them",
+		set:  func(o *options, v string) error { o.output = v; o.outputs = append(o.outputs, v); return nil }},
 	{long: "remote-name", short: "O", cmds: cmdGet, group: "Output",
 		help: "write to a file named after the URL's last segment (never a name the server chose)", set: boolean(func(o *options) *bool { return &o.remoteName })},
 	{long: "output-dir", cmds: cmdGet, group: "Output", arg: "DIR", complete: "dir",
@@ -659,7 +660,15 @@ func parseCommandLine(cmd command, args []string, o *options) ([]string, error) 
 		}
 	}
 	o.configs = nil
-	return parseFlags(cmd, args, o)
+	// The command line's -o files replace a config file's, as its other
+	// flags win over theirs.
+	configOutputs := o.outputs
+	o.outputs = nil
+	rest, err := parseFlags(cmd, args, o)
+	if len(o.outputs) == 0 {
+		o.outputs = configOutputs
+	}
+	return rest, err
 }
 
 // writeHelp prints the usage of cmd and its flags by group.

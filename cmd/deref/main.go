@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ Exit codes:
 
 type options struct {
 	output, outputDir, resume, inputFile, proxy, netrcFile string
+	outputs                                                []string // every -o, in order: one per URL when several
 	remoteName, verbose, silent, head, raw, json           bool
 	createDirs                                             bool
 	newsServer                                             string
@@ -154,7 +156,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if msg := checkOptions(&o, len(urls)); msg != "" {
 		return usageError(stderr, msg)
 	}
-	if o.outputDir != "" && (o.remoteName || o.output != "" && o.output != "-") {
+	if o.outputDir != "" && (o.remoteName || slices.ContainsFunc(o.outputs, func(f string) bool { return f != "-" })) {
 		// Made once for every URL, as wget -P does, rather than failing
 		// once per URL.
 		if err := os.MkdirAll(o.outputDir, 0o755); err != nil {
@@ -209,15 +211,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.remoteName && len(urls) > 1 {
 		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
 	}
-	next := make(chan string)
+	type job struct {
+		raw string
+		n   int // its place among the URLs
+	}
+	next := make(chan job)
 	for range min(o.parallel, len(urls)) { // no more workers than URLs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for raw := range next {
+			for j := range next {
+				raw := j.raw
 				res := &result{url: raw, start: time.Now()}
+				oj := &o
+				if len(o.outputs) > 1 { // the URL's own -o
+					paired := o
+					paired.output = o.outputs[j.n]
+					oj = &paired
+				}
 				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused}
-				err := policy.Do(ctx, func() error { return deref(ctx, c, &o, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
+				err := policy.Do(ctx, func() error { return deref(ctx, c, oj, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
 					res.attempt++
 					mu.Lock()
 					defer mu.Unlock()
@@ -243,14 +256,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}()
 	}
-	for _, raw := range urls {
+	for n, raw := range urls {
 		if err := ctx.Err(); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
 				report(raw, err) // --max-time ran out before this URL began: not a success
 			}
 			break
 		}
-		next <- raw
+		next <- job{raw, n}
 	}
 	close(next)
 	wg.Wait()
@@ -292,14 +305,16 @@ func contextWords(err error, text string, o *options) string {
 // checkOptions checks the flags against each other before anything is
 // fetched, and returns what is wrong, or "".
 func checkOptions(o *options, urls int) string {
-	toFile := o.remoteName || o.output != "" && o.output != "-" && !isDevice(o.output)
+	toFile := o.remoteName || len(o.outputs) > 0 && !slices.ContainsFunc(o.outputs, func(f string) bool { return f == "-" || isDevice(f) })
 	switch {
-	case o.output != "" && urls > 1:
-		return "-o names one file; use -O (and --output-dir) for several URLs"
+	case len(o.outputs) == 1 && urls > 1:
+		return "-o names one file; give one -o per URL, or use -O (and --output-dir), for several URLs"
+	case len(o.outputs) > 1 && len(o.outputs) != urls:
+		return fmt.Sprintf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), urls)
 	case o.head && (o.remoteName || o.output != "" && o.output != "-"):
 		return "-I prints metadata only; it does not go with -o or -O"
-	case o.parallel > 1 && !o.remoteName:
-		return "--parallel writes files: it goes with -O"
+	case o.parallel > 1 && !toFile:
+		return "--parallel writes files: it goes with -O, or with one -o FILE per URL"
 	case (o.checksum != "" || o.checksumFile != "") && !toFile:
 		return "--checksum and --checksum-file check a file before it gets its name: they go with -o or -O"
 	case o.checksum != "" && urls > 1:
