@@ -38,7 +38,10 @@ type flagDef struct {
 	// "dir", "url", or the choices separated by spaces.
 	complete string
 	hidden   bool // an old spelling: accepted, never shown
-	set      func(o *options, v string) error
+	// positional makes the flag's value one of the positional arguments,
+	// in its place among them (--url).
+	positional bool
+	set        func(o *options, v string) error
 }
 
 // commandNames are the words that follow "deref" to name a command.
@@ -225,6 +228,10 @@ var flagTable = []flagDef{
 	{long: "location", short: "L", cmds: cmdGet, group: "HTTP", hidden: true, help: "follow redirects (the default)", set: habit},
 	{long: "fail", short: "f", cmds: cmdGet, group: "HTTP", hidden: true, help: "fail on an error status, writing nothing (the default)", set: habit},
 	{long: "show-error", short: "S", cmds: cmdGet, group: "Output", hidden: true, help: "print errors with -s (the default)", set: habit},
+	{long: "remote-time", short: "R", cmds: cmdGet, group: "Output", hidden: true, help: "give a file the server's modification time (the default)", set: habit},
+	{long: "globoff", short: "g", cmds: cmdGet, group: "Output", hidden: true, help: "take [] and {} in a URL as they are (the default: deref never globs)", set: habit},
+	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "url", cmds: cmdGet, group: "Output", arg: "URL", hidden: true, help: "a URL to fetch, in its place among the others (curl's spelling)", set: func(*options, string) error { return nil }, positional: true},
 	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",
@@ -488,6 +495,9 @@ func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, 
 			if err := visit(f, value, at); err != nil {
 				return nil, err
 			}
+			if f.positional {
+				pos = append(pos, value)
+			}
 			continue
 		}
 		// Bundled short flags: each letter a switch, until one that takes
@@ -620,7 +630,7 @@ func readConfig(cmd command, path string, o *options, missingOK bool) error {
 			}
 			return fmt.Errorf("%s:%d: unknown flag %q", path, n+1, name)
 		}
-		if f.long == "config" || f.long == "disable" || f.long == "help" || f.long == "version" {
+		if f.long == "config" || f.long == "disable" || f.long == "help" || f.long == "version" || f.positional {
 			return fmt.Errorf("%s:%d: %s cannot be set in a config file", path, n+1, f.long)
 		}
 		if f.arg != "" && value == "" {

@@ -73,6 +73,11 @@ func TestParseFlags(t *testing.T) {
 		// curl's -f, -S and -L ask for what deref does anyway.
 		{[]string{"-fsSL", "u"}, []string{"u"}, func(o *options) bool { return o.silent && !o.remoteName }},
 		{[]string{"-LO", "--fail", "--location", "--show-error", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
+		// -R and -g too (deref keeps the server's time and never globs);
+		// --no-progress-meter is -s; --url is a URL in its place.
+		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
+		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
+		{[]string{"a", "--url", "b", "-o", "f", "--url=c", "d"}, []string{"a", "b", "c", "d"}, func(o *options) bool { return o.output == "f" }},
 	} {
 		var o options
 		pos, err := parseFlags(cmdGet, tt.args, &o)
@@ -80,7 +85,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)
