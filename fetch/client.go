@@ -311,6 +311,11 @@ func (c *Client) Fetch(ctx context.Context, u *url.URL, offset int64) (*Response
 type FetchOptions struct {
 	// Offset asks for the object from this byte on (resume).
 	Offset int64
+	// Length > 0 asks for no more than Length bytes from Offset on (a byte
+	// range): the body ends there, whatever the server sends, and so
+	// does Size. A server that ignores Offset (Response.Offset 0) gets
+	// Offset more bytes, which the caller skips.
+	Length int64
 	// IfModifiedSince makes the retrieval conditional where the protocol
 	// allows (HTTP): an unchanged object is an error wrapping
 	// [ErrNotModified].
@@ -465,7 +470,7 @@ func (c *Client) downgrade(from, to string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace}
+	req := &protocols.Request{URL: u, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}
@@ -503,6 +508,15 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		cancel()
 		return nil, fmt.Errorf("%w: %d bytes announced, more than %d", ErrTooLarge, resp.Size, c.MaxBytes)
 	}
+	if resp.Body != nil && !o.HeadOnly && o.Length > 0 && resp.Kind == KindFile {
+		limit := o.Length + o.Offset - resp.Offset // more when the server sent from an earlier byte
+		if resp.Size < 0 || resp.Size > limit {
+			if resp.Size > limit {
+				resp.Size = limit
+			}
+			resp.Body = limitedBody{io.LimitReader(resp.Body, limit), resp.Body}
+		}
+	}
 	if resp.Body != nil {
 		size := resp.Size
 		if o.HeadOnly {
@@ -524,6 +538,12 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		}
 	}
 	return resp, nil
+}
+
+// limitedBody is a body read up to a limit: Close closes the whole.
+type limitedBody struct {
+	io.Reader
+	io.Closer
 }
 
 // recordUnpassed gives the recorder a response whose body the fetcher

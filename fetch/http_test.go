@@ -311,6 +311,33 @@ func TestResume(t *testing.T) {
 	}
 }
 
+// TestByteRange: FetchOptions.Length ends the body (and Size) after
+// Length bytes from Offset: over HTTP with a Range that names its last
+// byte, over file: by reading no further.
+func TestByteRange(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "data.txt")
+	os.WriteFile(name, []byte("0123456789abcdefghij"), 0o644) // as the server's
+	for _, raw := range []string{s.URL + "/data.txt", fileURL(name)} {
+		for _, tt := range []struct {
+			offset, length, size int64
+			want                 string
+		}{{0, 3, 3, "012"}, {4, 2, 2, "45"}, {15, 100, 5, "fghij"}} {
+			resp, err := c.FetchWith(context.Background(), url.MustParse(raw), fetch.FetchOptions{Offset: tt.offset, Length: tt.length})
+			if err != nil {
+				t.Fatalf("%s %d+%d: %v", raw, tt.offset, tt.length, err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(b) != tt.want || resp.Size != tt.size || resp.Offset != tt.offset {
+				t.Errorf("%s %d+%d: %q %v, size %d, offset %d", raw, tt.offset, tt.length, b, err, resp.Size, resp.Offset)
+			}
+		}
+	}
+}
+
 func TestShortBodyIdleCancelLimit(t *testing.T) {
 	s := newServer(t, &recorder{})
 	c := newClient()

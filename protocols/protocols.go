@@ -57,6 +57,10 @@ type Request struct {
 	// Offset asks for the object from this byte on (resume). A Fetcher that
 	// cannot resume returns the whole object and sets Response.Offset to 0.
 	Offset int64
+	// Length > 0 asks for no more than Length bytes from Offset on (a byte
+	// range, curl's -r): an HTTP Range with its last byte. A Fetcher may
+	// send more; the engine reads no further.
+	Length int64
 
 	// Credentials for the server; see Credentials.
 	Credentials Credentials

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/internal/testserver"
 )
@@ -75,6 +76,13 @@ func TestChecksBeforeConnecting(t *testing.T) {
 		{"-o", filepath.Join(dir, "h"), s.URL + "/a", s.URL + "/b"},
 		{"-o", filepath.Join(dir, "i"), s.URL + "/a", "-o", filepath.Join(dir, "j"), "-o", filepath.Join(dir, "k"), s.URL + "/b"},
 		{"--parallel", "2", "-o", "-", s.URL + "/a", "-o", filepath.Join(dir, "l"), s.URL + "/b"},
+		{"-r", "-5", s.URL + "/obj"},
+		{"-r", "1-2,4-5", s.URL + "/obj"},
+		{"-r", "5-2", s.URL + "/obj"},
+		{"-r", "two", s.URL + "/obj"},
+		{"-r", "0-1", "-C", "3", s.URL + "/obj"},
+		{"-r", "0-1", "-O", s.URL + "/obj"},
+		{"-r", "0-1", "--warc-file", filepath.Join(dir, "w"), s.URL + "/obj"},
 		{"--parallel", "4", s.URL + "/a", s.URL + "/b"},
 	} {
 		r := runDeref(t, "", args...)
@@ -136,6 +144,43 @@ func TestOutputPerURL(t *testing.T) {
 		t.Errorf("-K with -o: exit %d, %s, the config's file: %v", r.code, r.stderr, err)
 	}
 	check(map[string]string{"H": "object /h"})
+}
+
+// TestRange: -r FIRST-LAST asks an HTTP server for those bytes only (a
+// Range with its last byte) and prints them; from a server that ignores
+// ranges, deref skips and stops itself; FIRST- is the rest; -o FILE gets
+// the range, and a failure leaves nothing in the folder.
+func TestRange(t *testing.T) {
+	var asked atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Store(r.Header.Get("Range"))
+		if r.URL.Path == "/missing" {
+			nethttp.NotFound(w, r)
+			return
+		}
+		nethttp.ServeContent(w, r, "obj", time.Time{}, strings.NewReader("0123456789"))
+	}))
+	t.Cleanup(s.Close)
+	r := runDeref(t, "", "-r", "2-5", s.URL+"/obj")
+	if r.code != 0 || r.stdout != "2345" || asked.Load() != "bytes=2-5" {
+		t.Errorf("-r 2-5: exit %d, %q, asked %q, %s", r.code, r.stdout, asked.Load(), r.stderr)
+	}
+	ignoring, _ := noRanges(t, "0123456789")
+	for rng, want := range map[string]string{"2-5": "2345", "0-2": "012", "3-": "3456789", "8-20": "89"} {
+		if r := runDeref(t, "", "-r", rng, ignoring.URL+"/obj"); r.code != 0 || r.stdout != want {
+			t.Errorf("-r %s, the range ignored: exit %d, %q, want %q, %s", rng, r.code, r.stdout, want, r.stderr)
+		}
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "part")
+	r = runDeref(t, "", "-r", "4-6", "-o", out, s.URL+"/obj")
+	if b, err := os.ReadFile(out); r.code != 0 || string(b) != "456" {
+		t.Errorf("-r -o: exit %d, %q %v, %s", r.code, b, err, r.stderr)
+	}
+	r = runDeref(t, "", "-r", "4-6", "-o", filepath.Join(dir, "never"), s.URL+"/missing")
+	if entries, _ := os.ReadDir(dir); r.code != 4 || len(entries) != 1 {
+		t.Errorf("-r -o of a missing object: exit %d, files %v", r.code, entries)
+	}
 }
 
 // TestOutputDirMade: -i with -O into a missing --output-dir makes the

@@ -6,9 +6,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -119,6 +122,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return &fetch.Error{Op: "get", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
 	progress := transferHook(ctx, o, res)
+	if o.byteRange != "" && o.output != "" && o.output != "-" && !isDevice(o.output) {
+		return rangeToFile(ctx, c, o, raw, stderr, res)
+	}
 	if o.output != "" && o.output != "-" && !o.remoteName {
 		// A device or pipe (-o /dev/null) is written directly, as curl does:
 		// it has no final name to protect.
@@ -169,7 +175,13 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return sendMail(ctx, u, o, c, stderr)
 	}
 	offset := o.offset + res.written // a retry goes on where standard output stopped
-	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, HeadOnly: o.head, Progress: progress})
+	length := int64(0)
+	if o.rangeLength > 0 {
+		if length = o.rangeLength - res.written; length <= 0 {
+			return nil // the range was written whole before the retry
+		}
+	}
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress})
 	if err != nil {
 		return err
 	}
@@ -223,6 +235,63 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return err
 	}
 	return resp.Body.Close()
+}
+
+// rangeToFile writes -r's bytes into -o's file: into a temporary file
+// beside it first, which gets the name once the range is whole, so that
+// a failure leaves nothing under it. A retry starts the range over.
+func rangeToFile(ctx context.Context, c *fetch.Client, o *options, raw string, stderr io.Writer, res *result) error {
+	dir := filepath.Join(o.outputDir, filepath.Dir(o.output))
+	final := filepath.Join(dir, filepath.Base(o.output))
+	if o.createDirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fetch.WriteError(err)
+		}
+	}
+	if st, err := os.Stat(final); err == nil && st.IsDir() {
+		return fetch.WriteError(fmt.Errorf("%s is a folder", final))
+	}
+	f, err := rangeTemp(dir, filepath.Base(o.output))
+	if err != nil {
+		return fetch.WriteError(err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	std := *o
+	std.output = "-"
+	res.written = 0
+	if err := deref(ctx, c, &std, raw, f, stderr, res); err != nil {
+		return err
+	}
+	res.written = 0
+	if err := f.Close(); err != nil {
+		return fetch.WriteError(err)
+	}
+	if err := os.Rename(f.Name(), final); err != nil {
+		return fetch.WriteError(err)
+	}
+	ok = true
+	res.filename = final
+	return nil
+}
+
+// rangeTemp makes the temporary file of a range written to name in dir:
+// a new file, with the permissions the umask leaves of 0666 as the
+// downloads' (os.CreateTemp's are 0600).
+func rangeTemp(dir, name string) (*os.File, error) {
+	for {
+		var b [6]byte
+		rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, "."+name+"."+hex.EncodeToString(b[:])+".part"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 // gopherPlusMeta asks a Gopher+ server for what plain Gopher lacks: the

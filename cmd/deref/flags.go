@@ -191,6 +191,8 @@ var flagTable = []flagDef{
 		help: "create the folders -o names when missing", set: boolean(func(o *options) *bool { return &o.createDirs })},
 	{long: "continue-at", short: "C", cmds: cmdGet, group: "Output", arg: "OFFSET",
 		help: "resume from byte OFFSET (standard output); - continues the existing output file", set: str(func(o *options) *string { return &o.resume })},
+	{long: "range", short: "r", cmds: cmdGet, group: "Output", arg: "FIRST-LAST",
+		help: "only bytes FIRST to LAST of the object (FIRST- for the rest), as curl -r; to standard output or -o FILE", set: str(func(o *options) *string { return &o.byteRange })},
 	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",
 		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE, Gopher+ Mod-Date)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
 	{long: "input-file", short: "i", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",

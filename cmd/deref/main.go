@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -90,6 +91,8 @@ type options struct {
 	segments                                               int
 	segmentMin                                             int64
 	warcFile, warcDedup                                    string
+	byteRange                                              string // -r, as given
+	rangeLength                                            int64  // -r FIRST-LAST: its length (FIRST is offset); 0 for FIRST-
 	warcMaxSize                                            int64
 	warcCDX                                                bool
 	sums                                                   []byte          // the --checksum-file, fetched once
@@ -346,6 +349,43 @@ func checkOptions(o *options, urls int) string {
 		}
 		o.offset = n
 	}
+	if o.byteRange != "" {
+		return checkRange(o, toFile)
+	}
+	return ""
+}
+
+// checkRange reads -r into o.offset and o.rangeLength, and returns what
+// is wrong with it, or "".
+func checkRange(o *options, toFile bool) string {
+	switch {
+	case o.resume != "":
+		return "-r and -C do not go together"
+	case o.remoteName:
+		return "-r goes with standard output or -o FILE, not -O"
+	case toFile && (o.segments > 1 || o.checksum != "" || o.checksumFile != "" || o.onlyNewer):
+		return "-r does not go with --segments, --checksum, --checksum-file or -N"
+	case o.warcFile != "":
+		return "-r does not go with --warc-file: an archive holds whole objects"
+	case strings.Contains(o.byteRange, ","):
+		return "-r: one range only (FIRST-LAST)"
+	case strings.HasPrefix(o.byteRange, "-"):
+		return "-r: a range from the end (-N) is not taken; give FIRST-LAST or FIRST-"
+	}
+	first, last, ok := strings.Cut(o.byteRange, "-")
+	f, err := strconv.ParseInt(first, 10, 64)
+	if !ok || err != nil || f < 0 {
+		return fmt.Sprintf("-r: %q is not FIRST-LAST or FIRST- (byte positions from 0)", o.byteRange)
+	}
+	o.offset = f
+	if last == "" {
+		return ""
+	}
+	l, err := strconv.ParseInt(last, 10, 64)
+	if err != nil || l < f || l == math.MaxInt64 {
+		return fmt.Sprintf("-r: %q is not FIRST-LAST with LAST at least FIRST", o.byteRange)
+	}
+	o.rangeLength = l - f + 1
 	return ""
 }
 

@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -172,7 +173,23 @@ func TestDerefCommand(t *testing.T) {
 	if fileSum(t, part, 0) != fileSum(t, filepath.Join(root, "pub/random.bin"), 0) {
 		t.Error("resumed file differs")
 	}
-	err := exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
+	// -r: bytes 1000 to 1999 of the object, from nginx (a Range with its
+	// last byte) and from each FTP daemon (REST, and a transfer cut off).
+	whole, err := os.ReadFile(filepath.Join(root, "pub/random.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]string{"nginx": base}
+	for name, u := range ftpServers(t) {
+		sources[name] = u
+	}
+	for name, u := range sources {
+		out, err := exec.Command(bin, "-s", "--no-netrc", "-r", "1000-1999", u+"/pub/random.bin").Output()
+		if err != nil || !bytes.Equal(out, whole[1000:2000]) {
+			t.Errorf("%s: deref -r 1000-1999: %v, %d bytes", name, err, len(out))
+		}
+	}
+	err = exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("missing file: %v, want exit 4", err)

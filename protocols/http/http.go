@@ -228,7 +228,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if !req.IfModifiedSince.IsZero() {
 		hreq.Header.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
 	}
-	if req.Offset > 0 {
+	switch {
+	case req.Length > 0:
+		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-"+strconv.FormatInt(req.Offset+req.Length-1, 10))
+	case req.Offset > 0:
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
 	hctx := context.WithValue(ctx, dialKey{}, req.Dial)
@@ -279,7 +282,7 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 	}
 	code := resp.StatusCode
 	switch {
-	case code == 206 && req.Offset > 0:
+	case code == 206 && (req.Offset > 0 || req.Length > 0):
 		start, ok := contentRangeStart(resp.Header.Get("Content-Range"))
 		if !ok || start != req.Offset {
 			resp.Body.Close()
@@ -287,8 +290,9 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		}
 		out.Offset = start
 	case code >= 200 && code < 300:
-	case code == 416 && req.Offset > 0 && totalFromRange(resp.Header.Get("Content-Range")) == req.Offset:
-		// Resuming a complete object: nothing left to fetch.
+	case code == 416 && (req.Offset > 0 || req.Length > 0) && totalFromRange(resp.Header.Get("Content-Range")) == req.Offset:
+		// Resuming a complete object (or a range of an empty one): nothing
+		// left to fetch.
 		resp.Body.Close()
 		out.Body, out.Size, out.Offset = io.NopCloser(strings.NewReader("")), 0, req.Offset
 		return out, nil
