@@ -205,6 +205,11 @@ type Client struct {
 	// Dial opens network connections; nil means a net.Dialer with
 	// ConnectTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Network, when "tcp4" or "tcp6", connects over that IP version only
+	// (curl's and wget's -4 and -6): a host name's addresses of the other
+	// are passed over, and an address of the other is an error. Dial is
+	// given it in place of "tcp".
+	Network string
 
 	// FTP is the ftp: and ftps: fetcher; set its fields (method, explicit
 	// TLS, anonymous password) before the first Get.
@@ -911,11 +916,24 @@ func (c *Client) idle() time.Duration {
 }
 
 func (c *Client) dialer() (protocols.DialFunc, error) {
-	if c.Dial != nil {
-		return c.Dial, nil
+	dial := c.Dial
+	if dial == nil {
+		d := &net.Dialer{Timeout: c.connectTimeout(), KeepAlive: -1} // transfers end long before a keep-alive probe would help; four system calls fewer per connection
+		dial = d.DialContext
 	}
-	d := &net.Dialer{Timeout: c.connectTimeout(), KeepAlive: -1} // transfers end long before a keep-alive probe would help; four system calls fewer per connection
-	return d.DialContext, nil
+	switch c.Network {
+	case "", "tcp":
+		return dial, nil
+	case "tcp4", "tcp6":
+	default:
+		return nil, fmt.Errorf("fetch: Client.Network %q is neither tcp4 nor tcp6", c.Network)
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if network == "tcp" {
+			network = c.Network
+		}
+		return dial(ctx, network, addr)
+	}, nil
 }
 
 // dataDialer dials data connections (protocols.Request.DataDial) with

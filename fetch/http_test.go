@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -335,6 +336,42 @@ func TestByteRange(t *testing.T) {
 				t.Errorf("%s %d+%d: %q %v, size %d, offset %d", raw, tt.offset, tt.length, b, err, resp.Size, resp.Offset)
 			}
 		}
+	}
+}
+
+// TestNetwork: Client.Network keeps to one IP version (-4, -6): an
+// IPv4 server is reached with tcp4 and refused with tcp6 before any
+// connection, and a Dial of the caller's is given the network.
+func TestNetwork(t *testing.T) {
+	s := newServer(t, &recorder{}) // on 127.0.0.1
+	c := newClient()
+	c.Network = "tcp4"
+	get := func() error {
+		resp, err := c.Get(context.Background(), s.URL+"/data.txt")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get(); err != nil {
+		t.Errorf("tcp4: %v", err)
+	}
+	c.Network = "tcp6"
+	if err := get(); !errors.Is(err, fetch.ErrNetwork) {
+		t.Errorf("tcp6 to an IPv4 address: %v", err)
+	}
+	var asked []string
+	c.Network = "tcp4"
+	c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		asked = append(asked, network)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	if err := get(); err != nil || len(asked) != 1 || asked[0] != "tcp4" {
+		t.Errorf("Dial given %q: %v", asked, err)
+	}
+	c.Network = "udp"
+	if err := get(); err == nil || !strings.Contains(err.Error(), "Client.Network") {
+		t.Errorf("Network udp: %v", err)
 	}
 }
 

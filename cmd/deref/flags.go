@@ -60,6 +60,23 @@ func list(field func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
 }
 
+// network is the setter of -4 and -6: the last given wins, as in curl;
+// "=false" takes back its own.
+func network(n string) func(*options, string) error {
+	return func(o *options, v string) error {
+		on, err := parseBool(v)
+		switch {
+		case err != nil:
+			return err
+		case on:
+			o.network = n
+		case o.network == n:
+			o.network = ""
+		}
+		return nil
+	}
+}
+
 // habit is the setter of a flag of curl's that asks for what deref does
 // anyway: it is taken, as a switch, and changes nothing; it cannot be
 // turned off.
@@ -248,6 +265,12 @@ var flagTable = []flagDef{
 		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
 	{long: "max-time", short: "m", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up after SECONDS in all", set: secs(func(o *options) *float64 { return &o.maxTime })},
+	{long: "ipv4", short: "4", cmds: cmdBoth | cmdServe, group: "Connection",
+		help: "connect over IPv4 only", set: network("tcp4")},
+	{long: "inet4-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv4", set: network("tcp4")},
+	{long: "ipv6", short: "6", cmds: cmdBoth | cmdServe, group: "Connection",
+		help: "connect over IPv6 only", set: network("tcp6")},
+	{long: "inet6-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv6", set: network("tcp6")},
 	{long: "connect-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up connecting after SECONDS (default 30)", set: secs(func(o *options) *float64 { return &o.connectTimeout })},
 	{long: "idle-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",

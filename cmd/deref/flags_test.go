@@ -77,6 +77,11 @@ func TestParseFlags(t *testing.T) {
 		// --no-progress-meter is -s; --url is a URL in its place.
 		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
+		// -4 and -6, the last winning as in curl; wget's spellings.
+		{[]string{"-4", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp4" }},
+		{[]string{"-4s6", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp6" && o.silent }},
+		{[]string{"--inet6-only", "--ipv6=false", "u"}, []string{"u"}, func(o *options) bool { return o.network == "" }},
+		{[]string{"--inet4-only", "--ipv6=false", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp4" }},
 		{[]string{"a", "--url", "b", "-o", "f", "--url=c", "d"}, []string{"a", "b", "c", "d"}, func(o *options) bool { return o.output == "f" }},
 	} {
 		var o options

@@ -66,6 +66,7 @@ type options struct {
 	remoteName, verbose, silent, head, raw, json           bool
 	createDirs                                             bool
 	newsServer                                             string
+	network                                                string // -4, -6: "tcp4", "tcp6"
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
 	login                                                  bool
