@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 	"github.com/urlderef/deref/internal/blockconn"
 	"github.com/urlderef/deref/internal/keylock"
 	"github.com/urlderef/deref/internal/netrc"
@@ -210,6 +212,12 @@ type Client struct {
 	// are passed over, and an address of the other is an error. Dial is
 	// given it in place of "tcp".
 	Network string
+	// Compressed asks HTTP servers for a gzip transfer of a whole object
+	// (not of a range, a resume, a segment or a HEAD), as curl's
+	// --compressed does, and decodes it: fewer bytes on the wire, the
+	// same object, whose Size is then unknown (-1). A Recorder gets the
+	// transfer as it came.
+	Compressed bool
 
 	// FTP is the ftp: and ftps: fetcher; set its fields (method, explicit
 	// TLS, anonymous password) before the first Get.
@@ -475,7 +483,8 @@ func (c *Client) downgrade(from, to string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace}
+	req := &protocols.Request{URL: u, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
+		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}
@@ -542,8 +551,62 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 			resp.Body = recorded
 		}
 	}
+	if resp.Encoding != "" && resp.Body != nil {
+		if resp.Encoding != "gzip" {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%w: %s sent in a coding deref does not read: %q", ErrProtocol, u.Redacted(), resp.Encoding)
+		}
+		resp.Body, resp.Size, resp.Encoding = &gunzipBody{src: resp.Body, max: c.MaxBytes}, -1, ""
+	}
 	return resp, nil
 }
+
+// gunzipBody is a body sent in the gzip coding (Client.Compressed),
+// decoded as it is read, and no more than max bytes of it when max > 0
+// (MaxBytes holds for the object, not only for its coded transfer).
+type gunzipBody struct {
+	src    io.ReadCloser
+	zr     *gzip.Reader
+	err    error
+	max, n int64
+}
+
+func (b *gunzipBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.zr == nil {
+		if b.zr, b.err = gzip.NewReader(b.src); b.err != nil {
+			b.err = b.coding(b.err)
+			return 0, b.err
+		}
+	}
+	n, err := b.zr.Read(p)
+	if b.n += int64(n); b.max > 0 && b.n > b.max {
+		b.err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, b.max)
+		return n - int(b.n-b.max), b.err
+	}
+	if err != nil && err != io.EOF {
+		b.err = b.coding(err)
+		return n, b.err
+	}
+	return n, err
+}
+
+// coding words an error of the decoder: one the transfer had passes as it
+// is; a broken coding is the server's fault.
+func (b *gunzipBody) coding(err error) error {
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
+		return fmt.Errorf("%w: the gzip coding of the transfer is broken: %w", ErrProtocol, err)
+	}
+	if err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: the gzip coding ended early", ErrShortBody)
+	}
+	return err
+}
+
+func (b *gunzipBody) Close() error { return b.src.Close() }
 
 // limitedBody is a body read up to a limit: Close closes the whole.
 type limitedBody struct {

@@ -61,6 +61,10 @@ type Request struct {
 	// range, curl's -r): an HTTP Range with its last byte. A Fetcher may
 	// send more; the engine reads no further.
 	Length int64
+	// Compressed asks for a compressed transfer where the protocol has one
+	// (HTTP: Accept-Encoding: gzip, unless a Header field names its own);
+	// a Fetcher that gets one says so in Response.Encoding.
+	Compressed bool
 
 	// Credentials for the server; see Credentials.
 	Credentials Credentials
@@ -329,6 +333,12 @@ type Response struct {
 	// Attributes holds item attributes when the URL asked for them (Gopher+
 	// "!" and "$").
 	Attributes []Attribute
+
+	// Encoding is the content coding Body is in ("gzip") when the request
+	// asked for a compressed transfer (Request.Compressed) and got one;
+	// Size is then the coded size. A fetch.Client decodes it, so that its
+	// callers always find "" and the object itself.
+	Encoding string
 }
 
 // Aborter is implemented by a Body whose Close must not run while a Read

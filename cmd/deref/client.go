@@ -25,6 +25,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	c := fetch.NewClient()
 	c.ConnectTimeout = seconds(o.connectTimeout)
 	c.Network = o.network
+	c.Compressed = o.compressed
 	c.IdleTimeout = seconds(o.idleTimeout)
 	if c.IdleTimeout > 0 {
 		c.WAIS.ReplyTimeout = c.IdleTimeout

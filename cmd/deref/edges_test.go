@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net"
@@ -180,6 +181,37 @@ func TestRange(t *testing.T) {
 	r = runDeref(t, "", "-r", "4-6", "-o", filepath.Join(dir, "never"), s.URL+"/missing")
 	if entries, _ := os.ReadDir(dir); r.code != 4 || len(entries) != 1 {
 		t.Errorf("-r -o of a missing object: exit %d, files %v", r.code, entries)
+	}
+}
+
+// TestCompressedFlag: --compressed asks for gzip, and standard output and
+// -o get the object decoded; without it deref asks for no coding.
+func TestCompressedFlag(t *testing.T) {
+	text := strings.Repeat("words to compress\n", 100)
+	var asked atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Store(r.Header.Get("Accept-Encoding"))
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			io.WriteString(w, text)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, text)
+		zw.Close()
+	}))
+	t.Cleanup(s.Close)
+	r := runDeref(t, "", "--compressed", s.URL+"/t")
+	if r.code != 0 || r.stdout != text || asked.Load() != "gzip" {
+		t.Errorf("--compressed: exit %d, %d bytes, asked %q, %s", r.code, len(r.stdout), asked.Load(), r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "t")
+	r = runDeref(t, "", "--compressed", "-o", out, s.URL+"/t")
+	if b, _ := os.ReadFile(out); r.code != 0 || string(b) != text {
+		t.Errorf("--compressed -o: exit %d, %d bytes, %s", r.code, len(b), r.stderr)
+	}
+	if r = runDeref(t, "", s.URL+"/t"); r.stdout != text || asked.Load() != "" {
+		t.Errorf("without --compressed: %d bytes, asked %q", len(r.stdout), asked.Load())
 	}
 }
 

@@ -307,6 +307,8 @@ var flagTable = []flagDef{
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
 	{long: "user-agent", short: "A", cmds: cmdBoth | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
+	{long: "compressed", cmds: cmdBoth, group: "HTTP",
+		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},
 	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",
 		help: "send Referer: URL", set: str(func(o *options) *string { return &o.referer })},
 	{long: "max-redirs", cmds: cmdBoth, group: "HTTP", arg: "N",

@@ -67,6 +67,7 @@ type options struct {
 	createDirs                                             bool
 	newsServer                                             string
 	network                                                string // -4, -6: "tcp4", "tcp6"
+	compressed                                             bool
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
 	login                                                  bool

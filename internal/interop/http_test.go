@@ -189,6 +189,14 @@ func TestDerefCommand(t *testing.T) {
 			t.Errorf("%s: deref -r 1000-1999: %v, %d bytes", name, err, len(out))
 		}
 	}
+	// --compressed: nginx sends gzip (the trace shows it), deref writes
+	// the object itself.
+	var trace bytes.Buffer
+	cmd = exec.Command(bin, "-v", "--no-netrc", "--compressed", base+"/gzip/pub/random.bin")
+	cmd.Stderr = &trace
+	if out, err := cmd.Output(); err != nil || !bytes.Equal(out, whole) || !strings.Contains(trace.String(), "< Content-Encoding: gzip") {
+		t.Errorf("--compressed: %v, %d bytes of %d, trace:\n%s", err, len(out), len(whole), trace.String())
+	}
 	err = exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {

@@ -225,6 +225,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		hreq.SetBasicAuth(c.User, pw)
 	}
+	asked := req.Compressed && req.Offset == 0 && req.Length == 0 && !req.HeadOnly && hreq.Header.Get("Accept-Encoding") == ""
+	if asked {
+		hreq.Header.Set("Accept-Encoding", "gzip")
+	}
 	if !req.IfModifiedSince.IsZero() {
 		hreq.Header.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
 	}
@@ -264,7 +268,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		return nil, protocols.NetError(err)
 	}
-	return f.response(req, resp)
+	out, err := f.response(req, resp)
+	if err == nil && asked && out.Kind == protocols.KindFile && out.Body != nil && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		out.Encoding = "gzip"
+	}
+	return out, err
 }
 
 func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*protocols.Response, error) {
