@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -54,8 +55,19 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	case o.netrcFile != "":
 		c.NetrcFile = o.netrcFile
 	}
-	if o.insecure {
-		c.TLSConfig = &tls.Config{InsecureSkipVerify: true}
+	if o.insecure || o.caCert != "" {
+		c.TLSConfig = &tls.Config{InsecureSkipVerify: o.insecure}
+	}
+	if o.caCert != "" {
+		b, err := os.ReadFile(o.caCert)
+		if err != nil {
+			return nil, fmt.Errorf("--cacert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("--cacert: %s holds no PEM certificate", o.caCert)
+		}
+		c.TLSConfig.RootCAs = pool
 	}
 	switch o.ftpMethod {
 	case "rfc", "single", "none", "auto":

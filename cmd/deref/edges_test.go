@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net"
 	nethttp "net/http"
@@ -382,6 +383,30 @@ func TestHTTPSTraceOrder(t *testing.T) {
 	zeta, alpha := strings.Index(r.stderr, "< Zeta: 1"), strings.Index(r.stderr, "< Alpha: 2")
 	if r.code != 0 || r.stdout != "ok" || tls < 0 || get < tls || zeta < get || alpha < zeta {
 		t.Errorf("exit %d %q, trace:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestCACert: a server whose certificate the system does not know is
+// refused, and reached with --cacert naming its certificate (wget's
+// --ca-certificate too); a --cacert file without one is a usage error.
+func TestCACert(t *testing.T) {
+	s := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) { io.WriteString(w, "trusted") }))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o644)
+	if r := runDeref(t, "", s.URL+"/x"); r.code == 0 || r.stdout != "" {
+		t.Errorf("unknown certificate: exit %d, %q", r.code, r.stdout)
+	}
+	for _, flag := range []string{"--cacert", "--ca-certificate"} {
+		if r := runDeref(t, "", flag, ca, s.URL+"/x"); r.code != 0 || r.stdout != "trusted" {
+			t.Errorf("%s: exit %d, %q, %s", flag, r.code, r.stdout, r.stderr)
+		}
+	}
+	empty := filepath.Join(dir, "empty.pem")
+	os.WriteFile(empty, []byte("no certificate here\n"), 0o644)
+	if r := runDeref(t, "", "--cacert", empty, s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "holds no PEM certificate") {
+		t.Errorf("--cacert without a certificate: exit %d, %s", r.code, r.stderr)
 	}
 }
 

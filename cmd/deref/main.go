@@ -68,6 +68,7 @@ type options struct {
 	newsServer                                             string
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
+	caCert                                                 string
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
 	login                                                  bool
