@@ -77,6 +77,16 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
 	c.FTP.NoPipelining = o.ftpSync
+	if o.password != "" {
+		switch {
+		case o.user == "":
+			return nil, fmt.Errorf("--password goes with --user")
+		case strings.Contains(o.user, ":"):
+			return nil, fmt.Errorf("--user names a password already; --password gives another")
+		}
+		o.user += ":" + o.password
+		o.password = ""
+	}
 	if o.user != "" {
 		user, pw, hasPw := strings.Cut(o.user, ":")
 		if err := url.CheckArg("--user", o.user); err != nil || user == "" {

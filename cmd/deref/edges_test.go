@@ -410,6 +410,27 @@ func TestCACert(t *testing.T) {
 	}
 }
 
+// TestWgetPassword: wget's --user and --password log in together; a
+// --password alone, or beside a --user that names one, is a usage error.
+func TestWgetPassword(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "wonder" {
+			w.WriteHeader(401)
+			return
+		}
+		io.WriteString(w, "welcome")
+	}))
+	t.Cleanup(s.Close)
+	if r := runDeref(t, "", "--no-netrc", "--user=alice", "--password=wonder", s.URL+"/x"); r.code != 0 || r.stdout != "welcome" {
+		t.Errorf("--user --password: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"--password=wonder"}, {"--user=alice:other", "--password=wonder"}} {
+		if r := runDeref(t, "", append(args, "--no-netrc", s.URL+"/x")...); r.code != 1 || strings.Contains(r.stderr, "wonder") {
+			t.Errorf("%q: exit %d, %s", args, r.code, r.stderr)
+		}
+	}
+}
+
 // TestChunkedTraceOnce: a chunked response's head is traced once, as it
 // came.
 func TestChunkedTraceOnce(t *testing.T) {

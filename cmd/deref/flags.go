@@ -301,6 +301,37 @@ var flagTable = []flagDef{
 		help: "verify TLS servers against the certificates in FILE (PEM) instead of the system's", set: str(func(o *options) *string { return &o.caCert })},
 	{long: "ca-certificate", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", hidden: true,
 		help: "wget's spelling of --cacert", set: str(func(o *options) *string { return &o.caCert })},
+	// wget's long spellings that curl's flags do not take (wget's short
+	// ones mean other things to curl).
+	{long: "no-check-certificate", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true,
+		help: "wget's spelling of -k", set: boolean(func(o *options) *bool { return &o.insecure })},
+	{long: "timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS", hidden: true,
+		help: "wget's --timeout: --connect-timeout and --idle-timeout both", set: func(o *options, v string) error {
+			f, err := parseSeconds(v)
+			o.connectTimeout, o.idleTimeout = f, f
+			return err
+		}},
+	{long: "tries", cmds: cmdGet, group: "Connection", arg: "N", hidden: true,
+		help: "wget's --tries: N tries in all, --retry N-1", set: func(o *options, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q is not a number of tries from 1 (wget's 0, for ever, is not taken)", v)
+			}
+			o.retry = n - 1
+			return nil
+		}},
+	{long: "continue", cmds: cmdGet, group: "Output", hidden: true,
+		help: "wget's --continue: -C -", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.resume = "-"
+			} else if o.resume == "-" {
+				o.resume = ""
+			}
+			return err
+		}},
+	{long: "password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
+		help: "wget's --password: the password of --user", set: str(func(o *options) *string { return &o.password })},
 	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
 	{long: "allow-port", cmds: cmdBoth | cmdServe, group: "Connection", arg: "PORTS",

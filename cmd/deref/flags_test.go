@@ -77,6 +77,11 @@ func TestParseFlags(t *testing.T) {
 		// --no-progress-meter is -s; --url is a URL in its place.
 		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
+		// wget's long spellings.
+		{[]string{"--no-check-certificate", "--timeout=7", "--tries", "3", "--continue", "-o", "f", "u"}, []string{"u"}, func(o *options) bool {
+			return o.insecure && o.connectTimeout == 7 && o.idleTimeout == 7 && o.retry == 2 && o.resume == "-"
+		}},
+		{[]string{"--user=alice", "--password", "pw", "u"}, []string{"u"}, func(o *options) bool { return o.user == "alice" && o.password == "pw" }},
 		// -4 and -6, the last winning as in curl; wget's spellings.
 		{[]string{"-4", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp4" }},
 		{[]string{"-4s6", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp6" && o.silent }},
@@ -90,7 +95,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)

@@ -79,6 +79,8 @@ func redactArgs(cmd command, args []string) []string {
 			value = redactUser(value)
 		case "header":
 			value = redactHeader(value)
+		case "password":
+			value = "***"
 		default:
 			return nil
 		}
