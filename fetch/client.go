@@ -184,7 +184,9 @@ type Client struct {
 
 	// Header holds request header fields sent with every HTTP request
 	// (and to HTTP gateways), name and value, after deref's own; a field
-	// named here replaces deref's (User-Agent, Accept).
+	// named here replaces deref's (User-Agent, Accept). Authorization and
+	// Cookie fields are not sent after a redirect to another site (scheme,
+	// host or port), as User is not, and as curl leaves them out.
 	Header [][2]string
 
 	// Retry, when set, tries a retrieval again after a temporary failure
@@ -505,6 +507,11 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	}
 	if err := c.credentials(req, login); err != nil {
 		return nil, err
+	}
+	if !login {
+		req.Header = slices.DeleteFunc(slices.Clone(req.Header), func(h [2]string) bool {
+			return strings.EqualFold(h[0], "Authorization") || strings.EqualFold(h[0], "Cookie")
+		})
 	}
 	fctx, cancel, done := c.watched(ctx, req)
 	resp, err := f.Fetch(fctx, req)

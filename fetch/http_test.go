@@ -259,6 +259,59 @@ func TestRedirects(t *testing.T) {
 	}
 }
 
+// TestRedirectHeaders: Header's Authorization and Cookie go to the site
+// asked for and to a redirect within it, never to another site (a
+// redirect to another port), as curl has it since CVE-2022-27776; other
+// fields go everywhere.
+func TestRedirectHeaders(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]nethttp.Header{}
+	record := func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		got[r.Host+r.URL.Path] = r.Header.Clone()
+		mu.Unlock()
+	}
+	other := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		record(w, r)
+		io.WriteString(w, "elsewhere")
+	}))
+	t.Cleanup(other.Close)
+	site := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		record(w, r)
+		switch r.URL.Path {
+		case "/within":
+			nethttp.Redirect(w, r, "/here", nethttp.StatusFound)
+		case "/away":
+			nethttp.Redirect(w, r, other.URL+"/there", nethttp.StatusFound)
+		default:
+			io.WriteString(w, "here")
+		}
+	}))
+	t.Cleanup(site.Close)
+	c := newClient()
+	c.Header = [][2]string{{"Authorization", "Bearer tok"}, {"cookie", "sid=1"}, {"X-Other", "kept"}}
+	for _, path := range []string{"/within", "/away"} {
+		resp, err := c.Get(context.Background(), site.URL+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	host := func(raw string) string { return strings.TrimPrefix(raw, "http://") }
+	for at, want := range map[string]bool{host(site.URL) + "/within": true, host(site.URL) + "/here": true, host(site.URL) + "/away": true, host(other.URL) + "/there": false} {
+		h := got[at]
+		if h == nil {
+			t.Fatalf("%s was not asked", at)
+		}
+		if (h.Get("Authorization") == "Bearer tok") != want || (h.Get("Cookie") == "sid=1") != want || h.Get("X-Other") != "kept" {
+			t.Errorf("%s got %v; credentials wanted: %t", at, h, want)
+		}
+	}
+	if len(c.Header) != 3 {
+		t.Errorf("Client.Header changed: %q", c.Header)
+	}
+}
+
 func TestRedirectDowngrade(t *testing.T) {
 	plain := newServer(t, &recorder{})
 	tlsSrv := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
