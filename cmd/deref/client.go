@@ -94,6 +94,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		}
 		c.User, c.Password, c.HasPassword = user, pw, hasPw
 	}
+	if len(o.cookies) > 0 {
+		c.Header = append(c.Header, [2]string{"Cookie", strings.Join(o.cookies, "; ")})
+	}
 	if o.userAgent != "" {
 		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
 	}

@@ -431,6 +431,14 @@ func TestWgetPassword(t *testing.T) {
 	}
 }
 
+// TestCookieFlag: -b sends its cookies, joined, in one Cookie field.
+func TestCookieFlag(t *testing.T) {
+	s, last := headServer(t, "ok")
+	if r := runDeref(t, "", "-b", "a=1", "-b", "b=2; c=3", s.URL+"/x"); r.code != 0 || last().Get("Cookie") != "a=1; b=2; c=3" {
+		t.Errorf("exit %d, Cookie %q, %s", r.code, last().Get("Cookie"), r.stderr)
+	}
+}
+
 // TestChunkedTraceOnce: a chunked response's head is traced once, as it
 // came.
 func TestChunkedTraceOnce(t *testing.T) {

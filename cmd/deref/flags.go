@@ -342,6 +342,15 @@ var flagTable = []flagDef{
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
 	{long: "user-agent", short: "A", cmds: cmdBoth | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
+	{long: "cookie", short: "b", cmds: cmdGet, group: "HTTP", arg: "NAME=VALUE",
+		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too) to the site asked for, never after a redirect to another; cookie files are not read",
+		set: func(o *options, v string) error {
+			if !strings.Contains(v, "=") {
+				return fmt.Errorf("%q is no NAME=VALUE: deref reads no cookie files", v)
+			}
+			o.cookies = append(o.cookies, v)
+			return nil
+		}},
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",
 		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},
 	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",

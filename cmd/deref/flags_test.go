@@ -77,6 +77,8 @@ func TestParseFlags(t *testing.T) {
 		// --no-progress-meter is -s; --url is a URL in its place.
 		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
+		// -b NAME=VALUE, repeatable.
+		{[]string{"-b", "a=1", "--cookie=b=2; c=3", "u"}, []string{"u"}, func(o *options) bool { return strings.Join(o.cookies, "|") == "a=1|b=2; c=3" }},
 		// wget's long spellings.
 		{[]string{"--no-check-certificate", "--timeout=7", "--tries", "3", "--continue", "-o", "f", "u"}, []string{"u"}, func(o *options) bool {
 			return o.insecure && o.connectTimeout == 7 && o.idleTimeout == 7 && o.retry == 2 && o.resume == "-"
@@ -95,7 +97,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}, {"-b", "cookies.txt"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)

@@ -69,7 +69,8 @@ type options struct {
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
 	caCert                                                 string
-	password                                               string // wget's --password, joined to --user
+	cookies                                                []string // -b
+	password                                               string   // wget's --password, joined to --user
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
 	login                                                  bool

@@ -66,8 +66,9 @@ func closeWARC(rec *warc.Recorder) error {
 
 // redactArgs is the command line of cmd with passwords hidden, read as
 // the flags are read (so that "-ualice:pw" and "-su alice:pw" are found
-// too): the password of -u/--user, the credentials of an Authorization
-// or Proxy-Authorization header (-H), and those of any URL.
+// too): the password of -u/--user (and --password), the credentials of
+// an Authorization or Proxy-Authorization header (-H), cookies (-b, and
+// a Cookie header), and the credentials of any URL.
 func redactArgs(cmd command, args []string) []string {
 	out := slices.Clone(args)
 	_, err := scanFlags(cmd, args, func(f *flagDef, value string, at valueAt) error {
@@ -79,7 +80,7 @@ func redactArgs(cmd command, args []string) []string {
 			value = redactUser(value)
 		case "header":
 			value = redactHeader(value)
-		case "password":
+		case "password", "cookie":
 			value = "***"
 		default:
 			return nil
@@ -104,9 +105,13 @@ func redactUser(v string) string {
 }
 
 // redactHeader hides the credentials of an Authorization or
-// Proxy-Authorization field, keeping its scheme ("Basic ***").
+// Proxy-Authorization field, keeping its scheme ("Basic ***"), and the
+// value of a Cookie field.
 func redactHeader(v string) string {
 	name, value, ok := strings.Cut(v, ":")
+	if ok && strings.EqualFold(strings.TrimSpace(name), "Cookie") {
+		return name + ": ***"
+	}
 	if !ok || !strings.EqualFold(strings.TrimSpace(name), "Authorization") && !strings.EqualFold(strings.TrimSpace(name), "Proxy-Authorization") {
 		return v
 	}

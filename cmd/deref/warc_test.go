@@ -153,6 +153,7 @@ func TestRedactArgs(t *testing.T) {
 		{cmdGet, []string{"ftp://bob:pw3@h/x", "--proxy", "http://u:pw4@h:1/"}, []string{"ftp://bob:xxxxx@h/x", "--proxy", "http://u:xxxxx@h:1/"}},
 		{cmdMirror, []string{"-su", "alice:pw1", "ftp://h/", "dir"}, []string{"-su", "alice:***", "ftp://h/", "dir"}},
 		{cmdGet, []string{"--user=bob", "--password", "pw7", "--password=pw8"}, []string{"--user=bob", "--password", "***", "--password=***"}},
+		{cmdGet, []string{"-b", "sid=1; k=2", "--cookie=sid=3", "-H", "Cookie: a=4; b=5"}, []string{"-b", "***", "--cookie=***", "-H", "Cookie: ***"}},
 		{cmdGet, []string{"--url", "ftp://bob:pw5@h/x", "--url=ftp://bob:pw6@h/y"}, []string{"--url", "ftp://bob:xxxxx@h/x", "--url=ftp://bob:xxxxx@h/y"}},
 	} {
 		if got := redactArgs(tt.cmd, tt.args); strings.Join(got, "|") != strings.Join(tt.out, "|") {
