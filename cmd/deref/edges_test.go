@@ -439,6 +439,34 @@ func TestCookieFlag(t *testing.T) {
 	}
 }
 
+// closingServer answers /from with a redirect to /to and /to with "ok",
+// and closes each connection without saying so (no Connection: close):
+// the next request finds its kept connection closed.
+func closingServer(t *testing.T) *httptest.Server {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		conn, bw, _ := w.(nethttp.Hijacker).Hijack()
+		if r.URL.Path == "/from" {
+			bw.WriteString("HTTP/1.1 302 Found\r\nLocation: /to\r\nContent-Length: 0\r\n\r\n")
+		} else {
+			bw.WriteString("HTTP/1.1 200 OK\r\nZeta: 1\r\nContent-Length: 2\r\n\r\nok")
+		}
+		bw.Flush()
+		conn.Close()
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestStaleConnectionTrace: a kept connection the server had closed is
+// dialled again, and -v shows no empty received line for it.
+func TestStaleConnectionTrace(t *testing.T) {
+	s := closingServer(t)
+	r := runDeref(t, "", "-v", s.URL+"/from")
+	if r.code != 0 || r.stdout != "ok" || strings.Contains(r.stderr, "\n< \n") || strings.Count(r.stderr, "* connecting") != 2 {
+		t.Errorf("exit %d, %q, trace:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestChunkedTraceOnce: a chunked response's head is traced once, as it
 // came.
 func TestChunkedTraceOnce(t *testing.T) {

@@ -462,6 +462,9 @@ func clientTrace(req *protocols.Request, hreq *nethttp.Request, absolute bool) *
 // over the wire, a line each, in their order; passwords in Authorization
 // fields are hidden.
 func traceHead(req *protocols.Request, dir protocols.TraceDir, head []byte) {
+	if len(bytes.TrimSpace(head)) == 0 {
+		return // nothing came (a kept connection the server had closed): no line to show
+	}
 	for _, line := range strings.Split(strings.TrimRight(string(head), "\r\n"), "\n") {
 		line = hideAuthField(strings.TrimSuffix(line, "\r"))
 		if dir == protocols.TraceSend {
