@@ -78,6 +78,7 @@ func TestChecksBeforeConnecting(t *testing.T) {
 		{"-o", filepath.Join(dir, "h"), s.URL + "/a", s.URL + "/b"},
 		{"-o", filepath.Join(dir, "i"), s.URL + "/a", "-o", filepath.Join(dir, "j"), "-o", filepath.Join(dir, "k"), s.URL + "/b"},
 		{"--parallel", "2", "-o", "-", s.URL + "/a", "-o", filepath.Join(dir, "l"), s.URL + "/b"},
+		{"-D", filepath.Join(dir, "heads"), "--parallel", "2", "-O", "--output-dir", dir, s.URL + "/a", s.URL + "/b"},
 		{"-r", "-5", s.URL + "/obj"},
 		{"-r", "1-2,4-5", s.URL + "/obj"},
 		{"-r", "5-2", s.URL + "/obj"},
@@ -464,6 +465,22 @@ func TestStaleConnectionTrace(t *testing.T) {
 	r := runDeref(t, "", "-v", s.URL+"/from")
 	if r.code != 0 || r.stdout != "ok" || strings.Contains(r.stderr, "\n< \n") || strings.Count(r.stderr, "* connecting") != 2 {
 		t.Errorf("exit %d, %q, trace:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDumpHeader: -D writes each HTTP head received (a redirect's, then
+// the object's), CRLF lines and a blank line after each, into its file,
+// or onto standard output before the object.
+func TestDumpHeader(t *testing.T) {
+	s := closingServer(t)
+	want := "HTTP/1.1 302 Found\r\nLocation: /to\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nZeta: 1\r\nContent-Length: 2\r\n\r\n"
+	heads := filepath.Join(t.TempDir(), "heads")
+	r := runDeref(t, "", "-D", heads, s.URL+"/from")
+	if b, _ := os.ReadFile(heads); r.code != 0 || r.stdout != "ok" || string(b) != want {
+		t.Errorf("-D FILE: exit %d, %q, file %q", r.code, r.stdout, b)
+	}
+	if r := runDeref(t, "", "-D", "-", s.URL+"/from"); r.code != 0 || r.stdout != want+"ok" {
+		t.Errorf("-D -: exit %d, %q", r.code, r.stdout)
 	}
 }
 

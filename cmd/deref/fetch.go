@@ -182,6 +182,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress})
+	if o.dump != nil {
+		o.dump.end() // the blank line after an HTTP head comes before the object
+	}
 	if err != nil {
 		return err
 	}
@@ -235,6 +238,37 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return err
 	}
 	return resp.Body.Close()
+}
+
+// headerDump writes -D's lines: what the servers answer before the
+// object, each line ending in CRLF, and an HTTP head ending in a blank
+// line, as curl -D writes them.
+type headerDump struct {
+	mu   sync.Mutex
+	w    io.Writer
+	head bool // within an HTTP head
+}
+
+func (d *headerDump) line(text string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if strings.HasPrefix(text, "HTTP/") {
+		if d.head {
+			io.WriteString(d.w, "\r\n") // a redirect's head ends before the next one's
+		}
+		d.head = true
+	}
+	io.WriteString(d.w, oneLine(text)+"\r\n")
+}
+
+// end ends an HTTP head written.
+func (d *headerDump) end() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.head {
+		io.WriteString(d.w, "\r\n")
+		d.head = false
+	}
 }
 
 // rangeToFile writes -r's bytes into -o's file: into a temporary file

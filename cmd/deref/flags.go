@@ -208,6 +208,8 @@ var flagTable = []flagDef{
 		help: "create the folders -o names when missing", set: boolean(func(o *options) *bool { return &o.createDirs })},
 	{long: "continue-at", short: "C", cmds: cmdGet, group: "Output", arg: "OFFSET",
 		help: "resume from byte OFFSET (standard output); - continues the existing output file", set: str(func(o *options) *string { return &o.resume })},
+	{long: "dump-header", short: "D", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
+		help: "write what the servers answer before the object (HTTP status and header lines, FTP replies) to FILE (- for standard output), as curl -D", set: str(func(o *options) *string { return &o.dumpHeader })},
 	{long: "range", short: "r", cmds: cmdGet, group: "Output", arg: "FIRST-LAST",
 		help: "only bytes FIRST to LAST of the object (FIRST- for the rest), as curl -r; to standard output or -o FILE", set: str(func(o *options) *string { return &o.byteRange })},
 	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",

@@ -70,7 +70,9 @@ type options struct {
 	compressed                                             bool
 	caCert                                                 string
 	cookies                                                []string // -b
-	password                                               string   // wget's --password, joined to --user
+	dumpHeader                                             string   // -D
+	dump                                                   *headerDump
+	password                                               string // wget's --password, joined to --user
 	newsDescriptions, newsTLS                              bool
 	newsArticles                                           int
 	login                                                  bool
@@ -177,6 +179,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
+	if o.dumpHeader != "" {
+		var w io.Writer = stdout
+		if o.dumpHeader != "-" {
+			f, err := os.Create(o.dumpHeader)
+			if err != nil {
+				fmt.Fprintln(stderr, "deref: -D: "+oneLine(err.Error()))
+				return fetch.ExitCode(fetch.WriteError(err))
+			}
+			defer f.Close()
+			w = f
+		}
+		o.dump = &headerDump{w: w}
+		own := c.Trace
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			if ev.Dir == protocols.TraceRecv {
+				o.dump.line(ev.Text)
+			}
+			if own != nil {
+				own(u, ev)
+			}
+		}
+	}
 	archive, err := openWARC(&o, c, cmdGet, args)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
@@ -247,6 +271,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 					fmt.Fprintf(stderr, "deref: %s; trying again in %v (%d of %d)\n", errorLine(err, raw, &o), wait.Round(time.Millisecond), res.attempt, o.retry)
 				})
+				if o.dump != nil {
+					o.dump.end()
+				}
 				if errors.Is(err, fetch.ErrNotModified) && o.onlyNewer {
 					err = nil // -N: the local file is as new; nothing to do
 				}
@@ -321,6 +348,8 @@ func checkOptions(o *options, urls int) string {
 		return fmt.Sprintf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), urls)
 	case o.head && (o.remoteName || o.output != "" && o.output != "-"):
 		return "-I prints metadata only; it does not go with -o or -O"
+	case o.dumpHeader != "" && o.parallel > 1:
+		return "-D writes one transfer's answers after another's: it does not go with --parallel"
 	case o.parallel > 1 && !toFile:
 		return "--parallel writes files: it goes with -O, or with one -o FILE per URL"
 	case (o.checksum != "" || o.checksumFile != "") && !toFile:

@@ -189,6 +189,17 @@ func TestDerefCommand(t *testing.T) {
 			t.Errorf("%s: deref -r 1000-1999: %v, %d bytes", name, err, len(out))
 		}
 	}
+	// -D: the FTP daemons' replies, a line each, from the greeting to the
+	// end of the transfer.
+	for name, u := range ftpServers(t) {
+		replies := filepath.Join(t.TempDir(), "replies")
+		out, err := exec.Command(bin, "-s", "--no-netrc", "-D", replies, u+"/hello.txt").Output()
+		b, _ := os.ReadFile(replies)
+		hello, _ := os.ReadFile(filepath.Join(root, "hello.txt"))
+		if err != nil || !bytes.Equal(out, hello) || !bytes.HasPrefix(b, []byte("220 ")) || !bytes.HasSuffix(b, []byte("\r\n")) || !bytes.Contains(b, []byte("\r\n226 ")) {
+			t.Errorf("%s: deref -D: %v, replies:\n%s", name, err, b)
+		}
+	}
 	// --compressed: nginx sends gzip (the trace shows it), deref writes
 	// the object itself.
 	var trace bytes.Buffer
