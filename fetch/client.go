@@ -351,6 +351,9 @@ type FetchOptions struct {
 	// Trace, when set, receives this retrieval's protocol conversation
 	// (passwords redacted), besides [Client.Trace].
 	Trace func(TraceEvent)
+	// Redirect, when set, is called with each redirect followed (the URL
+	// left and the one it leads to), before the next request.
+	Redirect func(from, to *url.URL)
 
 	segment bool // one segment of a segmented download: no Client.Progress
 }
@@ -437,6 +440,9 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 		key := next.Normalize().String()
 		if seen[key] {
 			return nil, fmt.Errorf("%w: loop at %s", ErrRedirect, next.Redacted())
+		}
+		if o.Redirect != nil {
+			o.Redirect(cur, next)
 		}
 		seen[key] = true
 		if _, err := url.Parse(next.String()); err != nil {

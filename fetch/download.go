@@ -48,6 +48,10 @@ type DownloadOptions struct {
 	// Progress, when set, is called as the body's bytes arrive, besides
 	// [Client.Progress]; it may block to slow the transfer down.
 	Progress func(Progress)
+	// Trace and Redirect are as in [FetchOptions]: this download's
+	// protocol conversation, and each redirect it followed.
+	Trace    func(TraceEvent)
+	Redirect func(from, to *url.URL)
 	// Checksum, when set, is the object's expected digest: it is computed
 	// as the object streams (on resume, over the part already there first)
 	// and checked before NAME.part becomes NAME; a mismatch is [ErrChecksum]
@@ -154,7 +158,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume || o.ResumePart {
 		offset, part = resumePoint(d, name, o.Resume)
 	}
-	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress}
+	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect}
 	var local *localCopy
 	if o.OnlyNewer && offset == 0 {
 		if local = localFile(d, name); local != nil {

@@ -230,7 +230,10 @@ func TestHTTPCredentials(t *testing.T) {
 func TestRedirects(t *testing.T) {
 	s := newServer(t, &recorder{})
 	c := newClient()
-	resp, err := c.Get(context.Background(), s.URL+"/redirect/10")
+	var hops []string
+	resp, err := c.FetchWith(context.Background(), url.MustParse(s.URL+"/redirect/10"), fetch.FetchOptions{Redirect: func(from, to *url.URL) {
+		hops = append(hops, from.Path+">"+to.Path)
+	}})
 	if err != nil {
 		t.Fatalf("10 redirects are followed: %v", err)
 	}
@@ -238,6 +241,9 @@ func TestRedirects(t *testing.T) {
 	resp.Body.Close()
 	if string(b) != "arrived" {
 		t.Errorf("body %q", b)
+	}
+	if len(hops) != 10 || hops[0] != "/redirect/10>/redirect/9" || hops[9] != "/redirect/1>/redirect/0" {
+		t.Errorf("FetchOptions.Redirect was given %q", hops)
 	}
 	for _, tt := range []struct{ path, want string }{
 		{"/redirect/11", "more than 10 redirects"},

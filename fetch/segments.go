@@ -130,7 +130,7 @@ func split(size int64, n int) []*segment {
 // connection instead: the size unknown or small, or the server not
 // resuming.
 func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d *safedir.Dir, name string, o DownloadOptions) (string, bool, error) {
-	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, segment: true})
+	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, Trace: o.Trace, Redirect: o.Redirect, segment: true})
 	if err != nil {
 		return "", true, err
 	}

@@ -163,7 +163,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		if err != nil {
 			return err
 		}
+		trace, redirect := res.watch(o)
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum,
+			Trace: trace, Redirect: redirect,
 			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
 		return err
@@ -181,7 +183,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			return nil // the range was written whole before the retry
 		}
 	}
-	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress})
+	trace, redirect := res.watch(o)
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect})
+	res.started()
 	if o.dump != nil {
 		o.dump.end() // the blank line after an HTTP head comes before the object
 	}

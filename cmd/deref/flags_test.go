@@ -334,8 +334,12 @@ func TestOnlyNewer(t *testing.T) {
 // TestWriteOut: -w with curl's variables, and json, one per URL of -i.
 func TestWriteOut(t *testing.T) {
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		if r.URL.Path == "/missing" {
+		switch r.URL.Path {
+		case "/missing":
 			nethttp.NotFound(w, r)
+			return
+		case "/old":
+			nethttp.Redirect(w, r, "/d.txt", nethttp.StatusFound)
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain")
@@ -367,6 +371,30 @@ func TestWriteOut(t *testing.T) {
 	r = runDeref(t, "", "-w", "%{url} %{size_download} %{content_type} %%\\n", s.URL+"/a.txt")
 	if r.stdout != "hello"+s.URL+"/a.txt 5 text/plain %\n" {
 		t.Errorf("-w FORMAT: %q", r.stdout)
+	}
+	// curl's habit: the status code of a URL, and where its redirects led.
+	r = runDeref(t, "", "-w", "%{http_code} %{response_code} %{num_redirects} %{url_effective}\\n", "-o", os.DevNull, s.URL+"/old", "-o", os.DevNull, s.URL+"/missing")
+	if r.stdout != "200 200 1 "+s.URL+"/d.txt\n404 404 0 "+s.URL+"/missing\n" {
+		t.Errorf("-w %%{http_code}: %q", r.stdout)
+	}
+	r = runDeref(t, "", "-o", filepath.Join(dir, "f"), "-w", "%{http_code} %{time_starttransfer}", s.URL+"/a.txt")
+	if code, start, _ := strings.Cut(r.stdout, " "); code != "200" || start == "0.000000" {
+		t.Errorf("-w to a file: %q", r.stdout)
+	}
+	if r = runDeref(t, "", "-w", "%{http_code}", "http://127.0.0.1:1/"); r.stdout != "000" {
+		t.Errorf("-w with no reply: %q", r.stdout)
+	}
+}
+
+// TestReplyCode: the reply codes -w reports, from the lines servers send.
+func TestReplyCode(t *testing.T) {
+	for line, want := range map[string]int{
+		"HTTP/1.1 404 Not Found": 404, "HTTP/2 200": 200, "226 Transfer complete.": 226, "211-Features:": 211,
+		" EPSV": 0, "Content-Length: 200": 0, "200": 0, "2000 x": 0, "abc def": 0, "": 0, "HTTP/1.1": 0,
+	} {
+		if got := replyCode(line); got != want {
+			t.Errorf("%q: %d, want %d", line, got, want)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -23,7 +24,68 @@ type result struct {
 	written     int64 // bytes written to standard output, over all attempts (with --retry)
 	contentType string
 	filename    string
+
+	// For -w's curl variables: the last reply code the servers sent
+	// (an HTTP status, an FTP reply), the URL the last redirect led to and
+	// how many were followed, and when the object began to arrive.
+	code      int
+	effective string
+	redirects int
+	firstByte time.Duration
 }
+
+// watch returns the trace and redirect hooks of one attempt at res's URL
+// that note what -w reports; nil, nil without -w, so that the retrieval
+// keeps its untraced path.
+func (res *result) watch(o *options) (func(fetch.TraceEvent), func(from, to *url.URL)) {
+	if o.writeOut == "" {
+		return nil, nil
+	}
+	trace := func(ev fetch.TraceEvent) {
+		if ev.Dir == protocols.TraceRecv {
+			if code := replyCode(ev.Text); code > 0 {
+				res.code = code
+			}
+		}
+	}
+	redirect := func(_, to *url.URL) {
+		res.redirects++
+		res.effective = to.Redacted()
+	}
+	return trace, redirect
+}
+
+// started notes when the object began to arrive, unless noted already.
+func (res *result) started() {
+	if res.firstByte == 0 {
+		res.firstByte = time.Since(res.start)
+	}
+}
+
+// replyCode is the code of a server's reply line: an HTTP status line's
+// ("HTTP/1.1 404 Not Found"), or the three digits that begin an FTP,
+// NNTP or SMTP reply ("226 Transfer complete", "211-Features:"); 0 for
+// any other line (a header field, a continuation).
+func replyCode(line string) int {
+	if rest, ok := strings.CutPrefix(line, "HTTP/"); ok {
+		_, after, _ := strings.Cut(rest, " ")
+		line = after + " "
+	}
+	if len(line) < 4 || line[3] != ' ' && line[3] != '-' {
+		return 0
+	}
+	n, err := strconv.Atoi(line[:3])
+	if err != nil || n < 100 {
+		return 0
+	}
+	return n
+}
+
+// code3 is a reply code as curl's -w prints it: three digits, 000 for
+// none.
+type code3 int
+
+func (c code3) String() string { return fmt.Sprintf("%03d", int(c)) }
 
 // transferHook returns the Progress function of one transfer: it notes the
 // bytes received (for -w), moves the transfer's bar (--parallel) and, with
@@ -37,6 +99,9 @@ func transferHook(ctx context.Context, o *options, res *result) func(fetch.Progr
 	started := false
 	return func(p fetch.Progress) {
 		res.bytes = p.Bytes
+		if p.Bytes > 0 {
+			res.started()
+		}
 		if o.bars != nil {
 			if !started {
 				started = true
@@ -81,11 +146,26 @@ func writeOutVars(res *result, err error, o *options) map[string]any {
 	if pu, perr := parseArg(res.url); perr == nil {
 		u = pu.Redacted()
 	}
+	effective := res.effective
+	if effective == "" {
+		effective = u
+	}
+	total := time.Since(res.start).Seconds()
+	speed := 0.0
+	if total > 0 {
+		speed = float64(res.bytes) / total
+	}
 	return map[string]any{
 		"url":                u,
+		"url_effective":      effective,
+		"num_redirects":      res.redirects,
+		"http_code":          code3(res.code),
+		"response_code":      code3(res.code),
 		"exitcode":           fetch.ExitCode(err),
 		"size_download":      res.bytes,
-		"time_total":         time.Since(res.start).Seconds(),
+		"speed_download":     speed,
+		"time_total":         total,
+		"time_starttransfer": res.firstByte.Seconds(),
 		"content_type":       res.contentType,
 		"filename_effective": res.filename,
 		"errormsg":           errmsg,
