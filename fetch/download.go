@@ -45,6 +45,11 @@ type DownloadOptions struct {
 	// response's time and size are compared before anything is written.
 	// The skip is an error wrapping [ErrNotModified]; NAME is untouched.
 	OnlyNewer bool
+	// IfModifiedSince, when set, makes the retrieval conditional on this
+	// time (curl -z), as OnlyNewer makes it on the local file's: an
+	// object no newer is an error wrapping [ErrNotModified], and nothing
+	// is written. OnlyNewer's time wins where there is a local file.
+	IfModifiedSince time.Time
 	// Progress, when set, is called as the body's bytes arrive, besides
 	// [Client.Progress]; it may block to slow the transfer down.
 	Progress func(Progress)
@@ -165,6 +170,10 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
 		}
 	}
+	since := !o.IfModifiedSince.IsZero() && local == nil && offset == 0
+	if since {
+		fo.IfModifiedSince = o.IfModifiedSince
+	}
 	resp, err := c.fetchWith(ctx, u, fo) // DownloadWith retries the whole of it
 	if err != nil {
 		return "", err
@@ -175,6 +184,10 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.mod) && (resp.Size < 0 || resp.Size == local.size) {
 		return "", fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
+	}
+	if since && !resp.ModTime.IsZero() && !resp.ModTime.After(o.IfModifiedSince) {
+		// A server that ignored the condition: its time says the same.
+		return "", fmt.Errorf("%w since %s", ErrNotModified, o.IfModifiedSince.UTC().Format(time.RFC3339))
 	}
 	switch {
 	case resp.Offset == offset:

@@ -717,3 +717,23 @@ func TestRegisterTwicePanics(t *testing.T) {
 type fakeFetcher struct{}
 
 func (fakeFetcher) Fetch(context.Context, *fetch.Request) (*fetch.Response, error) { return nil, nil }
+
+// TestDownloadIfModifiedSince: DownloadOptions.IfModifiedSince skips an
+// object no newer than it (ErrNotModified, no file) and downloads a newer
+// one.
+func TestDownloadIfModifiedSince(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	dir := t.TempDir()
+	_, err := c.DownloadWith(context.Background(), s.URL+"/data.txt", dir, fetch.DownloadOptions{IfModifiedSince: modTime.Add(time.Hour)})
+	if !errors.Is(err, fetch.ErrNotModified) {
+		t.Errorf("an older object: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+	p, err := c.DownloadWith(context.Background(), s.URL+"/data.txt", dir, fetch.DownloadOptions{IfModifiedSince: modTime.Add(-time.Hour)})
+	if b, _ := os.ReadFile(p); err != nil || string(b) != "0123456789abcdefghij" {
+		t.Errorf("a newer object: %q %v", b, err)
+	}
+}

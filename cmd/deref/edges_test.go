@@ -484,6 +484,49 @@ func TestDumpHeader(t *testing.T) {
 	}
 }
 
+// TestTimeCond: -z DATE or FILE fetches only an object newer than it,
+// from a server that answers the condition (304) and from one that
+// ignores it (its Last-Modified is read); an older one is skipped with
+// exit 0 and no file; a bad -z is a usage error.
+func TestTimeCond(t *testing.T) {
+	modified := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/ignoring" {
+			w.Header().Set("Last-Modified", modified.Format(nethttp.TimeFormat))
+			io.WriteString(w, "object")
+			return
+		}
+		nethttp.ServeContent(w, r, "obj", modified, strings.NewReader("object"))
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	newer := filepath.Join(dir, "newer")
+	os.WriteFile(newer, nil, 0o644)
+	os.Chtimes(newer, modified.AddDate(1, 0, 0), modified.AddDate(1, 0, 0))
+	for _, path := range []string{"/obj", "/ignoring"} {
+		if r := runDeref(t, "", "-z", "2019-06-01", s.URL+path); r.code != 0 || r.stdout != "object" {
+			t.Errorf("%s -z before: exit %d, %q, %s", path, r.code, r.stdout, r.stderr)
+		}
+		for _, cond := range []string{"2021-01-01", "Fri, 01 Jan 2021 00:00:00 GMT", newer} {
+			if r := runDeref(t, "", "-z", cond, s.URL+path); r.code != 0 || r.stdout != "" || r.stderr != "" {
+				t.Errorf("%s -z %s: exit %d, %q, %s", path, cond, r.code, r.stdout, r.stderr)
+			}
+			out := filepath.Join(dir, "out")
+			if r := runDeref(t, "", "-z", cond, "-o", out, s.URL+path); r.code != 0 {
+				t.Errorf("%s -z %s -o: exit %d, %s", path, cond, r.code, r.stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s -z %s -o: a file was written: %v", path, cond, err)
+			}
+		}
+	}
+	for _, cond := range []string{"soon", "-2021-01-01"} {
+		if r := runDeref(t, "", "-z", cond, s.URL+"/obj"); r.code != 1 {
+			t.Errorf("-z %s: exit %d, %s", cond, r.code, r.stderr)
+		}
+	}
+}
+
 // TestChunkedTraceOnce: a chunked response's head is traced once, as it
 // came.
 func TestChunkedTraceOnce(t *testing.T) {

@@ -165,7 +165,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		trace, redirect := res.watch(o)
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum,
-			Trace: trace, Redirect: redirect,
+			Trace: trace, Redirect: redirect, IfModifiedSince: o.since,
 			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
 		return err
@@ -184,13 +184,18 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	trace, redirect := res.watch(o)
-	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect})
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since})
 	res.started()
 	if o.dump != nil {
 		o.dump.end() // the blank line after an HTTP head comes before the object
 	}
 	if err != nil {
 		return err
+	}
+	if !o.since.IsZero() && !resp.ModTime.IsZero() && !resp.ModTime.After(o.since) && resp.Kind == protocols.KindFile {
+		// A server that ignored -z's condition: its time says the same.
+		resp.Body.Close()
+		return fmt.Errorf("%w since %s", fetch.ErrNotModified, o.since.UTC().Format(time.RFC3339))
 	}
 	res.contentType = resp.MediaType
 	if resp.Offset != offset && resp.Kind == protocols.KindFile {

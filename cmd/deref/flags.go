@@ -210,6 +210,8 @@ var flagTable = []flagDef{
 		help: "resume from byte OFFSET (standard output); - continues the existing output file", set: str(func(o *options) *string { return &o.resume })},
 	{long: "dump-header", short: "D", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
 		help: "write what the servers answer before the object (HTTP status and header lines, FTP replies) to FILE (- for standard output), as curl -D", set: str(func(o *options) *string { return &o.dumpHeader })},
+	{long: "time-cond", short: "z", cmds: cmdGet, group: "Output", arg: "DATE|FILE",
+		help: "only an object newer than DATE (2006-01-02, RFC 3339 or HTTP's form) or than FILE's modification time, as curl -z; an older one is skipped", set: str(func(o *options) *string { return &o.timeCond })},
 	{long: "range", short: "r", cmds: cmdGet, group: "Output", arg: "FIRST-LAST",
 		help: "only bytes FIRST to LAST of the object (FIRST- for the rest), as curl -r; to standard output or -o FILE", set: str(func(o *options) *string { return &o.byteRange })},
 	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",

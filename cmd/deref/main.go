@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	nethttp "net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -69,8 +70,10 @@ type options struct {
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
 	caCert                                                 string
-	cookies                                                []string // -b
-	dumpHeader                                             string   // -D
+	cookies                                                []string  // -b
+	dumpHeader                                             string    // -D
+	timeCond                                               string    // -z, as given
+	since                                                  time.Time // -z, read
 	dump                                                   *headerDump
 	password                                               string // wget's --password, joined to --user
 	newsDescriptions, newsTLS                              bool
@@ -274,8 +277,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if o.dump != nil {
 					o.dump.end()
 				}
-				if errors.Is(err, fetch.ErrNotModified) && o.onlyNewer {
-					err = nil // -N: the local file is as new; nothing to do
+				if errors.Is(err, fetch.ErrNotModified) && (o.onlyNewer || !o.since.IsZero()) {
+					err = nil // -N, -z: the local file is as new, or the object older; nothing to do
 				}
 				if o.bars != nil {
 					o.bars.finish(raw, err)
@@ -383,10 +386,34 @@ func checkOptions(o *options, urls int) string {
 		}
 		o.offset = n
 	}
+	if o.timeCond != "" {
+		if strings.HasPrefix(o.timeCond, "-") {
+			return "-z: -DATE (only an object older) is not taken"
+		}
+		t, ok := timeCondition(o.timeCond)
+		if !ok {
+			return fmt.Sprintf("-z: %q is neither a date (2006-01-02, RFC 3339, HTTP's form) nor a file", o.timeCond)
+		}
+		o.since = t
+	}
 	if o.byteRange != "" {
 		return checkRange(o, toFile)
 	}
 	return ""
+}
+
+// timeCondition reads -z: the modification time of a file of that name,
+// or a date in one of the forms curl users write.
+func timeCondition(v string) (time.Time, bool) {
+	if st, err := os.Stat(v); err == nil {
+		return st.ModTime(), true
+	}
+	for _, layout := range []string{time.RFC3339, nethttp.TimeFormat, time.RFC1123Z, time.RFC850, time.ANSIC, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02", "20060102"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // checkRange reads -r into o.offset and o.rangeLength, and returns what
