@@ -185,7 +185,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	}
 	trace, redirect := res.watch(o)
 	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since})
-	res.started()
+	if err == nil || res.code > 0 {
+		res.started() // a reply came
+	}
 	if o.dump != nil {
 		o.dump.end() // the blank line after an HTTP head comes before the object
 	}
