@@ -535,14 +535,10 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		cancel()
 		return nil, fmt.Errorf("%w: %d bytes announced, more than %d", ErrTooLarge, resp.Size, c.MaxBytes)
 	}
+	limit := int64(-1) // the bytes of a range (Length) to read, past the guard
 	if resp.Body != nil && !o.HeadOnly && o.Length > 0 && resp.Kind == KindFile {
-		limit := o.Length + o.Offset - resp.Offset // more when the server sent from an earlier byte
-		if resp.Size < 0 || resp.Size > limit {
-			if resp.Size > limit {
-				resp.Size = limit
-			}
-			resp.Body = limitedBody{io.LimitReader(resp.Body, limit), resp.Body}
-		}
+		limit = o.Length + o.Offset - resp.Offset // more when the server sent from an earlier byte
+		resp.Size = min(resp.Size, limit)         // -1 stays unknown
 	}
 	if resp.Body != nil {
 		size := resp.Size
@@ -563,6 +559,10 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 			}
 			resp.Body = recorded
 		}
+	}
+	if limit >= 0 && resp.Body != nil {
+		// Above the guard, whose time-outs abort the body below.
+		resp.Body = limitedBody{io.LimitReader(resp.Body, limit), resp.Body}
 	}
 	if resp.Encoding != "" && resp.Body != nil {
 		if resp.Encoding != "gzip" {
