@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -589,7 +590,7 @@ func (b *gunzipBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	if b.zr == nil {
-		if b.zr, b.err = gzip.NewReader(b.src); b.err != nil {
+		if b.zr, b.err = gzip.NewReader(bufio.NewReaderSize(b.src, 64<<10)); b.err != nil {
 			b.err = b.coding(b.err)
 			return 0, b.err
 		}
