@@ -55,8 +55,22 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	case o.netrcFile != "":
 		c.NetrcFile = o.netrcFile
 	}
-	if o.insecure || o.caCert != "" {
+	if o.insecure || o.caCert != "" || o.cert != "" {
 		c.TLSConfig = &tls.Config{InsecureSkipVerify: o.insecure}
+	}
+	switch {
+	case o.key != "" && o.cert == "":
+		return nil, fmt.Errorf("--key goes with --cert")
+	case o.cert != "":
+		key := o.key
+		if key == "" {
+			key = o.cert // the key beside the certificate, as curl reads it
+		}
+		pair, err := tls.LoadX509KeyPair(o.cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("--cert: %w", err)
+		}
+		c.TLSConfig.Certificates = []tls.Certificate{pair}
 	}
 	if o.caCert != "" {
 		b, err := os.ReadFile(o.caCert)

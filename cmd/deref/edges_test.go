@@ -3,9 +3,16 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -524,6 +531,51 @@ func TestTimeCond(t *testing.T) {
 		if r := runDeref(t, "", "-z", cond, s.URL+"/obj"); r.code != 1 {
 			t.Errorf("-z %s: exit %d, %s", cond, r.code, r.stderr)
 		}
+	}
+}
+
+// TestClientCert: a TLS server that asks for a client certificate gets
+// the one of --cert (its key from --key, or from the same file; wget's
+// spellings too) and refuses deref without it.
+func TestClientCert(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "deref client"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientCert, _ := x509.ParseCertificate(der)
+	kb, _ := x509.MarshalECPrivateKey(key)
+	dir := t.TempDir()
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+	certFile, keyFile, both := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem"), filepath.Join(dir, "both.pem")
+	os.WriteFile(certFile, certPEM, 0o644)
+	os.WriteFile(keyFile, keyPEM, 0o600)
+	os.WriteFile(both, append(append([]byte{}, certPEM...), keyPEM...), 0o600)
+
+	s := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "hello "+r.TLS.PeerCertificates[0].Subject.CommonName)
+	}))
+	pool := x509.NewCertPool()
+	pool.AddCert(clientCert)
+	s.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	for _, args := range [][]string{{"--cert", certFile, "--key", keyFile}, {"--cert", both}, {"--certificate", certFile, "--private-key", keyFile}} {
+		if r := runDeref(t, "", append(args, "-k", s.URL+"/x")...); r.code != 0 || r.stdout != "hello deref client" {
+			t.Errorf("%q: exit %d, %q, %s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "-k", s.URL+"/x"); r.code == 0 {
+		t.Errorf("no client certificate: exit 0, %q", r.stdout)
+	}
+	if r := runDeref(t, "", "--cert", keyFile, s.URL+"/x"); r.code != 1 {
+		t.Errorf("--cert of a key file: exit %d, %s", r.code, r.stderr)
 	}
 }
 

@@ -69,7 +69,7 @@ type options struct {
 	newsServer                                             string
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
-	caCert                                                 string
+	caCert, cert, key                                      string
 	cookies                                                []string  // -b
 	dumpHeader                                             string    // -D
 	timeCond                                               string    // -z, as given
