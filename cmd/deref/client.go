@@ -9,9 +9,11 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -71,6 +73,26 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			return nil, fmt.Errorf("--cert: %w", err)
 		}
 		c.TLSConfig.Certificates = []tls.Certificate{pair}
+	}
+	if len(o.resolve) > 0 {
+		to := map[string]string{}
+		for _, r := range o.resolve {
+			hostPort, addr, err := resolveEntry(r)
+			if err != nil {
+				return nil, err
+			}
+			to[hostPort] = addr
+		}
+		d := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: -1}
+		if d.Timeout == 0 {
+			d.Timeout = 30 * time.Second
+		}
+		c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if a, ok := to[strings.ToLower(addr)]; ok {
+				addr = a
+			}
+			return d.DialContext(ctx, network, addr)
+		}
 	}
 	if o.caCert != "" {
 		b, err := os.ReadFile(o.caCert)
@@ -248,4 +270,24 @@ func refererValue(raw string) string {
 	}
 	u.User, u.HasFragment, u.Fragment = nil, false, ""
 	return u.String()
+}
+
+// resolveEntry reads --resolve HOST:PORT:ADDRESS (an IPv6 address in
+// brackets or bare) into the HOST:PORT a dial asks for and the address it
+// goes to instead.
+func resolveEntry(v string) (hostPort, addr string, err error) {
+	bad := fmt.Errorf("--resolve: %q is not HOST:PORT:ADDRESS", v)
+	host, rest, ok := strings.Cut(v, ":")
+	if !ok || host == "" {
+		return "", "", bad
+	}
+	port, ip, ok := strings.Cut(rest, ":")
+	if n, err := strconv.Atoi(port); !ok || err != nil || n < 1 || n > 65535 {
+		return "", "", bad
+	}
+	ip = strings.TrimSuffix(strings.TrimPrefix(ip, "["), "]")
+	if net.ParseIP(ip) == nil {
+		return "", "", fmt.Errorf("--resolve: %q in %q is not an IP address", ip, v)
+	}
+	return strings.ToLower(net.JoinHostPort(strings.Trim(host, "[]"), port)), net.JoinHostPort(ip, port), nil
 }

@@ -534,6 +534,24 @@ func TestTimeCond(t *testing.T) {
 	}
 }
 
+// TestResolve: --resolve sends a host's connections to the address
+// given, the request still naming the host; a bad entry is a usage
+// error.
+func TestResolve(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) { io.WriteString(w, "host "+r.Host) }))
+	t.Cleanup(s.Close)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	r := runDeref(t, "", "--resolve", "Nowhere.invalid:"+port+":127.0.0.1", "http://nowhere.invalid:"+port+"/x")
+	if r.code != 0 || r.stdout != "host nowhere.invalid:"+port {
+		t.Errorf("exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	for _, bad := range []string{"nowhere.invalid", "h:port:127.0.0.1", "h:80:nowhere", ":80:127.0.0.1"} {
+		if r := runDeref(t, "", "--resolve", bad, s.URL+"/x"); r.code != 1 {
+			t.Errorf("--resolve %s: exit %d", bad, r.code)
+		}
+	}
+}
+
 // TestClientCert: a TLS server that asks for a client certificate gets
 // the one of --cert (its key from --key, or from the same file; wget's
 // spellings too) and refuses deref without it.

@@ -311,6 +311,8 @@ var flagTable = []flagDef{
 		help: "wget's spelling of --cert", set: str(func(o *options) *string { return &o.cert })},
 	{long: "private-key", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", hidden: true,
 		help: "wget's spelling of --key", set: str(func(o *options) *string { return &o.key })},
+	{long: "resolve", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOST:PORT:ADDRESS",
+		help: "connect to ADDRESS for HOST:PORT, whatever the DNS says (repeatable), as curl --resolve", set: list(func(o *options) *[]string { return &o.resolve })},
 	{long: "ca-certificate", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", hidden: true,
 		help: "wget's spelling of --cacert", set: str(func(o *options) *string { return &o.caCert })},
 	// wget's long spellings that curl's flags do not take (wget's short
