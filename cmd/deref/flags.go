@@ -77,6 +77,13 @@ func network(n string) func(*options, string) error {
 	}
 }
 
+// refused is the setter of a flag of curl's or wget's that asks for
+// what deref does not do: it is taken only to say why, rather than
+// "unknown flag".
+func refused(why string) func(*options, string) error {
+	return func(*options, string) error { return errors.New(why) }
+}
+
 // habit is the setter of a flag of curl's that asks for what deref does
 // anyway: it is taken, as a switch, and changes nothing; it cannot be
 // turned off.
@@ -255,6 +262,22 @@ var flagTable = []flagDef{
 	{long: "globoff", short: "g", cmds: cmdGet, group: "Output", hidden: true, help: "take [] and {} in a URL as they are (the default: deref never globs)", set: habit},
 	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "url", cmds: cmdGet, group: "Output", arg: "URL", hidden: true, help: "a URL to fetch, in its place among the others (curl's spelling)", set: func(*options, string) error { return nil }, positional: true},
+	{long: "request", short: "X", cmds: cmdGet, group: "HTTP", arg: "METHOD", hidden: true, help: "GET only: deref retrieves (-I for HEAD)", set: func(_ *options, v string) error {
+		if v != "GET" {
+			return fmt.Errorf("deref retrieves: it sends GET (and HEAD with -I), not %s", v)
+		}
+		return nil
+	}},
+	{long: "data", short: "d", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "data-raw", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "data-binary", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "form", short: "F", cmds: cmdGet, group: "HTTP", arg: "FIELD", hidden: true, help: "refused", set: refused("deref retrieves: it sends no form")},
+	{long: "upload-file", short: "T", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it uploads nothing")},
+	{long: "remote-header-name", short: "J", cmds: cmdGet, group: "Output", hidden: true, help: "refused",
+		set: refused("deref never names a file after what the server says (Content-Disposition): -O takes the URL's name, -o FILE yours")},
+	{long: "content-disposition", cmds: cmdGet, group: "Output", hidden: true, help: "refused",
+		set: refused("deref never names a file after what the server says (Content-Disposition): -O takes the URL's name, -o FILE yours")},
 	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",

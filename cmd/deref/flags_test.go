@@ -107,6 +107,18 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseFlags(cmdGet, []string{"--max-tiem", "2"}, &o); err == nil || !strings.Contains(err.Error(), "did you mean --max-time?") {
 		t.Errorf("no suggestion: %v", err)
 	}
+	// What deref does not do is refused saying why, not as unknown; -X
+	// GET asks for what it does.
+	for args, why := range map[string]string{"-d a=1": "no request body", "--data-binary @f": "no request body", "-X POST": "not POST",
+		"-F a=b": "no form", "-T f": "uploads nothing", "-J": "Content-Disposition", "--content-disposition": "Content-Disposition"} {
+		var o options
+		if _, err := parseFlags(cmdGet, strings.Fields(args), &o); err == nil || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "unknown") {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+	if pos, err := parseFlags(cmdGet, []string{"-X", "GET", "u"}, &o); err != nil || len(pos) != 1 {
+		t.Errorf("-X GET: %v", err)
+	}
 }
 
 // headServer records the last request's header and answers with body.
