@@ -272,6 +272,8 @@ var flagTable = []flagDef{
 	{long: "data-raw", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "data-binary", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "post-data", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "post-file", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "form", short: "F", cmds: cmdGet, group: "HTTP", arg: "FIELD", hidden: true, help: "refused", set: refused("deref retrieves: it sends no form")},
 	{long: "upload-file", short: "T", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it uploads nothing")},
 	{long: "remote-header-name", short: "J", cmds: cmdGet, group: "Output", hidden: true, help: "refused",

@@ -109,7 +109,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	// What deref does not do is refused saying why, not as unknown; -X
 	// GET asks for what it does.
-	for args, why := range map[string]string{"-d a=1": "no request body", "--data-binary @f": "no request body", "-X POST": "not POST",
+	for args, why := range map[string]string{"-d a=1": "no request body", "--data-binary @f": "no request body", "--post-data=a": "no request body", "-X POST": "not POST",
 		"-F a=b": "no form", "-T f": "uploads nothing", "-J": "Content-Disposition", "--content-disposition": "Content-Disposition"} {
 		var o options
 		if _, err := parseFlags(cmdGet, strings.Fields(args), &o); err == nil || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "unknown") {
