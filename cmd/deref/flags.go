@@ -260,6 +260,7 @@ var flagTable = []flagDef{
 	{long: "show-error", short: "S", cmds: cmdGet, group: "Output", hidden: true, help: "print errors with -s (the default)", set: habit},
 	{long: "remote-time", short: "R", cmds: cmdGet, group: "Output", hidden: true, help: "give a file the server's modification time (the default)", set: habit},
 	{long: "globoff", short: "g", cmds: cmdGet, group: "Output", hidden: true, help: "take [] and {} in a URL as they are (the default: deref never globs)", set: habit},
+	{long: "progress-bar", short: "#", cmds: cmdGet, group: "Output", hidden: true, help: "a progress bar on a terminal (the default: deref's progress line)", set: habit},
 	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "url", cmds: cmdGet, group: "Output", arg: "URL", hidden: true, help: "a URL to fetch, in its place among the others (curl's spelling)", set: func(*options, string) error { return nil }, positional: true},
 	{long: "request", short: "X", cmds: cmdGet, group: "HTTP", arg: "METHOD", hidden: true, help: "GET only: deref retrieves (-I for HEAD)", set: func(_ *options, v string) error {

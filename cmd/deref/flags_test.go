@@ -77,6 +77,7 @@ func TestParseFlags(t *testing.T) {
 		// --no-progress-meter is -s; --url is a URL in its place.
 		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
+		{[]string{"-#O", "--progress-bar", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		// -b NAME=VALUE, repeatable.
 		{[]string{"-b", "a=1", "--cookie=b=2; c=3", "u"}, []string{"u"}, func(o *options) bool { return strings.Join(o.cookies, "|") == "a=1|b=2; c=3" }},
 		// wget's long spellings.
