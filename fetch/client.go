@@ -162,6 +162,10 @@ type Client struct {
 	// socks5:// (or socks5h://) one. nil means ProxyFromEnvironment; a
 	// function returning nil, nil means no proxy.
 	Proxy func(u *url.URL) (*url.URL, error)
+	// NoProxy lists hosts and domain suffixes reached directly, whatever
+	// Proxy or the environment says (curl's --noproxy), as no_proxy lists
+	// them: "example.org, .local"; "*" is every host.
+	NoProxy string
 	// Gateways maps a scheme to an HTTP gateway for it, used before any
 	// proxy. A gateway given as "http://gw:8001/" receives the absolute URL
 	// in its request line, as a proxy does; one holding "%s" is requested

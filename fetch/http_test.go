@@ -737,3 +737,31 @@ func TestDownloadIfModifiedSince(t *testing.T) {
 		t.Errorf("a newer object: %q %v", b, err)
 	}
 }
+
+// TestNoProxy: Client.NoProxy reaches its hosts directly, whatever Proxy
+// or the environment names (here a proxy that refuses every connection).
+func TestNoProxy(t *testing.T) {
+	s := newServer(t, &recorder{}) // on 127.0.0.1
+	dead := url.MustParse("http://127.0.0.1:1/")
+	for _, env := range []bool{false, true} {
+		c := newClient()
+		if env {
+			t.Setenv("http_proxy", dead.String())
+			t.Setenv("no_proxy", "")
+			t.Setenv("NO_PROXY", "")
+			c.Proxy = nil // the environment's
+		} else {
+			c.Proxy = func(*url.URL) (*url.URL, error) { return dead, nil }
+		}
+		for list, direct := range map[string]bool{"127.0.0.1": true, "example.org, 127.0.0.1:80": true, "*": true, "example.org": false, "": false} {
+			c.NoProxy = list
+			resp, err := c.Get(context.Background(), s.URL+"/data.txt")
+			if err == nil {
+				resp.Body.Close()
+			}
+			if (err == nil) != direct {
+				t.Errorf("environment %t, NoProxy %q: %v", env, list, err)
+			}
+		}
+	}
+}

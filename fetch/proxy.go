@@ -14,6 +14,9 @@ import (
 )
 
 func (c *Client) proxyFor(u *url.URL) (*url.URL, error) {
+	if c.NoProxy != "" && noProxy(u.Hostname(), c.NoProxy) {
+		return nil, nil
+	}
 	if c.Proxy != nil {
 		return c.Proxy(u)
 	}

@@ -29,6 +29,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	c.ConnectTimeout = seconds(o.connectTimeout)
 	c.Network = o.network
 	c.Compressed = o.compressed
+	c.NoProxy = o.noProxy
 	c.IdleTimeout = seconds(o.idleTimeout)
 	if c.IdleTimeout > 0 {
 		c.WAIS.ReplyTimeout = c.IdleTimeout

@@ -319,6 +319,8 @@ var flagTable = []flagDef{
 		help: "read each transfer at most RATE bytes per second (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.limitRate })},
 	{long: "max-filesize", cmds: cmdBoth, group: "Connection", arg: "SIZE",
 		help: "refuse objects larger than SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.maxBytes })},
+	{long: "noproxy", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOSTS",
+		help: "reach these hosts directly, whatever -x or the environment says (comma-separated; .domain and * too)", set: str(func(o *options) *string { return &o.noProxy })},
 	{long: "proxy", short: "x", cmds: cmdBoth, group: "Connection", arg: "URL", complete: "url",
 		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
 	{long: "netrc", cmds: cmdBoth, group: "Connection",

@@ -70,6 +70,7 @@ type options struct {
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
 	caCert, cert, key                                      string
+	noProxy                                                string
 	resolve                                                []string  // --resolve HOST:PORT:ADDRESS
 	cookies                                                []string  // -b
 	dumpHeader                                             string    // -D
