@@ -597,6 +597,28 @@ func TestClientCert(t *testing.T) {
 	}
 }
 
+// TestFailEarly: --fail-early starts no URL after one has failed;
+// without it every URL is tried.
+func TestFailEarly(t *testing.T) {
+	var asked atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Add(1)
+		if r.URL.Path == "/missing" {
+			nethttp.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(s.Close)
+	if r := runDeref(t, "", "--fail-early", s.URL+"/missing", s.URL+"/a", s.URL+"/b"); r.code != 4 || r.stdout != "" || asked.Load() != 1 {
+		t.Errorf("--fail-early: exit %d, %q, %d asked", r.code, r.stdout, asked.Load())
+	}
+	asked.Store(0)
+	if r := runDeref(t, "", s.URL+"/missing", s.URL+"/a", s.URL+"/b"); r.code != 4 || r.stdout != "okok" || asked.Load() != 3 {
+		t.Errorf("without it: exit %d, %q, %d asked", r.code, r.stdout, asked.Load())
+	}
+}
+
 // TestChunkedTraceOnce: a chunked response's head is traced once, as it
 // came.
 func TestChunkedTraceOnce(t *testing.T) {

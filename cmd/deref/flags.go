@@ -260,6 +260,17 @@ var flagTable = []flagDef{
 	{long: "show-error", short: "S", cmds: cmdGet, group: "Output", hidden: true, help: "print errors with -s (the default)", set: habit},
 	{long: "remote-time", short: "R", cmds: cmdGet, group: "Output", hidden: true, help: "give a file the server's modification time (the default)", set: habit},
 	{long: "globoff", short: "g", cmds: cmdGet, group: "Output", hidden: true, help: "take [] and {} in a URL as they are (the default: deref never globs)", set: habit},
+	{long: "netrc-optional", cmds: cmdBoth, group: "Connection", hidden: true, help: "read ~/.netrc when there is one (the default)", set: habit},
+	{long: "path-as-is", cmds: cmdGet, group: "HTTP", hidden: true, help: "send /../ and /./ as they are (the default)", set: habit},
+	{long: "tcp-nodelay", cmds: cmdGet, group: "Connection", hidden: true, help: "TCP_NODELAY (the default)", set: habit},
+	{long: "ssl-reqd", cmds: cmdBoth | cmdServe, group: "FTP", hidden: true, help: "curl's --ssl-reqd: --ftp-ssl and --news-starttls",
+		set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			o.ftpSSL, o.newsTLS = on, on
+			return err
+		}},
+	{long: "ftp-ssl-reqd", cmds: cmdBoth | cmdServe, group: "FTP", hidden: true, help: "curl's old spelling of --ftp-ssl", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
+	{long: "fail-early", cmds: cmdGet, group: "Output", hidden: true, help: "start no URL after one has failed", set: boolean(func(o *options) *bool { return &o.failEarly })},
 	{long: "progress-bar", short: "#", cmds: cmdGet, group: "Output", hidden: true, help: "a progress bar on a terminal (the default: deref's progress line)", set: habit},
 	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "url", cmds: cmdGet, group: "Output", arg: "URL", hidden: true, help: "a URL to fetch, in its place among the others (curl's spelling)", set: func(*options, string) error { return nil }, positional: true},

@@ -78,6 +78,9 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"-RgO", "--remote-time", "--globoff", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
 		{[]string{"-#O", "--progress-bar", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
+		{[]string{"--netrc-optional", "--path-as-is", "--tcp-nodelay", "u"}, []string{"u"}, func(o *options) bool { return !o.silent }},
+		{[]string{"--ssl-reqd", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && o.newsTLS }},
+		{[]string{"--ftp-ssl-reqd", "--fail-early", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && !o.newsTLS && o.failEarly }},
 		// -b NAME=VALUE, repeatable.
 		{[]string{"-b", "a=1", "--cookie=b=2; c=3", "u"}, []string{"u"}, func(o *options) bool { return strings.Join(o.cookies, "|") == "a=1|b=2; c=3" }},
 		// wget's long spellings.

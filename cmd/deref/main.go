@@ -71,6 +71,7 @@ type options struct {
 	compressed                                             bool
 	caCert, cert, key                                      string
 	noProxy                                                string
+	failEarly                                              bool
 	resolve                                                []string  // --resolve HOST:PORT:ADDRESS
 	cookies                                                []string  // -b
 	dumpHeader                                             string    // -D
@@ -258,6 +259,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		go func() {
 			defer wg.Done()
 			for j := range next {
+				if o.failEarly {
+					mu.Lock()
+					failed := code != 0
+					mu.Unlock()
+					if failed {
+						continue // --fail-early: no URL starts after a failure
+					}
+				}
 				raw := j.raw
 				res := &result{url: raw, start: time.Now()}
 				oj := &o
