@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,5 +156,42 @@ func TestDownloadsToOneFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.part")); err == nil {
 		t.Error("x.part left behind")
+	}
+}
+
+// TestRetryAllErrors: Retry.AllErrors tries again after a 404 (a site
+// being deployed) until it is found, and never after a write error or a
+// bad URL; without it a 404 is final.
+func TestRetryAllErrors(t *testing.T) {
+	var asked atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if asked.Add(1) < 3 {
+			nethttp.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "deployed")
+	}))
+	t.Cleanup(s.Close)
+	c := newClient()
+	get := func() error {
+		resp, err := c.Get(context.Background(), s.URL+"/x")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := (fetch.Retry{Attempts: 3, Wait: time.Millisecond}).Do(context.Background(), get, nil); !errors.Is(err, fetch.ErrNotFound) || asked.Load() != 1 {
+		t.Errorf("without AllErrors: %v, %d asked", err, asked.Load())
+	}
+	asked.Store(0)
+	if err := (fetch.Retry{Attempts: 3, Wait: time.Millisecond, AllErrors: true}).Do(context.Background(), get, nil); err != nil || asked.Load() != 3 {
+		t.Errorf("AllErrors: %v, %d asked", err, asked.Load())
+	}
+	for _, final := range []error{fetch.WriteError(errors.New("disk full")), fmt.Errorf("%w: no host", fetch.ErrBadURL)} {
+		n := 0
+		err := (fetch.Retry{Attempts: 3, Wait: time.Millisecond, AllErrors: true}).Do(context.Background(), func() error { n++; return final }, nil)
+		if err != final || n != 1 {
+			t.Errorf("%v: tried %d times", final, n)
+		}
 	}
 }

@@ -43,12 +43,27 @@ func unknownHost(err error) bool {
 // asked for it (Retry-After); no attempt starts after MaxTime from the
 // first (0: no bound). Refused makes a refused connection worth another
 // attempt too (curl's and wget's --retry-connrefused): a server being
-// restarted refuses for a moment.
+// restarted refuses for a moment. AllErrors makes every failure worth
+// another attempt (curl's --retry-all-errors: a 404 while a site is
+// being deployed), but a cancelled context, a local write error, a bad
+// URL and an object no newer than asked for.
 type Retry struct {
-	Attempts int
-	Wait     time.Duration
-	MaxTime  time.Duration
-	Refused  bool
+	Attempts  int
+	Wait      time.Duration
+	MaxTime   time.Duration
+	Refused   bool
+	AllErrors bool
+}
+
+// worthAgain says whether the policy tries again after err.
+func (r Retry) worthAgain(err error) bool {
+	switch {
+	case Temporary(err), r.Refused && Refused(err):
+		return true
+	case !r.AllErrors, errors.Is(err, context.Canceled), errors.Is(err, ErrWrite), errors.Is(err, ErrBadURL), errors.Is(err, ErrNotModified):
+		return false
+	}
+	return true
 }
 
 // Do runs op, and again while it fails with a temporary error and the
@@ -62,7 +77,7 @@ func (r Retry) Do(ctx context.Context, op func() error, before func(err error, w
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		err := op()
-		if err == nil || attempt >= r.Attempts || !(Temporary(err) || r.Refused && Refused(err)) || ctx.Err() != nil {
+		if err == nil || attempt >= r.Attempts || !r.worthAgain(err) || ctx.Err() != nil {
 			return err
 		}
 		d := wait/2 + rand.N(wait/2+1)

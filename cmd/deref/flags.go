@@ -270,6 +270,7 @@ var flagTable = []flagDef{
 			return err
 		}},
 	{long: "ftp-ssl-reqd", cmds: cmdBoth | cmdServe, group: "FTP", hidden: true, help: "curl's old spelling of --ftp-ssl", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
+	{long: "retry-all-errors", cmds: cmdGet, group: "Connection", help: "with --retry: try again after any failure, a 404 too (not a write error or a bad URL), as curl", set: boolean(func(o *options) *bool { return &o.retryAll })},
 	{long: "fail-early", cmds: cmdGet, group: "Output", hidden: true, help: "start no URL after one has failed", set: boolean(func(o *options) *bool { return &o.failEarly })},
 	{long: "progress-bar", short: "#", cmds: cmdGet, group: "Output", hidden: true, help: "a progress bar on a terminal (the default: deref's progress line)", set: habit},
 	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},

@@ -72,6 +72,7 @@ type options struct {
 	caCert, cert, key                                      string
 	noProxy                                                string
 	failEarly                                              bool
+	retryAll                                               bool
 	resolve                                                []string  // --resolve HOST:PORT:ADDRESS
 	cookies                                                []string  // -b
 	dumpHeader                                             string    // -D
@@ -275,7 +276,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					paired.output = o.outputs[j.n]
 					oj = &paired
 				}
-				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused}
+				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused, AllErrors: o.retryAll}
 				err := policy.Do(ctx, func() error { return deref(ctx, c, oj, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
 					res.attempt++
 					mu.Lock()
