@@ -443,7 +443,7 @@ func checkRange(o *options, toFile bool) string {
 	case strings.Contains(o.byteRange, ","):
 		return "-r: one range only (FIRST-LAST)"
 	case strings.HasPrefix(o.byteRange, "-"):
-		return "-r: a range from the end (-N) is not taken; give FIRST-LAST or FIRST-"
+		return "-r: a range counted from the end (-500) is not taken; give FIRST-LAST or FIRST-"
 	}
 	first, last, ok := strings.Cut(o.byteRange, "-")
 	f, err := strconv.ParseInt(first, 10, 64)
