@@ -219,6 +219,11 @@ type Client struct {
 	// are passed over, and an address of the other is an error. Dial is
 	// given it in place of "tcp".
 	Network string
+	// Resolve sends the connections for a "host:port" key (host in lower
+	// case, an IPv6 one in brackets) to the "address:port" it maps to,
+	// whatever the DNS says (curl's --resolve); the request still names
+	// the host.
+	Resolve map[string]string
 	// Compressed asks HTTP servers for a gzip transfer of a whole object
 	// (not of a range, a resume, a segment or a HEAD), as curl's
 	// --compressed does, and decodes it: fewer bytes on the wire, the
@@ -336,9 +341,11 @@ type FetchOptions struct {
 	// does Size. A server that ignores Offset (Response.Offset 0) gets
 	// Offset more bytes, which the caller skips.
 	Length int64
-	// IfModifiedSince makes the retrieval conditional where the protocol
-	// allows (HTTP): an unchanged object is an error wrapping
-	// [ErrNotModified].
+	// IfModifiedSince makes the retrieval conditional: asked of the server
+	// where the protocol allows (HTTP If-Modified-Since, FTP MDTM,
+	// Gopher+ Mod-Date), and judged by the response's own modification
+	// time (and size, with LocalSize) from a server that ignores it. An
+	// object no newer is an error wrapping [ErrNotModified].
 	IfModifiedSince time.Time
 	// LocalSize is the size of the copy IfModifiedSince describes; see
 	// protocols.Request.
@@ -533,6 +540,13 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		}
 		return nil, err
 	}
+	if notNewer(o, resp) {
+		if resp.Body != nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return nil, fmt.Errorf("%w since %s (the server's copy is of %s)", ErrNotModified, o.IfModifiedSince.UTC().Format(time.RFC3339), resp.ModTime.UTC().Format(time.RFC3339))
+	}
 	if resp.Body != nil && !o.HeadOnly && c.MaxBytes > 0 && resp.Size > c.MaxBytes {
 		// Refused before its first byte, as curl's --max-filesize does
 		// when the size is announced: no part of it is worth keeping.
@@ -618,13 +632,27 @@ func (b *gunzipBody) coding(err error) error {
 	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
 		return fmt.Errorf("%w: the gzip coding of the transfer is broken: %w", ErrProtocol, err)
 	}
-	if err == io.ErrUnexpectedEOF {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: the gzip coding ended early", ErrShortBody)
 	}
 	return err
 }
 
 func (b *gunzipBody) Close() error { return b.src.Close() }
+
+// notNewer says whether resp is an object no newer than o's condition
+// (IfModifiedSince; of LocalSize too, when that is given and resp's
+// size is known), which a server that ignores the condition sends.
+func notNewer(o FetchOptions, resp *Response) bool {
+	if o.IfModifiedSince.IsZero() || resp.Kind != KindFile || resp.ModTime.IsZero() || resp.ModTime.After(o.IfModifiedSince) {
+		return false
+	}
+	size := resp.Size
+	if resp.Encoding != "" {
+		size = -1 // the coded size says nothing of the object's
+	}
+	return o.LocalSize <= 0 || size < 0 || size == o.LocalSize
+}
 
 // limitedBody is a body read up to a limit: Close closes the whole.
 type limitedBody struct {
@@ -1003,15 +1031,19 @@ func (c *Client) dialer() (protocols.DialFunc, error) {
 		dial = d.DialContext
 	}
 	switch c.Network {
-	case "", "tcp":
-		return dial, nil
-	case "tcp4", "tcp6":
+	case "", "tcp", "tcp4", "tcp6":
 	default:
 		return nil, fmt.Errorf("fetch: Client.Network %q is neither tcp4 nor tcp6", c.Network)
 	}
+	if c.Network == "" && len(c.Resolve) == 0 {
+		return dial, nil
+	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if network == "tcp" {
+		if network == "tcp" && c.Network != "" {
 			network = c.Network
+		}
+		if to, ok := c.Resolve[strings.ToLower(addr)]; ok {
+			addr = to
 		}
 		return dial(ctx, network, addr)
 	}, nil

@@ -164,15 +164,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		offset, part = resumePoint(d, name, o.Resume)
 	}
 	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect}
-	var local *localCopy
-	if o.OnlyNewer && offset == 0 {
-		if local = localFile(d, name); local != nil {
-			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
-		}
-	}
-	since := !o.IfModifiedSince.IsZero() && local == nil && offset == 0
-	if since {
-		fo.IfModifiedSince = o.IfModifiedSince
+	if offset == 0 {
+		fo.IfModifiedSince, fo.LocalSize = condition(d, name, o)
 	}
 	resp, err := c.fetchWith(ctx, u, fo) // DownloadWith retries the whole of it
 	if err != nil {
@@ -181,13 +174,6 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	defer resp.Body.Close()
 	if resp.Kind == KindSession {
 		return "", NotAnObject(resp, u)
-	}
-	if local != nil && !resp.ModTime.IsZero() && !resp.ModTime.After(local.mod) && (resp.Size < 0 || resp.Size == local.size) {
-		return "", fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
-	}
-	if since && !resp.ModTime.IsZero() && !resp.ModTime.After(o.IfModifiedSince) {
-		// A server that ignored the condition: its time says the same.
-		return "", fmt.Errorf("%w since %s", ErrNotModified, o.IfModifiedSince.UTC().Format(time.RFC3339))
 	}
 	switch {
 	case resp.Offset == offset:
@@ -306,6 +292,17 @@ func resumePoint(d *safedir.Dir, name string, whole bool) (int64, string) {
 }
 
 // localCopy is what NAME is when it is a regular file.
+// condition is what makes a download of name conditional: the local
+// file's time and size (OnlyNewer), else IfModifiedSince; zero for none.
+func condition(d *safedir.Dir, name string, o DownloadOptions) (since time.Time, size int64) {
+	if o.OnlyNewer {
+		if l := localFile(d, name); l != nil {
+			return l.mod, l.size
+		}
+	}
+	return o.IfModifiedSince, 0
+}
+
 type localCopy struct {
 	size int64
 	mod  time.Time

@@ -400,7 +400,8 @@ func TestByteRange(t *testing.T) {
 
 // TestNetwork: Client.Network keeps to one IP version (-4, -6): an
 // IPv4 server is reached with tcp4 and refused with tcp6 before any
-// connection, and a Dial of the caller's is given the network.
+// connection, and a Dial of the caller's is given the network;
+// Client.Resolve sends a host's connections elsewhere.
 func TestNetwork(t *testing.T) {
 	s := newServer(t, &recorder{}) // on 127.0.0.1
 	c := newClient()
@@ -428,6 +429,17 @@ func TestNetwork(t *testing.T) {
 	if err := get(); err != nil || len(asked) != 1 || asked[0] != "tcp4" {
 		t.Errorf("Dial given %q: %v", asked, err)
 	}
+	// Resolve sends a host's connections to the address given.
+	c.Dial, c.Network = nil, ""
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	c.Resolve = map[string]string{"nowhere.invalid:" + port: "127.0.0.1:" + port}
+	resp, err := c.Get(context.Background(), "http://NOWHERE.invalid:"+port+"/data.txt")
+	if err != nil {
+		t.Errorf("Resolve: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	c.Resolve = nil
 	c.Network = "udp"
 	if err := get(); err == nil || !strings.Contains(err.Error(), "Client.Network") {
 		t.Errorf("Network udp: %v", err)

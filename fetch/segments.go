@@ -130,7 +130,8 @@ func split(size int64, n int) []*segment {
 // connection instead: the size unknown or small, or the server not
 // resuming.
 func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d *safedir.Dir, name string, o DownloadOptions) (string, bool, error) {
-	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, Trace: o.Trace, Redirect: o.Redirect, segment: true})
+	since, localSize := condition(d, name, o)
+	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, Trace: o.Trace, Redirect: o.Redirect, IfModifiedSince: since, LocalSize: localSize, segment: true})
 	if err != nil {
 		return "", true, err
 	}
@@ -138,11 +139,6 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 	size := head.Size
 	if head.Kind != KindFile || size < max(o.SegmentMin, 2*minSegment) {
 		return "", false, nil
-	}
-	if o.OnlyNewer {
-		if l := localFile(d, name); l != nil && !head.ModTime.IsZero() && !head.ModTime.After(l.mod) && l.size == size {
-			return "", true, fmt.Errorf("%w: %s is as new as the server's copy", ErrNotModified, name)
-		}
 	}
 	part, stateName := name+PartSuffix, name+SegmentsSuffix
 

@@ -13,7 +13,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
@@ -76,23 +75,13 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		c.TLSConfig.Certificates = []tls.Certificate{pair}
 	}
 	if len(o.resolve) > 0 {
-		to := map[string]string{}
+		c.Resolve = map[string]string{}
 		for _, r := range o.resolve {
 			hostPort, addr, err := resolveEntry(r)
 			if err != nil {
 				return nil, err
 			}
-			to[hostPort] = addr
-		}
-		d := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: -1}
-		if d.Timeout == 0 {
-			d.Timeout = 30 * time.Second
-		}
-		c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if a, ok := to[strings.ToLower(addr)]; ok {
-				addr = a
-			}
-			return d.DialContext(ctx, network, addr)
+			c.Resolve[hostPort] = addr
 		}
 	}
 	if o.caCert != "" {

@@ -141,23 +141,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	if (o.output != "" && o.output != "-") || o.remoteName {
-		dir, name := o.outputDir, ""
-		if o.output != "" {
-			name = filepath.Base(o.output)
-			dir = filepath.Join(o.outputDir, filepath.Dir(o.output))
-		}
-		if dir == "" {
-			dir = "."
-		}
-		if o.createDirs {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fetch.WriteError(err)
-			}
-		}
-		if name != "" {
-			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
-				return fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
-			}
+		dir, name, err := outputTarget(o)
+		if err != nil {
+			return err
 		}
 		sum, err := expectedSum(o, u, name)
 		if err != nil {
@@ -193,11 +179,6 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	}
 	if err != nil {
 		return err
-	}
-	if !o.since.IsZero() && !resp.ModTime.IsZero() && !resp.ModTime.After(o.since) && resp.Kind == protocols.KindFile {
-		// A server that ignored -z's condition: its time says the same.
-		resp.Body.Close()
-		return fmt.Errorf("%w since %s", fetch.ErrNotModified, o.since.UTC().Format(time.RFC3339))
 	}
 	res.contentType = resp.MediaType
 	if resp.Offset != offset && resp.Kind == protocols.KindFile {
@@ -251,6 +232,31 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	return resp.Body.Close()
 }
 
+// outputTarget is the folder a file goes into (-o's with --output-dir,
+// made with --create-dirs) and its name ("" for -O: the URL's), checked
+// not to be a folder.
+func outputTarget(o *options) (dir, name string, err error) {
+	dir = o.outputDir
+	if o.output != "" {
+		name = filepath.Base(o.output)
+		dir = filepath.Join(o.outputDir, filepath.Dir(o.output))
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if o.createDirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", fetch.WriteError(err)
+		}
+	}
+	if name != "" {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+			return "", "", fetch.WriteError(fmt.Errorf("%s is a folder", filepath.Join(dir, name)))
+		}
+	}
+	return dir, name, nil
+}
+
 // headerDump writes -D's lines: what the servers answer before the
 // object, each line ending in CRLF, and an HTTP head ending in a blank
 // line, as curl -D writes them.
@@ -286,17 +292,12 @@ func (d *headerDump) end() {
 // beside it first, which gets the name once the range is whole, so that
 // a failure leaves nothing under it. A retry starts the range over.
 func rangeToFile(ctx context.Context, c *fetch.Client, o *options, raw string, stderr io.Writer, res *result) error {
-	dir := filepath.Join(o.outputDir, filepath.Dir(o.output))
-	final := filepath.Join(dir, filepath.Base(o.output))
-	if o.createDirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fetch.WriteError(err)
-		}
+	dir, name, err := outputTarget(o)
+	if err != nil {
+		return err
 	}
-	if st, err := os.Stat(final); err == nil && st.IsDir() {
-		return fetch.WriteError(fmt.Errorf("%s is a folder", final))
-	}
-	f, err := rangeTemp(dir, filepath.Base(o.output))
+	final := filepath.Join(dir, name)
+	f, err := rangeTemp(dir, name)
 	if err != nil {
 		return fetch.WriteError(err)
 	}

@@ -75,6 +75,9 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
 	}
 	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since, SizeHint: k.size}
+	if !since.IsZero() && fj.local != nil {
+		o.LocalSize = fj.local.size // a copy of another size is not as new, whatever the times
+	}
 	if !k.mod.IsZero() && (k.exact || precision(k.mod) == time.Second) {
 		o.ModTimeHint = k.mod // exact (MLSD, or MDTM asked for the folder at once): no MDTM needed
 	}
