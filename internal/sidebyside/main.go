@@ -87,7 +87,7 @@ func main() {
 	mirror := flag.String("mirror", "", "directory URL whose files to fetch all (deref -i -O --parallel against lftp mirror -P 4)")
 	parallel := flag.Int("parallel", 4, "deref's --parallel for -mirror")
 	dest := flag.String("dest", "", "folder to mirror into for -mirror (default: a temporary folder)")
-	rtt := flag.Duration("rtt", 0, "for -mirror: add this round-trip time to the FTP control connection (a delaying relay on loopback; data connections go straight to the server)")
+	rtt := flag.Duration("rtt", 0, "for -mirror: add this round-trip time to the FTP control connection (a delaying relay on loopback; data connections go straight to the server); for -crawl: to every HTTP connection")
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
@@ -133,6 +133,9 @@ func main() {
 	if *crawlURL != "" {
 		if *dest == "" {
 			*dest = tmp
+		}
+		if *rtt > 0 {
+			*crawlURL = delayed(*crawlURL, *rtt)
 		}
 		if *cost {
 			archiveCost("deref crawl --scope prefix "+*crawlURL, *runs, *dest, func(dir, warc string) []string {
@@ -655,15 +658,17 @@ func fatal(format string, args ...any) {
 	os.Exit(1)
 }
 
-// delayed starts a relay that passes the control connection of dirURL's
-// server through with rtt/2 of delay each way, and returns dirURL with
-// the relay's address. The relay listens on the same loopback address as
-// the server, so a data connection (made to the control connection's
-// address and the port the server names) reaches the server directly.
-func delayed(dirURL string, rtt time.Duration) string {
-	rest, ok := strings.CutPrefix(dirURL, "ftp://")
-	if !ok {
-		fatal("-rtt needs an ftp:// URL")
+// delayed starts a relay that passes the connections to u's server
+// through with rtt/2 of delay each way, and returns u with the relay's
+// address. The relay listens on the same loopback address as the
+// server, so that an FTP data connection (made to the control
+// connection's address and the port the server names) reaches the
+// server directly: only the control connection is delayed. An HTTP
+// site's relative links lead through the relay too.
+func delayed(u string, rtt time.Duration) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || (scheme != "ftp" && scheme != "http") {
+		fatal("-rtt needs an ftp:// or http:// URL")
 	}
 	hostport, path, _ := strings.Cut(rest, "/")
 	host, _, err := net.SplitHostPort(hostport)
@@ -687,8 +692,8 @@ func delayed(dirURL string, rtt time.Duration) string {
 			}()
 		}
 	}()
-	fmt.Printf("control connections relayed with %v round trip\n", rtt)
-	return "ftp://" + ln.Addr().String() + "/" + path
+	fmt.Printf("connections relayed with %v round trip\n", rtt)
+	return scheme + "://" + ln.Addr().String() + "/" + path
 }
 
 // relay copies from src to dst, each chunk delay after it was read, in
