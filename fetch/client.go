@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	nethttp "net/http"
 	neturl "net/url"
 	"os"
 	"slices"
@@ -193,6 +194,10 @@ type Client struct {
 	// Cookie fields are not sent after a redirect to another site (scheme,
 	// host or port), as User is not, and as curl leaves them out.
 	Header [][2]string
+	// Jar, when set, keeps the cookies of HTTP(S) responses and sends them
+	// back with the requests that follow, redirects included, to the
+	// sites they belong to (net/http/cookiejar makes one).
+	Jar nethttp.CookieJar
 
 	// Retry, when set, tries a retrieval again after a temporary failure
 	// (Temporary), as the mirror does: FetchWith when no Response has come
@@ -503,7 +508,7 @@ func (c *Client) downgrade(from, to string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
+	req := &protocols.Request{URL: u, Jar: c.Jar, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
 		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment}
 	var conv *conversation
 	if c.Recorder != nil {

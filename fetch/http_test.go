@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -775,5 +776,70 @@ func TestNoProxy(t *testing.T) {
 				t.Errorf("environment %t, NoProxy %q: %v", env, list, err)
 			}
 		}
+	}
+}
+
+// TestCookieJar: with a Jar, a cookie set on the way (a login that
+// redirects) goes with the requests that follow to its site, beside a
+// Cookie field of Client.Header, and not to another site.
+func TestCookieJar(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]string{}
+	other := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		got["other"] = r.Header.Get("Cookie")
+		mu.Unlock()
+		io.WriteString(w, "elsewhere")
+	}))
+	t.Cleanup(other.Close)
+	_, otherPort, _ := strings.Cut(strings.TrimPrefix(other.URL, "http://"), ":")
+	site := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		got[r.URL.Path] = r.Header.Get("Cookie")
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/login":
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "sid", Value: "abc", Path: "/"})
+			nethttp.Redirect(w, r, "/home", nethttp.StatusFound)
+		case "/home":
+			if c, err := r.Cookie("sid"); err != nil || c.Value != "abc" {
+				nethttp.Error(w, "log in first", nethttp.StatusForbidden)
+				return
+			}
+			io.WriteString(w, "welcome")
+		case "/away": // another host: localhost, not 127.0.0.1
+			nethttp.Redirect(w, r, "http://localhost:"+otherPort+"/there", nethttp.StatusFound)
+		}
+	}))
+	t.Cleanup(site.Close)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient()
+	c.Jar = jar
+	c.Header = [][2]string{{"Cookie", "pref=1"}}
+	resp, err := c.Get(context.Background(), site.URL+"/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "welcome" {
+		t.Errorf("after the login: %q, want welcome", body)
+	}
+	if resp, err = c.Get(context.Background(), site.URL+"/away"); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for at, want := range map[string]string{"/login": "pref=1", "/home": "pref=1; sid=abc", "/away": "pref=1; sid=abc", "other": ""} {
+		if got[at] != want {
+			t.Errorf("%s got Cookie %q, want %q", at, got[at], want)
+		}
+	}
+	// Without a Jar, the login's cookie is not kept.
+	c.Jar = nil
+	if _, err := c.Get(context.Background(), site.URL+"/login"); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("without a jar: %v, want the 403", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/user"
 	"strings"
@@ -121,6 +122,11 @@ type Request struct {
 	// Header holds extra request fields for protocols that have them
 	// (HTTP): name and value.
 	Header [][2]string
+
+	// Jar, when set, holds the cookies of HTTP requests to http: and
+	// https: URLs: the ones it gives for the URL are sent, and those the
+	// response sets are given to it.
+	Jar http.CookieJar
 
 	// HeadOnly asks for the object's metadata only: HTTP sends HEAD, FTP
 	// stops after SIZE and MDTM. The Response's Body then yields nothing.

@@ -225,6 +225,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		hreq.SetBasicAuth(c.User, pw)
 	}
+	if req.Jar != nil && web {
+		for _, c := range req.Jar.Cookies(hreq.URL) {
+			hreq.AddCookie(c) // after a Cookie field of req.Header, in the same field
+		}
+	}
 	asked := req.Compressed && req.Offset == 0 && req.Length == 0 && !req.HeadOnly && hreq.Header.Get("Accept-Encoding") == ""
 	if asked {
 		hreq.Header.Set("Accept-Encoding", "gzip")
@@ -257,6 +262,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			if req.Exchange != nil {
 				keepHeads(req.Exchange, hreq, resp, absolute)
 			}
+		}
+	}
+	if err == nil && req.Jar != nil && web {
+		if cs := resp.Cookies(); len(cs) > 0 {
+			req.Jar.SetCookies(hreq.URL, cs)
 		}
 	}
 	if err != nil {
