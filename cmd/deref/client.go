@@ -7,16 +7,20 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/cookiefile"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
@@ -122,6 +126,15 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	}
 	if len(o.cookies) > 0 {
 		c.Header = append(c.Header, [2]string{"Cookie", strings.Join(o.cookies, "; ")})
+	}
+	if len(o.cookieFiles) > 0 || o.cookieJar != "" {
+		o.jar = &cookiefile.Jar{}
+		for _, name := range o.cookieFiles {
+			if err := loadCookies(o.jar, name, o.stdin, o.junkSessions); err != nil {
+				return nil, err
+			}
+		}
+		c.Jar = o.jar
 	}
 	if o.userAgent != "" {
 		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
@@ -280,4 +293,64 @@ func resolveEntry(v string) (hostPort, addr string, err error) {
 		return "", "", fmt.Errorf("--resolve: %q in %q is not an IP address", ip, v)
 	}
 	return strings.ToLower(net.JoinHostPort(strings.Trim(host, "[]"), port)), net.JoinHostPort(ip, port), nil
+}
+
+// loadCookies adds the cookies of the file -b names to jar: "" none, "-"
+// standard input's; a file that is not there holds none yet, as curl has
+// it (the first run of a script that keeps its cookies with -b and -c).
+func loadCookies(jar *cookiefile.Jar, name string, stdin io.Reader, noSession bool) error {
+	var r io.Reader
+	switch name {
+	case "":
+		return nil
+	case "-":
+		r = stdin
+	default:
+		f, err := os.Open(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("-b: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	if err := jar.Load(r, noSession); err != nil {
+		return fmt.Errorf("-b %s: %w", name, err)
+	}
+	return nil
+}
+
+// saveCookies writes the cookie jar to the file -c names, if any, at the
+// end of a run: through a temporary file beside it, renamed into place
+// once whole; "-" is standard output.
+func saveCookies(o *options, stdout io.Writer) error {
+	if o.cookieJar == "" || o.jar == nil {
+		return nil
+	}
+	sessions := !o.wgetJar || o.keepSessions
+	if o.cookieJar == "-" {
+		return o.jar.Save(stdout, sessions)
+	}
+	dir, base := filepath.Split(o.cookieJar)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*")
+	if err != nil {
+		return fetch.WriteError(err)
+	}
+	err = o.jar.Save(f, sessions)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), o.cookieJar)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fetch.WriteError(err)
+	}
+	return nil
 }

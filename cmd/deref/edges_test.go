@@ -447,6 +447,82 @@ func TestCookieFlag(t *testing.T) {
 	}
 }
 
+// TestCookieFiles: -c keeps the cookies a login sets on its way (a
+// redirect) and writes them to a file that -b reads back, as curl's
+// "-b jar -c jar" does; a -b file not there yet holds none; a bad one is
+// refused naming its line; wget's --save-cookies leaves out session
+// cookies unless --keep-session-cookies.
+func TestCookieFiles(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.Path+" "+r.Header.Get("Cookie"))
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/login":
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "sid", Value: "abc", Path: "/", HttpOnly: true})
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "theme", Value: "dark", Path: "/", MaxAge: 3600})
+			nethttp.Redirect(w, r, "/home", nethttp.StatusFound)
+		default:
+			if c, err := r.Cookie("sid"); err != nil || c.Value != "abc" {
+				nethttp.Error(w, "log in first", nethttp.StatusForbidden)
+				return
+			}
+			io.WriteString(w, "welcome")
+		}
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "jar.txt")
+	r := runDeref(t, "", "-b", jar, "-c", jar, s.URL+"/login")
+	if r.code != 0 || r.stdout != "welcome" {
+		t.Fatalf("the login: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n") || !strings.Contains(string(b), "\ttheme\tdark\n") {
+		t.Errorf("the jar:\n%s", b)
+	}
+	if r := runDeref(t, "", "-b", jar, "-b", "x=1", s.URL+"/home"); r.code != 0 || r.stdout != "welcome" {
+		t.Errorf("with the jar: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	mu.Lock()
+	if got := seen[len(seen)-1]; got != "/home x=1; sid=abc; theme=dark" {
+		t.Errorf("sent %q", got)
+	}
+	mu.Unlock()
+	// -j leaves out the session cookie: the login is forgotten.
+	if r := runDeref(t, "", "-j", "-b", jar, s.URL+"/home"); r.code != 5 || !strings.Contains(r.stderr, "403") {
+		t.Errorf("-j: exit %d, %s", r.code, r.stderr)
+	}
+	// wget's --save-cookies keeps no session cookie without --keep-session-cookies.
+	out := filepath.Join(dir, "wget.txt")
+	for _, args := range [][]string{{"--save-cookies", out}, {"--keep-session-cookies", "--save-cookies", out}} {
+		if r := runDeref(t, "", append(args, s.URL+"/login")...); r.code != 0 {
+			t.Fatalf("%q: exit %d, %s", args, r.code, r.stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if strings.Contains(string(b), "\tsid\t") != (len(args) == 3) || !strings.Contains(string(b), "\ttheme\t") {
+			t.Errorf("%q wrote:\n%s", args, b)
+		}
+	}
+	// -c - writes the jar after the object.
+	if r := runDeref(t, "", "-c", "-", s.URL+"/login"); r.code != 0 || !strings.HasPrefix(r.stdout, "welcome# Netscape HTTP Cookie File\n") {
+		t.Errorf("-c -: exit %d, %q", r.code, r.stdout)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("# cookies\nexample.com\tTRUE\n"), 0o644)
+	if r := runDeref(t, "", "-b", bad, s.URL+"/home"); r.code != 1 || !strings.Contains(r.stderr, "bad.txt: line 2: 2 fields") {
+		t.Errorf("a bad file: exit %d, %s", r.code, r.stderr)
+	}
+	if len(seen) != 10 {
+		t.Errorf("%d requests, want 10 (the bad file's run makes none): %q", len(seen), seen)
+	}
+}
+
 // closingServer answers /from with a redirect to /to and /to with "ok",
 // and closes each connection without saying so (no Connection: close):
 // the next request finds its kept connection closed.

@@ -83,6 +83,10 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--ftp-ssl-reqd", "--fail-early", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && !o.newsTLS && o.failEarly }},
 		// -b NAME=VALUE, repeatable.
 		{[]string{"-b", "a=1", "--cookie=b=2; c=3", "u"}, []string{"u"}, func(o *options) bool { return strings.Join(o.cookies, "|") == "a=1|b=2; c=3" }},
+		// -b FILE (no '='), -c FILE, -j; wget's --load-cookies.
+		{[]string{"-b", "jar.txt", "-jc", "out.txt", "--load-cookies", "w.txt", "u"}, []string{"u"}, func(o *options) bool {
+			return strings.Join(o.cookieFiles, "|") == "jar.txt|w.txt" && o.cookieJar == "out.txt" && o.junkSessions && !o.wgetJar && len(o.cookies) == 0
+		}},
 		// wget's long spellings.
 		{[]string{"--no-check-certificate", "--timeout=7", "--tries", "3", "--continue", "-o", "f", "u"}, []string{"u"}, func(o *options) bool {
 			return o.insecure && o.connectTimeout == 7 && o.idleTimeout == 7 && o.retry == 2 && o.resume == "-"
@@ -101,7 +105,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}, {"-b", "cookies.txt"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)

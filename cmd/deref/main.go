@@ -24,6 +24,7 @@ import (
 	_ "time/tzdata" // --ftp-timezone's IANA names where the system has no zone database
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/cookiefile"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
@@ -73,8 +74,12 @@ type options struct {
 	noProxy                                                string
 	failEarly                                              bool
 	retryAll                                               bool
-	resolve                                                []string  // --resolve HOST:PORT:ADDRESS
-	cookies                                                []string  // -b
+	resolve                                                []string // --resolve HOST:PORT:ADDRESS
+	cookies                                                []string // -b NAME=VALUE
+	cookieFiles                                            []string // -b FILE, --load-cookies
+	cookieJar                                              string   // -c, --save-cookies
+	wgetJar, keepSessions, junkSessions                    bool     // --save-cookies, --keep-session-cookies, -j
+	jar                                                    *cookiefile.Jar
 	dumpHeader                                             string    // -D
 	timeCond                                               string    // -z, as given
 	since                                                  time.Time // -z, read
@@ -319,6 +324,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	wg.Wait()
 	if err := closeWARC(archive); err != nil {
 		report(o.warcFile, err)
+	}
+	if err := saveCookies(&o, stdout); err != nil {
+		report(o.cookieJar, err)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return 130
