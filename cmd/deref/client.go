@@ -295,6 +295,10 @@ func resolveEntry(v string) (hostPort, addr string, err error) {
 	return strings.ToLower(net.JoinHostPort(strings.Trim(host, "[]"), port)), net.JoinHostPort(ip, port), nil
 }
 
+// literalCookies refuses -b NAME=VALUE to a mirror or crawl, whose
+// requests go to every host it reaches.
+const literalCookies = "-b NAME=VALUE would go to every host reached; give the cookies in a file (-b FILE), where each names its site"
+
 // loadCookies adds the cookies of the file -b names to jar: "" none, "-"
 // standard input's; a file that is not there holds none yet, as curl has
 // it (the first run of a script that keeps its cookies with -b and -c).
@@ -304,6 +308,9 @@ func loadCookies(jar *cookiefile.Jar, name string, stdin io.Reader, noSession bo
 	case "":
 		return nil
 	case "-":
+		if stdin == nil {
+			return fmt.Errorf("-b -: standard input is not read here; name a file")
+		}
 		r = stdin
 	default:
 		f, err := os.Open(name)

@@ -56,6 +56,8 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, "--scope is host or prefix")
 	case o.c.domains != "" && !o.c.opts.SpanHosts:
 		return crawlUsageError(stderr, "--domains goes with --span-hosts")
+	case len(o.cookies) > 0:
+		return crawlUsageError(stderr, literalCookies)
 	}
 	co := o.c.opts
 	co.RetryRefused = o.retryRefused
@@ -110,6 +112,12 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(werr.Error()))
 		if err == nil {
 			return fetch.ExitCode(werr)
+		}
+	}
+	if cerr := saveCookies(&o, stdout); cerr != nil {
+		fmt.Fprintln(stderr, "deref crawl: -c "+oneLine(o.cookieJar+": "+cerr.Error()))
+		if err == nil {
+			return fetch.ExitCode(cerr)
 		}
 	}
 	if rep != nil {

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,4 +101,57 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestCrawlCookies: a crawl sends the cookies of a -b file to their site,
+// keeps the ones pages set, and writes them all with -c; mirror and crawl
+// refuse -b NAME=VALUE, which would go to every host.
+func TestCrawlCookies(t *testing.T) {
+	var mu sync.Mutex
+	var refused []string
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if c, err := r.Cookie("sid"); err != nil || c.Value != "abc" {
+			mu.Lock()
+			refused = append(refused, r.URL.Path)
+			mu.Unlock()
+			nethttp.Error(w, "members only", nethttp.StatusForbidden)
+			return
+		}
+		switch r.URL.Path {
+		case "/":
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "seen", Value: "1", Path: "/", MaxAge: 3600})
+			io.WriteString(w, `<a href="/a">a</a> <a href="/b">b</a>`)
+		case "/a", "/b":
+			if _, err := r.Cookie("seen"); err != nil {
+				nethttp.Error(w, "no seen cookie", nethttp.StatusBadRequest)
+				return
+			}
+			io.WriteString(w, "page")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
+	os.WriteFile(in, []byte("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n"), 0o644)
+	r := runDeref(t, "", "crawl", "--json", "--ignore-robots", "-b", in, "-c", out, s.URL+"/")
+	var rep struct{ Fetched, Failed int }
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.Fetched != 3 || rep.Failed != 0 {
+		t.Errorf("exit %d, report %q, %s", r.code, r.stdout, r.stderr)
+	}
+	mu.Lock()
+	if len(refused) != 0 {
+		t.Errorf("refused without the cookie: %q", refused)
+	}
+	mu.Unlock()
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "\tsid\tabc\n") || !strings.Contains(string(b), "\tseen\t1\n") {
+		t.Errorf("-c wrote:\n%s", b)
+	}
+	for _, args := range [][]string{{"crawl", "-b", "sid=abc", s.URL + "/"}, {"mirror", "-b", "sid=abc", s.URL + "/", dir}} {
+		if r := runDeref(t, "", args...); r.code != 1 || !strings.Contains(r.stderr, "-b FILE") {
+			t.Errorf("%q: exit %d, %s", args, r.code, r.stderr)
+		}
+	}
 }

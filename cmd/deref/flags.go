@@ -396,8 +396,8 @@ var flagTable = []flagDef{
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
 	{long: "user-agent", short: "A", cmds: cmdBoth | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
-	{long: "cookie", short: "b", cmds: cmdGet, group: "HTTP", arg: "NAME=VALUE|FILE",
-		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set",
+	{long: "cookie", short: "b", cmds: cmdBoth, group: "HTTP", arg: "NAME=VALUE|FILE",
+		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too; deref URL only) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set",
 		set: func(o *options, v string) error {
 			if strings.Contains(v, "=") {
 				o.cookies = append(o.cookies, v)
@@ -406,19 +406,19 @@ var flagTable = []flagDef{
 			}
 			return nil
 		}},
-	{long: "cookie-jar", short: "c", cmds: cmdGet, group: "HTTP", arg: "FILE",
+	{long: "cookie-jar", short: "c", cmds: cmdBoth, group: "HTTP", arg: "FILE",
 		help: "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)",
 		set:  str(func(o *options) *string { return &o.cookieJar })},
-	{long: "junk-session-cookies", short: "j", cmds: cmdGet, group: "HTTP",
+	{long: "junk-session-cookies", short: "j", cmds: cmdBoth, group: "HTTP",
 		help: "leave out the session cookies (those without an expiry) of the files -b reads", set: boolean(func(o *options) *bool { return &o.junkSessions })},
-	{long: "load-cookies", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true,
+	{long: "load-cookies", cmds: cmdBoth, group: "HTTP", arg: "FILE", hidden: true,
 		help: "wget's --load-cookies: -b FILE", set: list(func(o *options) *[]string { return &o.cookieFiles })},
-	{long: "save-cookies", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true,
+	{long: "save-cookies", cmds: cmdBoth, group: "HTTP", arg: "FILE", hidden: true,
 		help: "wget's --save-cookies: -c FILE, but without session cookies unless --keep-session-cookies", set: func(o *options, v string) error {
 			o.cookieJar, o.wgetJar = v, true
 			return nil
 		}},
-	{long: "keep-session-cookies", cmds: cmdGet, group: "HTTP", hidden: true,
+	{long: "keep-session-cookies", cmds: cmdBoth, group: "HTTP", hidden: true,
 		help: "wget's --keep-session-cookies: --save-cookies writes session cookies too", set: boolean(func(o *options) *bool { return &o.keepSessions })},
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",
 		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},

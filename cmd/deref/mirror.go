@@ -58,6 +58,8 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, "--checksum compares local copies: it goes with --only-newer")
 	case strings.ContainsAny(o.m.opts.ChecksumFile, `/\`):
 		return mirrorUsageError(stderr, "--checksum-file names a file of each folder, not a path")
+	case len(o.cookies) > 0:
+		return mirrorUsageError(stderr, literalCookies)
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
 	mo.RetryRefused = o.retryRefused
@@ -143,6 +145,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	rep, err := mirror.Run(ctx, c, src, dst, mo)
 	if werr := closeWARC(archive); werr != nil && err == nil {
 		err = werr
+	}
+	if cerr := saveCookies(&o, stdout); cerr != nil && err == nil {
+		err = fmt.Errorf("-c %s: %w", o.cookieJar, cerr)
 	}
 	if bars != nil {
 		bars.wait()
