@@ -208,8 +208,24 @@ func TestDerefCommand(t *testing.T) {
 	if out, err := cmd.Output(); err != nil || !bytes.Equal(out, whole) || !strings.Contains(trace.String(), "< Content-Encoding: gzip") {
 		t.Errorf("--compressed: %v, %d bytes of %d, trace:\n%s", err, len(out), len(whole), trace.String())
 	}
-	err = exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
+	// Cookies: nginx's login sets one on its way to the members' area;
+	// -c keeps it in a file that -b, and curl, read back.
+	hello, _ := os.ReadFile(filepath.Join(root, "hello.txt"))
+	jar := filepath.Join(t.TempDir(), "jar.txt")
+	if out, err := exec.Command(bin, "-s", "--no-netrc", "-c", jar, base+"/login").Output(); err != nil || !bytes.Equal(out, hello) {
+		t.Errorf("the login with -c: %v, %q", err, out)
+	}
+	if out, err := exec.Command(bin, "-s", "--no-netrc", "-b", jar, base+"/members/hello.txt").Output(); err != nil || !bytes.Equal(out, hello) {
+		t.Errorf("-b the jar: %v, %q", err, out)
+	}
+	if out, err := exec.Command("curl", "-sf", "-b", jar, base+"/members/hello.txt").Output(); err != nil || !bytes.Equal(out, hello) {
+		t.Errorf("curl -b deref's jar: %v, %q", err, out)
+	}
 	var ee *exec.ExitError
+	if err := exec.Command(bin, "-s", "--no-netrc", base+"/members/hello.txt").Run(); !errors.As(err, &ee) || ee.ExitCode() != 5 {
+		t.Errorf("the members' area without the cookie: %v, want exit 5", err)
+	}
+	err = exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("missing file: %v, want exit 4", err)
 	}
