@@ -521,6 +521,15 @@ func TestCookieFiles(t *testing.T) {
 	if len(seen) != 10 {
 		t.Errorf("%d requests, want 10 (the bad file's run makes none): %q", len(seen), seen)
 	}
+	// A value is sent as the file has it, quotes and spaces too.
+	quoted := filepath.Join(dir, "quoted.txt")
+	os.WriteFile(quoted, []byte("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n127.0.0.1\tFALSE\t/\tFALSE\t0\tq\t\"a b\\\"\n"), 0o644)
+	r = runDeref(t, "", "-b", quoted, s.URL+"/home")
+	mu.Lock()
+	if got := seen[len(seen)-1]; r.code != 0 || got != `/home sid=abc; q="a b\"` || r.stderr != "" {
+		t.Errorf("exit %d, sent %q, %s", r.code, got, r.stderr)
+	}
+	mu.Unlock()
 }
 
 // closingServer answers /from with a redirect to /to and /to with "ok",

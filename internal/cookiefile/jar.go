@@ -264,6 +264,9 @@ func (j *Jar) Load(r io.Reader, noSession bool) error {
 		if c.Name == "" || c.Domain == "" {
 			return fmt.Errorf("line %d: a cookie without a name or domain", n)
 		}
+		if strings.ContainsFunc(c.Name+c.Value, func(r rune) bool { return r < ' ' || r == 0x7f || r == ';' }) || strings.ContainsAny(c.Name, " =") {
+			return fmt.Errorf("line %d: the cookie %q holds a control character, a ';', or a space or '=' in its name", n, c.Name)
+		}
 		if c.Path == "" {
 			c.Path = "/"
 		}

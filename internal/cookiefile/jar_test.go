@@ -143,10 +143,13 @@ func TestFile(t *testing.T) {
 // TestBadFile: a line that is no cookie is an error naming it.
 func TestBadFile(t *testing.T) {
 	for in, want := range map[string]string{
-		"# c\nexample.com\tTRUE\t/\n":               "line 2: 3 fields",
-		"example.com\tTRUE\t/\tFALSE\tsoon\tn\tv\n": `line 1: the expiry "soon"`,
-		"\tTRUE\t/\tFALSE\t0\tn\tv\n":               "line 1: a cookie without a name or domain",
-		"example.com\tTRUE\t/\tFALSE\t0\t\tv\n":     "line 1: a cookie without a name or domain",
+		"# c\nexample.com\tTRUE\t/\n":                  "line 2: 3 fields",
+		"example.com\tTRUE\t/\tFALSE\tsoon\tn\tv\n":    `line 1: the expiry "soon"`,
+		"\tTRUE\t/\tFALSE\t0\tn\tv\n":                  "line 1: a cookie without a name or domain",
+		"example.com\tTRUE\t/\tFALSE\t0\t\tv\n":        "line 1: a cookie without a name or domain",
+		"example.com\tTRUE\t/\tFALSE\t0\tn\tv\rX: y\n": "line 1: the cookie \"n\" holds a control character",
+		"example.com\tTRUE\t/\tFALSE\t0\tn\tv;w\n":     "line 1: the cookie \"n\" holds a control character, a ';'",
+		"example.com\tTRUE\t/\tFALSE\t0\ta b\tv\n":     "line 1: the cookie \"a b\"",
 	} {
 		err := (&Jar{}).Load(strings.NewReader(in), false)
 		if err == nil || !strings.Contains(err.Error(), want) {

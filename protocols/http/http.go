@@ -226,8 +226,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		hreq.SetBasicAuth(c.User, pw)
 	}
 	if req.Jar != nil && web {
+		// Joined after a Cookie field of req.Header, in the same field, and
+		// sent as the jar has them (net/http's AddCookie would drop, and
+		// log, the bytes RFC 6265 leaves out of a value, which servers set
+		// and browsers send back).
+		var pairs []string
+		if v := hreq.Header.Get("Cookie"); v != "" {
+			pairs = append(pairs, v)
+		}
 		for _, c := range req.Jar.Cookies(hreq.URL) {
-			hreq.AddCookie(c) // after a Cookie field of req.Header, in the same field
+			pairs = append(pairs, c.Name+"="+c.Value)
+		}
+		if len(pairs) > 0 {
+			hreq.Header.Set("Cookie", strings.Join(pairs, "; "))
 		}
 	}
 	asked := req.Compressed && req.Offset == 0 && req.Length == 0 && !req.HeadOnly && hreq.Header.Get("Accept-Encoding") == ""
