@@ -11,7 +11,9 @@
 // that host only. A cookie replaces the one of the same name, domain and
 // path; one whose Max-Age or Expires lies in the past removes it. A Secure
 // cookie is sent over https only, and none set over http is kept, as
-// RFC 6265bis and curl have it.
+// RFC 6265bis and curl have it. What servers set is bounded: 4,096 bytes
+// a cookie, 180 cookies a domain and 3,000 in all, the oldest going
+// first.
 package cookiefile
 
 import (
@@ -92,14 +94,53 @@ func (j *Jar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 			j.cookies[i] = c
 		case !gone:
 			j.cookies = append(j.cookies, c)
+			j.bound(c.Domain, now)
 		}
+	}
+}
+
+// The bounds of what servers may set, so that none can fill the memory
+// of a long crawl or make the Cookie field too long to be sent: RFC 6265
+// (6.1) asks a client for at least 4,096 bytes a cookie, 50 a domain and
+// 3,000 in all; browsers keep about 180 a domain.
+const (
+	maxCookieBytes = 4096 // name and value
+	maxPerDomain   = 180
+	maxCookies     = 3000
+)
+
+// bound removes expired cookies and then the oldest ones of domain, and
+// of all, past the bounds. j.cookies is in the order they were set.
+func (j *Jar) bound(domain string, now time.Time) {
+	n := 0
+	for _, c := range j.cookies {
+		if c.Domain == domain {
+			n++
+		}
+	}
+	if n <= maxPerDomain && len(j.cookies) <= maxCookies {
+		return
+	}
+	j.cookies = slices.DeleteFunc(j.cookies, func(c *Cookie) bool {
+		return !c.Expires.IsZero() && !c.Expires.After(now)
+	})
+	for i := 0; i < len(j.cookies) && n > maxPerDomain; {
+		if j.cookies[i].Domain == domain {
+			j.cookies = slices.Delete(j.cookies, i, i+1)
+			n--
+		} else {
+			i++
+		}
+	}
+	if over := len(j.cookies) - maxCookies; over > 0 {
+		j.cookies = slices.Delete(j.cookies, 0, over)
 	}
 }
 
 // newCookie is hc as set by a response from u (whose host is host), or
 // false when the rules refuse it.
 func newCookie(hc *http.Cookie, u *url.URL, host string, now time.Time) (*Cookie, bool) {
-	if hc.Name == "" || hc.Secure && u.Scheme != "https" {
+	if hc.Name == "" || hc.Secure && u.Scheme != "https" || len(hc.Name)+len(hc.Value) > maxCookieBytes {
 		return nil, false
 	}
 	c := &Cookie{Name: hc.Name, Value: hc.Value, Path: hc.Path, Secure: hc.Secure, HttpOnly: hc.HttpOnly, created: now}

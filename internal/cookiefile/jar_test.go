@@ -2,6 +2,7 @@ package cookiefile
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -155,5 +156,31 @@ func TestBadFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want one with %q", in, err, want)
 		}
+	}
+}
+
+// TestBounds: a server cannot grow the jar past its bounds: a cookie too
+// large is left out, and past 180 a domain the oldest go.
+func TestBounds(t *testing.T) {
+	j := &Jar{}
+	set(t, j, "http://a.example/", "big="+strings.Repeat("x", 5000))
+	if len(j.All()) != 0 {
+		t.Errorf("a cookie of 5,000 bytes kept")
+	}
+	for i := range 1000 {
+		set(t, j, "http://a.example/", fmt.Sprintf("c%d=%d", i, i))
+	}
+	set(t, j, "http://b.example/", "other=1")
+	all := j.All()
+	if len(all) != maxPerDomain+1 || all[0].Name != fmt.Sprintf("c%d", 1000-maxPerDomain) || all[len(all)-1].Name != "other" {
+		t.Errorf("%d cookies kept, first %s", len(all), all[0].Name)
+	}
+	for i := range 20 {
+		for k := range 180 {
+			set(t, j, fmt.Sprintf("http://h%d.example/", i), fmt.Sprintf("c%d=%d", k, k))
+		}
+	}
+	if n := len(j.All()); n != maxCookies {
+		t.Errorf("%d cookies in all, want %d", n, maxCookies)
 	}
 }
