@@ -154,6 +154,14 @@ type Client struct {
 	// RedirectSchemes names the schemes a redirect may lead to besides
 	// http, https and ftp. A redirect never leads to file:.
 	RedirectSchemes []string
+	// RedirectOnly, when not nil, names the only schemes a redirect may
+	// lead to, in place of http, https, ftp and RedirectSchemes (curl's
+	// --proto-redir). A redirect never leads to file: all the same.
+	RedirectOnly []string
+	// OnlySchemes, when not nil, names the only schemes retrieved, whether a
+	// URL is asked for, a redirect leads to it, or another scheme's URL is
+	// handed to it (curl's --proto); any other is ErrUnsupportedScheme.
+	OnlySchemes []string
 
 	// AllowPorts lists ports that may be used even though they are the
 	// well-known port of another protocol (RFC 1738 §6).
@@ -470,6 +478,9 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 }
 
 func (c *Client) redirectScheme(name string) bool {
+	if c.RedirectOnly != nil {
+		return slices.Contains(c.RedirectOnly, name)
+	}
 	s, _ := c.scheme(name)
 	return s.Redirect || slices.Contains(c.RedirectSchemes, name)
 }
@@ -788,6 +799,9 @@ type MailOptions struct {
 // server's netrc entry, the Client's connect and idle time-outs. It
 // returns the bytes of body sent.
 func (c *Client) SendMail(ctx context.Context, u *url.URL, body io.Reader, o MailOptions) (int64, error) {
+	if c.OnlySchemes != nil && !slices.Contains(c.OnlySchemes, u.Scheme) {
+		return 0, &Error{Op: "send", URL: u.Redacted(), Err: fmt.Errorf("%w: %s: not among the schemes allowed (%s)", ErrUnsupportedScheme, u.Scheme, strings.Join(c.OnlySchemes, ", "))}
+	}
 	s := &mail.Sender{Server: o.Server, From: o.From, TLSConfig: c.TLSConfig, ConnectTimeout: c.connectTimeout(), IdleTimeout: c.IdleTimeout,
 		Login: func(host string) (string, string, bool) {
 			entries, err := c.netrcEntries()
@@ -834,6 +848,9 @@ func (c *Client) askFolder(ctx context.Context, op string, u *url.URL, can func(
 // fetcher. It sets req.Dial and req.Proxy.
 func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 	u := req.URL
+	if c.OnlySchemes != nil && !slices.Contains(c.OnlySchemes, u.Scheme) {
+		return nil, fmt.Errorf("%w: %s: not among the schemes allowed (%s)", ErrUnsupportedScheme, u.Scheme, strings.Join(c.OnlySchemes, ", "))
+	}
 	dial, err := c.dialer()
 	if err != nil {
 		return nil, err

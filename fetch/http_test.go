@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -841,5 +842,37 @@ func TestCookieJar(t *testing.T) {
 	c.Jar = nil
 	if _, err := c.Get(context.Background(), site.URL+"/login"); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("without a jar: %v, want the 403", err)
+	}
+}
+
+// TestOnlySchemes: OnlySchemes refuses any other scheme, asked for or
+// redirected to, before connecting; RedirectOnly narrows redirects alone.
+func TestOnlySchemes(t *testing.T) {
+	var asked atomic.Int32
+	site := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Add(1)
+		if r.URL.Path == "/away" {
+			nethttp.Redirect(w, r, "/here", nethttp.StatusFound)
+			return
+		}
+		io.WriteString(w, "here")
+	}))
+	t.Cleanup(site.Close)
+	c := newClient()
+	c.OnlySchemes = []string{"https"}
+	_, err := c.Get(context.Background(), site.URL+"/")
+	if !errors.Is(err, fetch.ErrUnsupportedScheme) || !strings.Contains(err.Error(), "http: not among the schemes allowed (https)") || asked.Load() != 0 {
+		t.Errorf("http with https only: %v, %d requests", err, asked.Load())
+	}
+	c.OnlySchemes = []string{"http", "https"}
+	if resp, err := c.Get(context.Background(), site.URL+"/away"); err != nil {
+		t.Errorf("http allowed: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	c.OnlySchemes, c.RedirectOnly = nil, []string{"https"}
+	n := asked.Load()
+	if _, err := c.Get(context.Background(), site.URL+"/away"); !errors.Is(err, fetch.ErrRedirect) || asked.Load() != n+1 {
+		t.Errorf("a redirect to http with RedirectOnly https: %v, %d requests", err, asked.Load()-n)
 	}
 }
