@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,12 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if o.redirectSchemes != "" {
 		c.RedirectSchemes = strings.Split(strings.ToLower(o.redirectSchemes), ",")
 	}
+	if o.proto != "" {
+		c.OnlySchemes = protoSet(o.proto, c.Schemes(), c.Schemes())
+	}
+	if o.protoRedir != "" {
+		c.RedirectOnly = append(protoSet(o.protoRedir, []string{"http", "https", "ftp", "ftps"}, c.Schemes()), c.RedirectSchemes...)
+	}
 	for _, p := range strings.FieldsFunc(o.allowPorts, func(r rune) bool { return r == ',' }) {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 || n > 65535 {
@@ -61,8 +68,11 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	case o.netrcFile != "":
 		c.NetrcFile = o.netrcFile
 	}
-	if o.insecure || o.caCert != "" || o.cert != "" {
-		c.TLSConfig = &tls.Config{InsecureSkipVerify: o.insecure}
+	if o.insecure || o.caCert != "" || o.cert != "" || o.tlsMin != 0 || o.tlsMax != 0 {
+		c.TLSConfig = &tls.Config{InsecureSkipVerify: o.insecure, MinVersion: o.tlsMin, MaxVersion: o.tlsMax}
+	}
+	if o.tlsMin != 0 && o.tlsMax != 0 && o.tlsMax < o.tlsMin {
+		return nil, fmt.Errorf("--tls-max is below the least TLS version asked for")
 	}
 	switch {
 	case o.key != "" && o.cert == "":
@@ -360,4 +370,46 @@ func saveCookies(o *options, stdout io.Writer) error {
 		return fetch.WriteError(err)
 	}
 	return nil
+}
+
+// protoSet is the set of schemes curl's --proto syntax gives from start:
+// comma-separated names, or "all" (every scheme in all), each after
+// modifiers: "+" adds it (as a bare name does), "-" removes it, "="
+// makes it the only one so far. A name deref has no scheme for is kept,
+// and never matches, as curl ignores it.
+func protoSet(expr string, start, all []string) []string {
+	set := map[string]bool{}
+	for _, s := range start {
+		set[s] = true
+	}
+	for _, item := range strings.Split(expr, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		op := byte('+')
+		for item != "" && strings.IndexByte("+-=", item[0]) >= 0 {
+			op, item = item[0], item[1:]
+		}
+		names := []string{item}
+		switch item {
+		case "":
+			names = nil
+		case "all":
+			names = all
+		}
+		if op == '=' {
+			clear(set)
+		}
+		for _, n := range names {
+			if op == '-' {
+				delete(set, n)
+			} else {
+				set[n] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
 }

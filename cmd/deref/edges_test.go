@@ -731,3 +731,75 @@ func TestMaxTimeBeforeAnyURL(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoSet: curl's --proto syntax.
+func TestProtoSet(t *testing.T) {
+	all := []string{"file", "ftp", "ftps", "gopher", "http", "https"}
+	for _, c := range []struct{ expr, want string }{
+		{"=https", "https"},
+		{"-all,+https,+http", "http,https"},
+		{"-ftp,-ftps", "file,gopher,http,https"},
+		{"=http,=https", "https"},
+		{"=HTTPS, +gopher", "gopher,https"},
+		{"=ldap", "ldap"}, // kept, and never matches
+		{"=", ""},
+	} {
+		if got := strings.Join(protoSet(c.expr, all, all), ","); got != c.want {
+			t.Errorf("%q: %q, want %q", c.expr, got, c.want)
+		}
+	}
+	if got := strings.Join(protoSet("-ftp", []string{"http", "https", "ftp", "ftps"}, all), ","); got != "ftps,http,https" {
+		t.Errorf("-ftp from the redirect set: %q", got)
+	}
+}
+
+// TestProtoAndTLSFlags: rustup's install line (--proto '=https' --tlsv1.2
+// -sSf) is taken; --proto refuses another scheme before connecting,
+// --proto-redir a redirect; --tlsv1.3 and --tls-max reach the handshake;
+// --stderr takes the messages.
+func TestProtoAndTLSFlags(t *testing.T) {
+	var asked atomic.Int32
+	h := nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Add(1)
+		if r.URL.Path == "/away" {
+			nethttp.Redirect(w, r, "/here", nethttp.StatusFound)
+			return
+		}
+		io.WriteString(w, "script")
+	})
+	plain := httptest.NewServer(h)
+	t.Cleanup(plain.Close)
+	tls13 := httptest.NewUnstartedServer(h)
+	tls13.TLS = &tls.Config{MinVersion: tls.VersionTLS13}
+	tls13.StartTLS()
+	t.Cleanup(tls13.Close)
+	if r := runDeref(t, "", "--proto", "=https", "--tlsv1.2", "-sSfk", tls13.URL+"/"); r.code != 0 || r.stdout != "script" {
+		t.Errorf("rustup's line: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	n := asked.Load()
+	if r := runDeref(t, "", "--proto", "=https", plain.URL+"/"); r.code != 3 || !strings.Contains(r.stderr, "http: not among the schemes allowed (https)") || asked.Load() != n {
+		t.Errorf("--proto =https, an http URL: exit %d, %s", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "--proto-redir", "=https", plain.URL+"/away"); r.code == 0 || !strings.Contains(r.stderr, "redirect") {
+		t.Errorf("--proto-redir =https, a redirect to http: exit %d, %s", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "-k", "--tlsv1.3", tls13.URL+"/"); r.code != 0 {
+		t.Errorf("--tlsv1.3: exit %d, %s", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "-k", "--tls-max", "1.2", tls13.URL+"/"); r.code != 6 || !strings.Contains(r.stderr, "version") {
+		t.Errorf("--tls-max 1.2 to a TLS 1.3 server: exit %d, %s", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "--tlsv1.3", "--tls-max", "1.2", tls13.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "--tls-max") {
+		t.Errorf("--tls-max below --tlsv1.3: exit %d, %s", r.code, r.stderr)
+	}
+	log := filepath.Join(t.TempDir(), "log")
+	if r := runDeref(t, "", "--stderr", log, plain.URL+"/nope/../away?x", "--proto", "=ftp"); r.code != 3 || r.stderr != "" {
+		t.Errorf("--stderr: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "not among the schemes allowed (ftp)") {
+		t.Errorf("--stderr wrote %q", b)
+	}
+	if r := runDeref(t, "", "--stderr", "-", "--proto", "=ftp", plain.URL+"/"); r.code != 3 || !strings.Contains(r.stdout, "not among the schemes") {
+		t.Errorf("--stderr -: exit %d, stdout %q", r.code, r.stdout)
+	}
+}

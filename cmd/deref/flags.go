@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -295,6 +296,9 @@ var flagTable = []flagDef{
 		set: refused("deref never names a file after what the server says (Content-Disposition): -O takes the URL's name, -o FILE yours")},
 	{long: "silent", short: "s", cmds: cmdGet, group: "Output",
 		help: "no progress line", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "stderr", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
+		help: "write messages, the progress line and -v's trace to FILE (- is standard output) in place of standard error",
+		set:  str(func(o *options) *string { return &o.stderrFile })},
 	{long: "silent", short: "s", cmds: cmdMirror, group: "Output",
 		help: "no progress bars and no summary", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "silent", short: "s", cmds: cmdCrawl, group: "Output",
@@ -388,6 +392,29 @@ var flagTable = []flagDef{
 		help: "wget's --password: the password of --user", set: str(func(o *options) *string { return &o.password })},
 	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
+	{long: "tlsv1.2", cmds: cmdBoth | cmdServe, group: "Connection",
+		help: "TLS 1.2 at least (the default)", set: tlsMin(tls.VersionTLS12)},
+	{long: "tlsv1.3", cmds: cmdBoth | cmdServe, group: "Connection",
+		help: "TLS 1.3 at least", set: tlsMin(tls.VersionTLS13)},
+	{long: "tlsv1.1", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true,
+		help: "TLS 1.1 at least, for old servers (insecure)", set: tlsMin(tls.VersionTLS11)},
+	{long: "tlsv1.0", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true,
+		help: "TLS 1.0 at least, for old servers (insecure)", set: tlsMin(tls.VersionTLS10)},
+	{long: "tlsv1", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true,
+		help: "curl's --tlsv1: TLS 1.0 at least (insecure)", set: tlsMin(tls.VersionTLS10)},
+	{long: "tls-max", cmds: cmdBoth | cmdServe, group: "Connection", arg: "VERSION",
+		help: "TLS VERSION (1.0, 1.1, 1.2, 1.3 or default) at most", set: func(o *options, v string) error {
+			if v == "default" {
+				o.tlsMax = 0
+				return nil
+			}
+			n, ok := tlsVersions[v]
+			if !ok {
+				return fmt.Errorf("%q is not 1.0, 1.1, 1.2, 1.3 or default", v)
+			}
+			o.tlsMax = n
+			return nil
+		}},
 	{long: "allow-port", cmds: cmdBoth | cmdServe, group: "Connection", arg: "PORTS",
 		help: "comma-separated PORTS that may be used although another protocol owns them", set: str(func(o *options) *string { return &o.allowPorts })},
 
@@ -430,6 +457,12 @@ var flagTable = []flagDef{
 		help: "let redirects lead from https to http (ftps to ftp)", set: boolean(func(o *options) *bool { return &o.allowDowngrade })},
 	{long: "redirect-schemes", cmds: cmdBoth, group: "HTTP", arg: "SCHEMES",
 		help: "comma-separated SCHEMES redirects may lead to besides http, https and ftp (never file)", set: str(func(o *options) *string { return &o.redirectSchemes })},
+	{long: "proto", cmds: cmdBoth, group: "Connection", arg: "SCHEMES",
+		help: "retrieve only these schemes, by URL, redirect or hand-over; curl's syntax: '=https' only https, '-ftp' all but ftp, 'all'",
+		set:  str(func(o *options) *string { return &o.proto })},
+	{long: "proto-redir", cmds: cmdBoth, group: "HTTP", arg: "SCHEMES",
+		help: "the schemes redirects may lead to, in --proto's syntax, from http, https, ftp and ftps (never file)",
+		set:  str(func(o *options) *string { return &o.protoRedir })},
 
 	// FTP
 	{long: "ftp-method", cmds: cmdBoth | cmdServe, group: "FTP", arg: "METHOD", complete: "rfc single none auto",
@@ -892,4 +925,20 @@ func visibleFlags(cmd command) []flagDef {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].long < out[j].long })
 	return out
+}
+
+// tlsVersions are the TLS versions --tls-max names.
+var tlsVersions = map[string]uint16{"1.0": tls.VersionTLS10, "1.1": tls.VersionTLS11, "1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13}
+
+// tlsMin is the setter of a --tlsv1.N flag: the least TLS version.
+func tlsMin(v uint16) func(*options, string) error {
+	return func(o *options, s string) error {
+		on, err := parseBool(s)
+		if on {
+			o.tlsMin = v
+		} else if o.tlsMin == v {
+			o.tlsMin = 0
+		}
+		return err
+	}
 }

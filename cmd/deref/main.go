@@ -97,6 +97,9 @@ type options struct {
 	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
+	proto, protoRedir                                      string // --proto, --proto-redir
+	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
+	stderrFile                                             string // --stderr
 	ftpSSL, ftpSync                                        bool
 	headers                                                []string
 	userAgent, user, referer, writeOut                     string
@@ -164,6 +167,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.version:
 		printVersion(stdout)
 		return 0
+	}
+	switch o.stderrFile {
+	case "":
+	case "-":
+		stderr = stdout
+	default:
+		f, err := os.Create(o.stderrFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref: --stderr: "+oneLine(err.Error()))
+			return fetch.ExitCode(fetch.WriteError(err))
+		}
+		defer f.Close()
+		stderr = f
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
