@@ -146,6 +146,12 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		}
 		c.Jar = o.jar
 	}
+	if o.bearer != "" {
+		if strings.ContainsAny(o.bearer, "\r\n\x00") {
+			return nil, fmt.Errorf("--oauth2-bearer: a token without CR, LF or NUL")
+		}
+		c.Header = append(c.Header, [2]string{"Authorization", "Bearer " + o.bearer})
+	}
 	if o.userAgent != "" {
 		c.Header = append(c.Header, [2]string{"User-Agent", o.userAgent})
 	}
@@ -187,6 +193,31 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			return nil, fmt.Errorf("--proxy: %w", err)
 		}
 		c.Proxy = func(*url.URL) (*url.URL, error) { return p, nil } // never asked for this machine's files
+	}
+	if o.proxyPassword != "" {
+		if o.proxyUser == "" || strings.Contains(o.proxyUser, ":") {
+			return nil, fmt.Errorf("--proxy-password goes with a --proxy-user that names no password")
+		}
+		o.proxyUser += ":" + o.proxyPassword
+	}
+	if o.proxyUser != "" {
+		user, pw, _ := strings.Cut(o.proxyUser, ":")
+		if user == "" || url.CheckArg("--proxy-user", o.proxyUser) != nil {
+			return nil, fmt.Errorf("--proxy-user: want USER:PASSWORD, without CR, LF or NUL")
+		}
+		via := c.Proxy
+		if via == nil {
+			via = fetch.ProxyFromEnvironment
+		}
+		c.Proxy = func(u *url.URL) (*url.URL, error) {
+			p, err := via(u)
+			if p != nil && p.User == nil {
+				q := *p
+				q.User = url.UserPassword(user, pw)
+				p = &q
+			}
+			return p, err
+		}
 	}
 	if o.verbose {
 		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {

@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -801,5 +802,44 @@ func TestProtoAndTLSFlags(t *testing.T) {
 	}
 	if r := runDeref(t, "", "--stderr", "-", "--proto", "=ftp", plain.URL+"/"); r.code != 3 || !strings.Contains(r.stdout, "not among the schemes") {
 		t.Errorf("--stderr -: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// TestAuthHabits: --oauth2-bearer sends its token (hidden in -v's
+// trace), --proxy-user logs in to -x's proxy and to the environment's,
+// --basic is taken, --digest refused saying why, and --remote-name-all
+// is -O.
+func TestAuthHabits(t *testing.T) {
+	s, last := headServer(t, "ok")
+	r := runDeref(t, "", "-v", "--basic", "--oauth2-bearer", "tok123", s.URL+"/x")
+	if r.code != 0 || last().Get("Authorization") != "Bearer tok123" || strings.Contains(r.stderr, "tok123") {
+		t.Errorf("--oauth2-bearer: exit %d, Authorization %q, trace:\n%s", r.code, last().Get("Authorization"), r.stderr)
+	}
+	var proxyAuth atomic.Value
+	proxy := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		proxyAuth.Store(r.Header.Get("Proxy-Authorization") + " " + r.URL.String())
+		io.WriteString(w, "via proxy")
+	}))
+	t.Cleanup(proxy.Close)
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("pu:ppw")) + " http://example.invalid/y"
+	if r := runDeref(t, "", "-x", proxy.URL, "-U", "pu:ppw", "http://example.invalid/y"); r.code != 0 || r.stdout != "via proxy" || proxyAuth.Load() != want {
+		t.Errorf("-x with -U: exit %d, %q, the proxy saw %q, %s", r.code, r.stdout, proxyAuth.Load(), r.stderr)
+	}
+	proxyAuth.Store("")
+	t.Setenv("http_proxy", proxy.URL)
+	if r := runDeref(t, "", "--proxy-user", "pu", "--proxy-password", "ppw", "http://example.invalid/y"); r.code != 0 || proxyAuth.Load() != want {
+		t.Errorf("http_proxy with wget's --proxy-user and --proxy-password: exit %d, the proxy saw %q, %s", r.code, proxyAuth.Load(), r.stderr)
+	}
+	if r := runDeref(t, "", "--digest", "-u", "a:b", "--noproxy", "*", s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "Basic only") {
+		t.Errorf("--digest: exit %d, %s", r.code, r.stderr)
+	}
+	dir := t.TempDir()
+	if r := runDeref(t, "", "--noproxy", "*", "--remote-name-all", "--output-dir", dir, s.URL+"/a.txt", s.URL+"/b.txt"); r.code != 0 {
+		t.Errorf("--remote-name-all: exit %d, %s", r.code, r.stderr)
+	}
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != "ok" {
+			t.Errorf("--remote-name-all: %s: %q %v", name, b, err)
+		}
 	}
 }

@@ -100,6 +100,7 @@ type options struct {
 	proto, protoRedir                                      string // --proto, --proto-redir
 	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
 	stderrFile                                             string // --stderr
+	bearer, proxyUser, proxyPassword                       string // --oauth2-bearer, --proxy-user, --proxy-password
 	ftpSSL, ftpSync                                        bool
 	headers                                                []string
 	userAgent, user, referer, writeOut                     string

@@ -68,7 +68,8 @@ func closeWARC(rec *warc.Recorder) error {
 // the flags are read (so that "-ualice:pw" and "-su alice:pw" are found
 // too): the password of -u/--user (and --password), the credentials of
 // an Authorization or Proxy-Authorization header (-H), cookies (-b, and
-// a Cookie header), and the credentials of any URL.
+// a Cookie header), --oauth2-bearer's token, --proxy-user's login, and
+// the credentials of any URL.
 func redactArgs(cmd command, args []string) []string {
 	out := slices.Clone(args)
 	_, err := scanFlags(cmd, args, func(f *flagDef, value string, at valueAt) error {
@@ -80,7 +81,7 @@ func redactArgs(cmd command, args []string) []string {
 			value = redactUser(value)
 		case "header":
 			value = redactHeader(value)
-		case "password", "cookie":
+		case "password", "cookie", "oauth2-bearer", "proxy-user", "proxy-password":
 			value = "***"
 		default:
 			return nil
