@@ -36,6 +36,14 @@ type guardedBody struct {
 	closeMu  sync.Mutex     // abort and Close, which may come at once
 	closed   bool           // rc is closed (by abort or Close)
 	progress func(Progress) // Client.Progress and the transfer's own, nil if neither
+
+	// The low-speed watch (Client.LowSpeedLimit): the bytes moved, for
+	// its goroutine; whether it ended the transfer; its end.
+	moved     atomic.Int64
+	slowHit   atomic.Bool
+	slowLimit int64
+	slowSpan  time.Duration
+	slowDone  chan struct{}
 }
 
 func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int64, cancel context.CancelFunc, own func(Progress), quiet bool) io.ReadCloser {
@@ -59,8 +67,53 @@ func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int
 			g.cancel()
 		})
 	}
+	if c.LowSpeedLimit > 0 {
+		g.slowLimit, g.slowSpan, g.slowDone = c.LowSpeedLimit, c.LowSpeedTime, make(chan struct{})
+		if g.slowSpan <= 0 {
+			g.slowSpan = 30 * time.Second
+		}
+		go g.watchSpeed()
+	}
 	g.stopCtx = context.AfterFunc(ctx, g.abort)
 	return g
+}
+
+// watchSpeed measures the transfer's speed each second, until Close, and
+// ends it once it has been below slowLimit for slowSpan.
+func (g *guardedBody) watchSpeed() {
+	const every = time.Second
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	last, lastAt := int64(0), time.Now()
+	var slowSince time.Time // the start of the slow seconds, if the last was slow
+	for {
+		select {
+		case <-g.slowDone:
+			return
+		case now := <-tick.C:
+			n := g.moved.Load()
+			rate := float64(n-last) / now.Sub(lastAt).Seconds()
+			if rate >= float64(g.slowLimit) {
+				slowSince = time.Time{}
+			} else {
+				if slowSince.IsZero() {
+					slowSince = lastAt
+				}
+				if now.Sub(slowSince) >= g.slowSpan {
+					g.slowHit.Store(true)
+					g.abort()
+					g.cancel()
+					return
+				}
+			}
+			last, lastAt = n, now
+		}
+	}
+}
+
+// slowErr is the error of a transfer the low-speed watch ended.
+func (g *guardedBody) slowErr() error {
+	return fmt.Errorf("%w: fewer than %d bytes a second for %v", ErrTimeout, g.slowLimit, g.slowSpan)
 }
 
 func (g *guardedBody) Read(p []byte) (int, error) {
@@ -72,6 +125,9 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 	}
 	n, err := g.rc.Read(p)
 	g.n += int64(n)
+	if g.slowDone != nil {
+		g.moved.Add(int64(n))
+	}
 	if g.timer != nil && n > 0 {
 		g.timer.Reset(g.idle)
 	}
@@ -85,6 +141,8 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 	case err == nil:
 	case g.idleHit.Load():
 		err = fmt.Errorf("%w: no data for %v", ErrTimeout, g.idle)
+	case g.slowHit.Load():
+		err = g.slowErr()
 	case g.ctx.Err() != nil:
 		err = g.ctx.Err()
 	case err == io.EOF && g.size >= 0 && g.n < g.size:
@@ -103,7 +161,7 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 	if err := g.ctx.Err(); err != nil {
 		return 0, err
 	}
-	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.progress == nil {
+	if f, ok := g.rc.(*os.File); ok && g.c.MaxBytes == 0 && g.progress == nil && g.slowDone == nil {
 		g.stopTimer()
 		n, err := io.Copy(w, f)
 		if err != nil && g.ctx.Err() != nil {
@@ -176,6 +234,9 @@ func (g *guardedBody) abort() {
 // step accounts for a chunk that a Copier moved.
 func (g *guardedBody) step(n int64) error {
 	g.n += n
+	if g.slowDone != nil {
+		g.moved.Add(n)
+	}
 	if g.timer != nil {
 		g.timer.Reset(g.idle)
 	}
@@ -196,6 +257,8 @@ func (g *guardedBody) mapErr(err error) error {
 		return nil
 	case g.idleHit.Load():
 		return fmt.Errorf("%w: no data for %v", ErrTimeout, g.idle)
+	case g.slowHit.Load():
+		return g.slowErr()
 	case g.ctx.Err() != nil:
 		return g.ctx.Err()
 	}
@@ -208,11 +271,19 @@ func (g *guardedBody) stopTimer() {
 	}
 }
 
+// stopWatch ends the low-speed watch, if any; once.
+func (g *guardedBody) stopWatch() {
+	if g.slowDone != nil {
+		close(g.slowDone)
+	}
+}
+
 // Close closes the underlying body once and reports its error, such as a
 // server's final reply.
 func (g *guardedBody) Close() error {
 	g.once.Do(func() {
 		g.stopTimer()
+		g.stopWatch()
 		g.stopCtx()
 		g.closeMu.Lock() // an abort under way (the timer's, the context's) ends first
 		if !g.closed {
@@ -221,7 +292,7 @@ func (g *guardedBody) Close() error {
 		}
 		g.closeMu.Unlock()
 		g.cancel()
-		if g.closeErr != nil && (g.idleHit.Load() || errors.Is(g.closeErr, os.ErrClosed)) {
+		if g.closeErr != nil && (g.idleHit.Load() || g.slowHit.Load() || errors.Is(g.closeErr, os.ErrClosed)) {
 			g.closeErr = nil
 		}
 	})

@@ -126,6 +126,13 @@ type Client struct {
 	// this long, and bounds the wait for a server's first reply; 0 means
 	// 2 minutes, negative means no limit.
 	IdleTimeout time.Duration
+	// LowSpeedLimit ends a transfer (with ErrTimeout) that moves fewer
+	// than LowSpeedLimit bytes a second for LowSpeedTime on end (30
+	// seconds when 0), as curl's --speed-limit and --speed-time do: a
+	// server that trickles a byte now and then keeps IdleTimeout from
+	// ever running out. 0 means no such limit.
+	LowSpeedLimit int64
+	LowSpeedTime  time.Duration
 	// MaxLineLength bounds every line read from a server (replies,
 	// headers, menu and overview lines); 0 means 64 KiB. MaxListing bounds
 	// what is held whole to be parsed (a listing, a menu, a multi-line

@@ -205,3 +205,48 @@ func TestDownloadStall(t *testing.T) {
 		t.Fatal("cancelling did not end the download")
 	}
 }
+
+// TestLowSpeed: a server trickling a byte now and then, which the idle
+// time-out never ends, is ended by LowSpeedLimit after LowSpeedTime, by
+// Get and by Download (whose copy takes the spliced path); a transfer
+// at speed is not.
+func TestLowSpeed(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/fast.bin" {
+			w.Write(make([]byte, 1<<20))
+			return
+		}
+		w.Header().Set("Content-Length", "1000")
+		for range 1000 {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(nethttp.Flusher).Flush()
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer s.Close()
+	c := newClient()
+	c.IdleTimeout = 10 * time.Second
+	c.LowSpeedLimit, c.LowSpeedTime = 1000, time.Second
+	resp, err := c.Get(context.Background(), s.URL+"/trickle.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, fetch.ErrTimeout) || !strings.Contains(err.Error(), "fewer than 1000 bytes a second for 1s") {
+		t.Errorf("Get of a trickle: %v", err)
+	}
+	dir := t.TempDir()
+	if _, err := c.Download(context.Background(), s.URL+"/trickle.bin", dir); !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("Download of a trickle: %v", err)
+	}
+	if _, err := c.Download(context.Background(), s.URL+"/fast.bin", dir); err != nil {
+		t.Errorf("a transfer at speed: %v", err)
+	}
+}
