@@ -41,6 +41,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	c.Mail.Dir, c.URNResolver = o.mailDir, o.urnResolver
 	c.NNTP.Server, c.NNTP.Descriptions, c.NNTP.StartTLS, c.NNTP.Articles = o.newsServer, o.newsDescriptions, o.newsTLS, o.newsArticles
 	c.MaxBytes = o.maxBytes
+	if o.speedLimit > 0 || o.speedTime > 0 {
+		c.LowSpeedLimit, c.LowSpeedTime = max(o.speedLimit, 1), seconds(o.speedTime) // -y alone: 1 byte a second, as curl
+	}
 	c.MaxRedirects = o.maxRedirs
 	if o.maxRedirs == 0 {
 		c.MaxRedirects = -1

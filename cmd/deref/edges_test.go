@@ -843,3 +843,25 @@ func TestAuthHabits(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedLimit: -y and -Y end a transfer that trickles (exit 6), with
+// the reason, where the idle time-out would wait for ever.
+func TestSpeedLimit(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Length", "100")
+		for range 100 {
+			w.Write([]byte("x"))
+			w.(nethttp.Flusher).Flush()
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	t.Cleanup(s.Close)
+	r := runDeref(t, "", "-s", "-y", "1", "-Y", "100", s.URL+"/trickle")
+	if r.code != 6 || !strings.Contains(r.stderr, "fewer than 100 bytes a second for 1s") {
+		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -83,6 +83,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--ftp-ssl-reqd", "--fail-early", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && !o.newsTLS && o.failEarly }},
 		// -b NAME=VALUE, repeatable.
 		{[]string{"-b", "a=1", "--cookie=b=2; c=3", "u"}, []string{"u"}, func(o *options) bool { return strings.Join(o.cookies, "|") == "a=1|b=2; c=3" }},
+		{[]string{"-Y", "1k", "-y", "2.5", "u"}, []string{"u"}, func(o *options) bool { return o.speedLimit == 1024 && o.speedTime == 2.5 }},
 		// -b FILE (no '='), -c FILE, -j; wget's --load-cookies.
 		{[]string{"-b", "jar.txt", "-jc", "out.txt", "--load-cookies", "w.txt", "u"}, []string{"u"}, func(o *options) bool {
 			return strings.Join(o.cookieFiles, "|") == "jar.txt|w.txt" && o.cookieJar == "out.txt" && o.junkSessions && !o.wgetJar && len(o.cookies) == 0

@@ -97,10 +97,12 @@ type options struct {
 	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
-	proto, protoRedir                                      string // --proto, --proto-redir
-	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
-	stderrFile                                             string // --stderr
-	bearer, proxyUser, proxyPassword                       string // --oauth2-bearer, --proxy-user, --proxy-password
+	proto, protoRedir                                      string  // --proto, --proto-redir
+	tlsMin, tlsMax                                         uint16  // --tlsv1.N, --tls-max
+	stderrFile                                             string  // --stderr
+	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
+	speedLimit                                             int64   // --speed-limit
+	speedTime                                              float64 // --speed-time
 	ftpSSL, ftpSync                                        bool
 	headers                                                []string
 	userAgent, user, referer, writeOut                     string
