@@ -222,7 +222,11 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			return p, err
 		}
 	}
-	if o.verbose {
+	if o.verbose || o.traceOut != nil {
+		to := stderr
+		if o.traceOut != nil {
+			to = o.traceOut // --trace-ascii
+		}
 		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
 			prefix := "* "
 			switch ev.Dir {
@@ -232,7 +236,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 				prefix = "< "
 			}
 			errMu.Lock()
-			fmt.Fprintln(stderr, prefix+oneLine(ev.Text))
+			fmt.Fprintln(to, prefix+oneLine(ev.Text))
 			errMu.Unlock()
 		}
 	}

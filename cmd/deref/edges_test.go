@@ -865,3 +865,21 @@ func TestSpeedLimit(t *testing.T) {
 		t.Errorf("exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestTraceFile: --trace-ascii FILE (and --trace) writes -v's trace to
+// FILE, and not to standard error; passwords stay hidden; --no-buffer
+// is taken.
+func TestTraceFile(t *testing.T) {
+	s, _ := headServer(t, "ok")
+	for _, flag := range []string{"--trace-ascii", "--trace"} {
+		file := filepath.Join(t.TempDir(), "trace")
+		r := runDeref(t, "", flag, file, "--no-buffer", "-u", "alice:sesame", s.URL+"/x")
+		b, _ := os.ReadFile(file)
+		if r.code != 0 || r.stdout != "ok" || r.stderr != "" || !strings.Contains(string(b), "> GET /x HTTP/1.1\n") || !strings.Contains(string(b), "< HTTP/1.1 200 OK\n") || strings.Contains(string(b), "sesame") {
+			t.Errorf("%s: exit %d, %q, stderr %q, trace:\n%s", flag, r.code, r.stdout, r.stderr, b)
+		}
+	}
+	if r := runDeref(t, "", "--trace-ascii", "-", s.URL+"/x"); r.code != 0 || !strings.HasPrefix(r.stdout, "* ") || !strings.HasSuffix(r.stdout, "ok") {
+		t.Errorf("--trace-ascii -: exit %d, %q", r.code, r.stdout)
+	}
+}

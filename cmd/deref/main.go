@@ -97,9 +97,10 @@ type options struct {
 	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
-	proto, protoRedir                                      string  // --proto, --proto-redir
-	tlsMin, tlsMax                                         uint16  // --tlsv1.N, --tls-max
-	stderrFile                                             string  // --stderr
+	proto, protoRedir                                      string // --proto, --proto-redir
+	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
+	stderrFile, traceFile                                  string // --stderr, --trace-ascii
+	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
 	speedLimit                                             int64   // --speed-limit
 	speedTime                                              float64 // --speed-time
@@ -183,6 +184,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		stderr = f
+	}
+	switch o.traceFile {
+	case "":
+	case "-":
+		o.traceOut = stdout
+	default:
+		f, err := os.Create(o.traceFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref: --trace-ascii: "+oneLine(err.Error()))
+			return fetch.ExitCode(fetch.WriteError(err))
+		}
+		defer f.Close()
+		o.traceOut = f
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
