@@ -484,6 +484,14 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 	}
 }
 
+// allowed refuses u when OnlySchemes leaves its scheme out.
+func (c *Client) allowed(u *url.URL) error {
+	if c.OnlySchemes != nil && !slices.Contains(c.OnlySchemes, u.Scheme) {
+		return fmt.Errorf("%w: %s: not among the schemes allowed (%s)", ErrUnsupportedScheme, u.Scheme, strings.Join(c.OnlySchemes, ", "))
+	}
+	return nil
+}
+
 func (c *Client) redirectScheme(name string) bool {
 	if c.RedirectOnly != nil {
 		return slices.Contains(c.RedirectOnly, name)
@@ -806,8 +814,8 @@ type MailOptions struct {
 // server's netrc entry, the Client's connect and idle time-outs. It
 // returns the bytes of body sent.
 func (c *Client) SendMail(ctx context.Context, u *url.URL, body io.Reader, o MailOptions) (int64, error) {
-	if c.OnlySchemes != nil && !slices.Contains(c.OnlySchemes, u.Scheme) {
-		return 0, &Error{Op: "send", URL: u.Redacted(), Err: fmt.Errorf("%w: %s: not among the schemes allowed (%s)", ErrUnsupportedScheme, u.Scheme, strings.Join(c.OnlySchemes, ", "))}
+	if err := c.allowed(u); err != nil {
+		return 0, &Error{Op: "send", URL: u.Redacted(), Err: err}
 	}
 	s := &mail.Sender{Server: o.Server, From: o.From, TLSConfig: c.TLSConfig, ConnectTimeout: c.connectTimeout(), IdleTimeout: c.IdleTimeout,
 		Login: func(host string) (string, string, bool) {
@@ -855,8 +863,8 @@ func (c *Client) askFolder(ctx context.Context, op string, u *url.URL, can func(
 // fetcher. It sets req.Dial and req.Proxy.
 func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 	u := req.URL
-	if c.OnlySchemes != nil && !slices.Contains(c.OnlySchemes, u.Scheme) {
-		return nil, fmt.Errorf("%w: %s: not among the schemes allowed (%s)", ErrUnsupportedScheme, u.Scheme, strings.Join(c.OnlySchemes, ", "))
+	if err := c.allowed(u); err != nil {
+		return nil, err
 	}
 	dial, err := c.dialer()
 	if err != nil {

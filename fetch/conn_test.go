@@ -208,8 +208,7 @@ func TestDownloadStall(t *testing.T) {
 
 // TestLowSpeed: a server trickling a byte now and then, which the idle
 // time-out never ends, is ended by LowSpeedLimit after LowSpeedTime, by
-// Get and by Download (whose copy takes the spliced path); a transfer
-// at speed is not.
+// Get and by Download; a transfer at speed is not.
 func TestLowSpeed(t *testing.T) {
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		if r.URL.Path == "/fast.bin" {

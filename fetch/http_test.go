@@ -851,11 +851,14 @@ func TestOnlySchemes(t *testing.T) {
 	var asked atomic.Int32
 	site := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		asked.Add(1)
-		if r.URL.Path == "/away" {
+		switch r.URL.Path {
+		case "/away":
 			nethttp.Redirect(w, r, "/here", nethttp.StatusFound)
-			return
+		case "/toftp":
+			nethttp.Redirect(w, r, "ftp://127.0.0.1:1/x", nethttp.StatusFound)
+		default:
+			io.WriteString(w, "here")
 		}
-		io.WriteString(w, "here")
 	}))
 	t.Cleanup(site.Close)
 	c := newClient()
@@ -869,6 +872,12 @@ func TestOnlySchemes(t *testing.T) {
 		t.Errorf("http allowed: %v", err)
 	} else {
 		resp.Body.Close()
+	}
+	// A redirect to ftp, which redirects may lead to, is refused by
+	// OnlySchemes before connecting (port 1 would refuse the connection).
+	c.OnlySchemes = []string{"http"}
+	if _, err := c.Get(context.Background(), site.URL+"/toftp"); !errors.Is(err, fetch.ErrUnsupportedScheme) {
+		t.Errorf("a redirect to ftp with http only: %v", err)
 	}
 	c.OnlySchemes, c.RedirectOnly = nil, []string{"https"}
 	n := asked.Load()

@@ -172,31 +172,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printVersion(stdout)
 		return 0
 	}
-	switch o.stderrFile {
-	case "":
-	case "-":
-		stderr = stdout
-	default:
-		f, err := os.Create(o.stderrFile)
-		if err != nil {
-			fmt.Fprintln(stderr, "deref: --stderr: "+oneLine(err.Error()))
-			return fetch.ExitCode(fetch.WriteError(err))
+	for _, aside := range []struct {
+		flag, name string
+		to         *io.Writer
+	}{{"--stderr", o.stderrFile, &stderr}, {"--trace-ascii", o.traceFile, &o.traceOut}} {
+		switch aside.name {
+		case "":
+		case "-":
+			*aside.to = stdout
+		default:
+			f, err := os.Create(aside.name)
+			if err != nil {
+				fmt.Fprintln(stderr, "deref: "+aside.flag+": "+oneLine(err.Error()))
+				return fetch.ExitCode(fetch.WriteError(err))
+			}
+			defer f.Close()
+			*aside.to = f
 		}
-		defer f.Close()
-		stderr = f
-	}
-	switch o.traceFile {
-	case "":
-	case "-":
-		o.traceOut = stdout
-	default:
-		f, err := os.Create(o.traceFile)
-		if err != nil {
-			fmt.Fprintln(stderr, "deref: --trace-ascii: "+oneLine(err.Error()))
-			return fetch.ExitCode(fetch.WriteError(err))
-		}
-		defer f.Close()
-		o.traceOut = f
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
