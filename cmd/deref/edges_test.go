@@ -87,7 +87,8 @@ func TestChecksBeforeConnecting(t *testing.T) {
 		{"-o", filepath.Join(dir, "i"), s.URL + "/a", "-o", filepath.Join(dir, "j"), "-o", filepath.Join(dir, "k"), s.URL + "/b"},
 		{"--parallel", "2", "-o", "-", s.URL + "/a", "-o", filepath.Join(dir, "l"), s.URL + "/b"},
 		{"-D", filepath.Join(dir, "heads"), "--parallel", "2", "-O", "--output-dir", dir, s.URL + "/a", s.URL + "/b"},
-		{"-r", "-5", s.URL + "/obj"},
+		{"-r", "-0", s.URL + "/obj"},
+		{"-r", "--5", s.URL + "/obj"},
 		{"-r", "1-2,4-5", s.URL + "/obj"},
 		{"-r", "5-2", s.URL + "/obj"},
 		{"-r", "two", s.URL + "/obj"},
@@ -191,6 +192,27 @@ func TestRange(t *testing.T) {
 	r = runDeref(t, "", "-r", "4-6", "-o", filepath.Join(dir, "never"), s.URL+"/missing")
 	if entries, _ := os.ReadDir(dir); r.code != 4 || len(entries) != 1 {
 		t.Errorf("-r -o of a missing object: exit %d, files %v", r.code, entries)
+	}
+	// -r -N: the last N bytes, after asking the size; all of a smaller
+	// object; from a server that ignores ranges too, and from a file.
+	for rng, want := range map[string]string{"-3": "789", "-10": "0123456789", "-50": "0123456789"} {
+		if r := runDeref(t, "", "-r", rng, s.URL+"/obj"); r.code != 0 || r.stdout != want {
+			t.Errorf("-r %s: exit %d, %q, want %q, %s", rng, r.code, r.stdout, want, r.stderr)
+		}
+		if r := runDeref(t, "", "-r", rng, ignoring.URL+"/obj"); r.code != 0 || r.stdout != want {
+			t.Errorf("-r %s, the range ignored: exit %d, %q, want %q, %s", rng, r.code, r.stdout, want, r.stderr)
+		}
+	}
+	if asked.Load() != "bytes=0-9" {
+		t.Errorf("-r -50 asked for %q", asked.Load())
+	}
+	local := filepath.Join(dir, "local.txt")
+	os.WriteFile(local, []byte("0123456789"), 0o644)
+	out = filepath.Join(dir, "tail")
+	if r := runDeref(t, "", "-r", "-4", "-o", out, "file://"+filepath.ToSlash(local)); r.code != 0 {
+		t.Errorf("-r -4 -o of a file: URL: exit %d, %s", r.code, r.stderr)
+	} else if b, _ := os.ReadFile(out); string(b) != "6789" {
+		t.Errorf("-r -4 -o of a file: URL: %q", b)
 	}
 }
 

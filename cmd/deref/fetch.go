@@ -163,9 +163,21 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return sendMail(ctx, u, o, c, stderr)
 	}
 	offset := o.offset + res.written // a retry goes on where standard output stopped
-	length := int64(0)
-	if o.rangeLength > 0 {
-		if length = o.rangeLength - res.written; length <= 0 {
+	length, rangeLength := int64(0), o.rangeLength
+	if o.rangeSuffix > 0 {
+		if !res.fromKnown {
+			if res.from, res.fromLen, err = lastBytes(ctx, c, u, o.rangeSuffix); err != nil {
+				return err
+			}
+			res.fromKnown = true
+		}
+		if res.fromLen == 0 {
+			return nil // an empty object
+		}
+		offset, rangeLength = res.from+res.written, res.fromLen
+	}
+	if rangeLength > 0 {
+		if length = rangeLength - res.written; length <= 0 {
 			return nil // the range was written whole before the retry
 		}
 	}
@@ -324,6 +336,23 @@ func rangeToFile(ctx context.Context, c *fetch.Client, o *options, raw string, s
 	ok = true
 	res.filename = final
 	return nil
+}
+
+// lastBytes is where the last n bytes of u's object start, and how many
+// there are (all of a smaller object), for -r -N: its size is asked
+// first (HTTP HEAD, FTP SIZE), so that every scheme that gives one can
+// then be read from that byte.
+func lastBytes(ctx context.Context, c *fetch.Client, u *url.URL, n int64) (int64, int64, error) {
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{HeadOnly: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	resp.Body.Close()
+	if resp.Size < 0 || resp.Kind != protocols.KindFile {
+		return 0, 0, &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -r -%d counts from the end, and the server gives no size", fetch.ErrRangeNotSatisfied, n)}
+	}
+	n = min(n, resp.Size)
+	return resp.Size - n, n, nil
 }
 
 // rangeTemp makes the temporary file of a range written to name in dir:

@@ -223,7 +223,7 @@ var flagTable = []flagDef{
 	{long: "time-cond", short: "z", cmds: cmdGet, group: "Output", arg: "DATE|FILE",
 		help: "only an object newer than DATE (2006-01-02, RFC 3339 or HTTP's form) or than FILE's modification time, as curl -z; an older one is skipped", set: str(func(o *options) *string { return &o.timeCond })},
 	{long: "range", short: "r", cmds: cmdGet, group: "Output", arg: "FIRST-LAST",
-		help: "only bytes FIRST to LAST of the object (FIRST- for the rest), as curl -r; to standard output or -o FILE", set: str(func(o *options) *string { return &o.byteRange })},
+		help: "only bytes FIRST to LAST of the object (FIRST- for the rest, -N for the last N), as curl -r; to standard output or -o FILE", set: str(func(o *options) *string { return &o.byteRange })},
 	{long: "only-newer", short: "N", cmds: cmdGet, group: "Output",
 		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE, Gopher+ Mod-Date)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
 	{long: "input-file", short: "i", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",

@@ -119,6 +119,7 @@ type options struct {
 	warcFile, warcDedup                                    string
 	byteRange                                              string // -r, as given
 	rangeLength                                            int64  // -r FIRST-LAST: its length (FIRST is offset); 0 for FIRST-
+	rangeSuffix                                            int64  // -r -N: the last N bytes
 	warcMaxSize                                            int64
 	warcCDX                                                bool
 	sums                                                   []byte          // the --checksum-file, fetched once
@@ -476,7 +477,12 @@ func checkRange(o *options, toFile bool) string {
 	case strings.Contains(o.byteRange, ","):
 		return "-r: one range only (FIRST-LAST)"
 	case strings.HasPrefix(o.byteRange, "-"):
-		return "-r: a range counted from the end (-500) is not taken; give FIRST-LAST or FIRST-"
+		n, err := strconv.ParseInt(o.byteRange[1:], 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Sprintf("-r: %q is not -N, the last N bytes", o.byteRange)
+		}
+		o.rangeSuffix = n
+		return ""
 	}
 	first, last, ok := strings.Cut(o.byteRange, "-")
 	f, err := strconv.ParseInt(first, 10, 64)

@@ -25,6 +25,11 @@ type result struct {
 	contentType string
 	filename    string
 
+	// For -r -N: where its bytes start and how many there are, once the
+	// object's size is known.
+	from, fromLen int64
+	fromKnown     bool
+
 	// For -w's curl variables: the last reply code the servers sent
 	// (an HTTP status, an FTP reply), the URL the last redirect led to and
 	// how many were followed, and when the object began to arrive.

@@ -174,7 +174,8 @@ func TestDerefCommand(t *testing.T) {
 		t.Error("resumed file differs")
 	}
 	// -r: bytes 1000 to 1999 of the object, from nginx (a Range with its
-	// last byte) and from each FTP daemon (REST, and a transfer cut off).
+	// last byte) and from each FTP daemon (REST, and a transfer cut off);
+	// -r -1500, its last 1,500 bytes (HEAD or SIZE first).
 	whole, err := os.ReadFile(filepath.Join(root, "pub/random.bin"))
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +188,10 @@ func TestDerefCommand(t *testing.T) {
 		out, err := exec.Command(bin, "-s", "--no-netrc", "-r", "1000-1999", u+"/pub/random.bin").Output()
 		if err != nil || !bytes.Equal(out, whole[1000:2000]) {
 			t.Errorf("%s: deref -r 1000-1999: %v, %d bytes", name, err, len(out))
+		}
+		out, err = exec.Command(bin, "-s", "--no-netrc", "-r", "-1500", u+"/pub/random.bin").Output()
+		if err != nil || !bytes.Equal(out, whole[len(whole)-1500:]) {
+			t.Errorf("%s: deref -r -1500: %v, %d bytes", name, err, len(out))
 		}
 	}
 	// -D: the FTP daemons' replies, a line each, from the greeting to the
