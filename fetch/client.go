@@ -386,6 +386,10 @@ type FetchOptions struct {
 	// Redirect, when set, is called with each redirect followed (the URL
 	// left and the one it leads to), before the next request.
 	Redirect func(from, to *url.URL)
+	// ErrorBody makes an HTTP error status (400 or more) give its page
+	// as the Response's Body, with Failure the error it would have been
+	// (curl's --fail-with-body); see protocols.Request.
+	ErrorBody bool
 
 	segment bool // one segment of a segmented download: no Client.Progress
 }
@@ -535,7 +539,7 @@ func (c *Client) downgrade(from, to string) bool {
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Jar: c.Jar, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
-		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment}
+		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}
@@ -571,7 +575,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		}
 		return nil, err
 	}
-	if notNewer(o, resp) {
+	if resp.Failure == nil && notNewer(o, resp) {
 		if resp.Body != nil {
 			resp.Body.Close()
 		}
@@ -586,7 +590,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		return nil, fmt.Errorf("%w: %d bytes announced, more than %d", ErrTooLarge, resp.Size, c.MaxBytes)
 	}
 	limit := int64(-1) // the bytes of a range (Length) to read, past the guard
-	if resp.Body != nil && !o.HeadOnly && o.Length > 0 && resp.Kind == KindFile {
+	if resp.Body != nil && !o.HeadOnly && o.Length > 0 && resp.Kind == KindFile && resp.Failure == nil {
 		limit = o.Length + o.Offset - resp.Offset // more when the server sent from an earlier byte
 		resp.Size = min(resp.Size, limit)         // -1 stays unknown
 	}

@@ -57,6 +57,11 @@ type DownloadOptions struct {
 	// protocol conversation, and each redirect it followed.
 	Trace    func(TraceEvent)
 	Redirect func(from, to *url.URL)
+	// ErrorBody saves an HTTP error page (a status of 400 or more) as the
+	// file, as curl's --fail-with-body does, and returns the error the
+	// status is all the same; it is not taken with Segments, Resume or a
+	// Checksum, which are about the object.
+	ErrorBody bool
 	// Checksum, when set, is the object's expected digest: it is computed
 	// as the object streams (on resume, over the part already there first)
 	// and checked before NAME.part becomes NAME; a mismatch is [ErrChecksum]
@@ -163,7 +168,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume || o.ResumePart {
 		offset, part = resumePoint(d, name, o.Resume)
 	}
-	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect}
+	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect,
+		ErrorBody: o.ErrorBody && o.Segments <= 1 && offset == 0 && o.Checksum == nil}
 	if offset == 0 {
 		fo.IfModifiedSince, fo.LocalSize = condition(d, name, o)
 	}
@@ -248,6 +254,9 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		if err := d.Rename(part, name); err != nil {
 			return "", WriteError(err)
 		}
+	}
+	if resp.Failure != nil {
+		return "", resp.Failure // the error page is the file
 	}
 	return filepath.Join(rootName(o.Root), dir, name), nil
 }

@@ -885,3 +885,40 @@ func TestOnlySchemes(t *testing.T) {
 		t.Errorf("a redirect to http with RedirectOnly https: %v, %d requests", err, asked.Load()-n)
 	}
 }
+
+// TestErrorBody: with ErrorBody, a 404's page is the Body (and, for a
+// download, the file) and Failure the not-found error; without it, no
+// body and no file.
+func TestErrorBody(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+		w.WriteHeader(nethttp.StatusNotFound)
+		io.WriteString(w, "no such page")
+	}))
+	t.Cleanup(s.Close)
+	c := newClient()
+	u, _ := url.Parse(s.URL + "/gone.txt")
+	resp, err := c.FetchWith(context.Background(), u, fetch.FetchOptions{ErrorBody: true, IfModifiedSince: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "no such page" || !errors.Is(resp.Failure, fetch.ErrNotFound) {
+		t.Errorf("body %q, failure %v", b, resp.Failure)
+	}
+	dir := t.TempDir()
+	if _, err := c.DownloadWith(context.Background(), s.URL+"/gone.txt", dir, fetch.DownloadOptions{ErrorBody: true}); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("download with ErrorBody: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "gone.txt")); err != nil || string(b) != "no such page" {
+		t.Errorf("the error page as the file: %q %v", b, err)
+	}
+	other := t.TempDir()
+	if _, err := c.DownloadWith(context.Background(), s.URL+"/gone.txt", other, fetch.DownloadOptions{}); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("download: %v", err)
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 0 {
+		t.Errorf("without ErrorBody, files: %v", entries)
+	}
+}

@@ -123,6 +123,11 @@ type Request struct {
 	// (HTTP): name and value.
 	Header [][2]string
 
+	// ErrorBody asks an HTTP server's error page (a status of 400 or
+	// more) for a body: the Response then carries it, and Failure says
+	// what the status means, as curl's --fail-with-body has it.
+	ErrorBody bool
+
 	// Jar, when set, holds the cookies of HTTP requests to http: and
 	// https: URLs: the ones it gives for the URL are sent, and those the
 	// response sets are given to it.
@@ -339,6 +344,10 @@ type Response struct {
 	// Attributes holds item attributes when the URL asked for them (Gopher+
 	// "!" and "$").
 	Attributes []Attribute
+
+	// Failure, when set, is what the retrieval failed with although a
+	// Body came: an HTTP error page asked for with Request.ErrorBody.
+	Failure error
 
 	// Encoding is the content coding Body is in ("gzip") when the request
 	// asked for a compressed transfer (Request.Compressed) and got one;

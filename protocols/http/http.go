@@ -338,6 +338,8 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		}
 		out.Kind, out.Location, out.Body, out.Size = protocols.KindRedirect, req.URL.ResolveReference(ref), nil, -1
 		return out, nil
+	case code >= 400 && req.ErrorBody:
+		out.Failure = &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
 	default:
 		if !keepBody(req.Exchange, resp.Body) {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
