@@ -905,3 +905,27 @@ func TestTraceFile(t *testing.T) {
 		t.Errorf("--trace-ascii -: exit %d, %q", r.code, r.stdout)
 	}
 }
+
+// TestFailWithBody: --fail-with-body writes a 404's page to standard
+// output or -o's file and exits as the 404 does; without it nothing is
+// written; with -C it is refused before connecting.
+func TestFailWithBody(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Error(w, "no such page", nethttp.StatusNotFound)
+	}))
+	t.Cleanup(s.Close)
+	if r := runDeref(t, "", "--fail-with-body", s.URL+"/gone"); r.code != 4 || r.stdout != "no such page\n" || !strings.Contains(r.stderr, "404") {
+		t.Errorf("to standard output: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runDeref(t, "", s.URL+"/gone"); r.code != 4 || r.stdout != "" {
+		t.Errorf("without it: exit %d, %q", r.code, r.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "page")
+	r := runDeref(t, "", "--content-on-error", "-o", out, s.URL+"/gone")
+	if b, err := os.ReadFile(out); r.code != 4 || string(b) != "no such page\n" {
+		t.Errorf("-o: exit %d, %q %v, %s", r.code, b, err, r.stderr)
+	}
+	if r := runDeref(t, "", "--fail-with-body", "-C", "-", "-o", out, s.URL+"/gone"); r.code != 1 || !strings.Contains(r.stderr, "--fail-with-body") {
+		t.Errorf("with -C: exit %d, %s", r.code, r.stderr)
+	}
+}

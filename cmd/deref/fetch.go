@@ -151,7 +151,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		trace, redirect := res.watch(o)
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum,
-			Trace: trace, Redirect: redirect, IfModifiedSince: o.since,
+			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody,
 			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
 		return err
@@ -182,7 +182,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	trace, redirect := res.watch(o)
-	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since})
+	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since,
+		ErrorBody: o.failWithBody && !o.head})
 	if err == nil || res.code > 0 {
 		res.started() // a reply came
 	}
@@ -193,7 +194,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return err
 	}
 	res.contentType = resp.MediaType
-	if resp.Offset != offset && resp.Kind == protocols.KindFile {
+	if resp.Offset != offset && resp.Kind == protocols.KindFile && resp.Failure == nil {
 		if resp.Offset != 0 {
 			resp.Body.Close()
 			return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("%w: -C %d: the server sent from byte %d", fetch.ErrProtocol, offset, resp.Offset)}
@@ -241,7 +242,13 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	if _, err := io.Copy(out, resp.Body); err != nil {
 		return err
 	}
-	return resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		return err
+	}
+	if resp.Failure != nil { // --fail-with-body: the error page was written
+		return &fetch.Error{Op: "get", URL: u.Redacted(), Err: resp.Failure}
+	}
+	return nil
 }
 
 // outputTarget is the folder a file goes into (-o's with --output-dir,

@@ -260,6 +260,10 @@ var flagTable = []flagDef{
 	// curl's habits (curl -fsSL): what they ask is deref's default.
 	{long: "location", short: "L", cmds: cmdGet, group: "HTTP", hidden: true, help: "follow redirects (the default)", set: habit},
 	{long: "fail", short: "f", cmds: cmdGet, group: "HTTP", hidden: true, help: "fail on an error status, writing nothing (the default)", set: habit},
+	{long: "fail-with-body", cmds: cmdGet, group: "HTTP",
+		help: "on an HTTP error status, write the server's error page where the object would go, and fail all the same", set: boolean(func(o *options) *bool { return &o.failWithBody })},
+	{long: "content-on-error", cmds: cmdGet, group: "HTTP", hidden: true,
+		help: "wget's --content-on-error: --fail-with-body", set: boolean(func(o *options) *bool { return &o.failWithBody })},
 	{long: "show-error", short: "S", cmds: cmdGet, group: "Output", hidden: true, help: "print errors with -s (the default)", set: habit},
 	{long: "remote-time", short: "R", cmds: cmdGet, group: "Output", hidden: true, help: "give a file the server's modification time (the default)", set: habit},
 	{long: "globoff", short: "g", cmds: cmdGet, group: "Output", hidden: true, help: "take [] and {} in a URL as they are (the default: deref never globs)", set: habit},

@@ -102,6 +102,7 @@ type options struct {
 	stderrFile, traceFile                                  string // --stderr, --trace-ascii
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
+	failWithBody                                           bool    // --fail-with-body
 	speedLimit                                             int64   // --speed-limit
 	speedTime                                              float64 // --speed-time
 	ftpSSL, ftpSync                                        bool
@@ -407,6 +408,8 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum gives one digest: for several URLs, use --checksum-file"
 	case o.checksum != "" && o.checksumFile != "":
 		return "--checksum and --checksum-file do not go together"
+	case o.failWithBody && (o.resume != "" || o.segments > 1 || o.checksum != "" || o.checksumFile != ""):
+		return "--fail-with-body writes an error page whole: not with -C, --segments, --checksum or --checksum-file"
 	case o.segments > 1 && !toFile:
 		return "--segments writes ranges of a file at their offsets: it goes with -o or -O"
 	case o.segments < 0 || o.segments > 64:

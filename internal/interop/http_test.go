@@ -230,6 +230,14 @@ func TestDerefCommand(t *testing.T) {
 	if err := exec.Command(bin, "-s", "--no-netrc", base+"/members/hello.txt").Run(); !errors.As(err, &ee) || ee.ExitCode() != 5 {
 		t.Errorf("the members' area without the cookie: %v, want exit 5", err)
 	}
+	// --fail-with-body: nginx's 404 page, as curl --fail-with-body writes it.
+	page, err := exec.Command(bin, "-s", "--no-netrc", "--fail-with-body", base+"/pub/nope").Output()
+	if !errors.As(err, &ee) || ee.ExitCode() != 4 || !bytes.Contains(page, []byte("404 Not Found")) {
+		t.Errorf("--fail-with-body: %v, %q", err, page)
+	}
+	if want, _ := exec.Command("curl", "-s", "--fail-with-body", base+"/pub/nope").Output(); !bytes.Equal(page, want) {
+		t.Errorf("--fail-with-body wrote %q, curl %q", page, want)
+	}
 	err = exec.Command(bin, "-s", "--no-netrc", base+"/pub/nope").Run()
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("missing file: %v, want exit 4", err)
