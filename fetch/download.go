@@ -59,8 +59,9 @@ type DownloadOptions struct {
 	Redirect func(from, to *url.URL)
 	// ErrorBody saves an HTTP error page (a status of 400 or more) as the
 	// file, as curl's --fail-with-body does, and returns the error the
-	// status is all the same; it is not taken with Segments, Resume or a
-	// Checksum, which are about the object.
+	// status is all the same; it is not taken with Segments, Resume,
+	// OnlyNewer or a Checksum, which are about the object (an error page
+	// would replace the copy OnlyNewer keeps).
 	ErrorBody bool
 	// Checksum, when set, is the object's expected digest: it is computed
 	// as the object streams (on resume, over the part already there first)
@@ -169,7 +170,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		offset, part = resumePoint(d, name, o.Resume)
 	}
 	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect,
-		ErrorBody: o.ErrorBody && o.Segments <= 1 && offset == 0 && o.Checksum == nil}
+		ErrorBody: o.ErrorBody && o.Segments <= 1 && offset == 0 && o.Checksum == nil && !o.OnlyNewer}
 	if offset == 0 {
 		fo.IfModifiedSince, fo.LocalSize = condition(d, name, o)
 	}

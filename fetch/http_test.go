@@ -914,6 +914,14 @@ func TestErrorBody(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "gone.txt")); err != nil || string(b) != "no such page" {
 		t.Errorf("the error page as the file: %q %v", b, err)
 	}
+	// OnlyNewer keeps the copy there: the page does not replace it.
+	os.WriteFile(filepath.Join(dir, "kept.txt"), []byte("the object"), 0o644)
+	if _, err := c.DownloadWith(context.Background(), s.URL+"/kept.txt", dir, fetch.DownloadOptions{ErrorBody: true, OnlyNewer: true}); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("download with ErrorBody and OnlyNewer: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "kept.txt")); string(b) != "the object" {
+		t.Errorf("with OnlyNewer, the copy became %q", b)
+	}
 	other := t.TempDir()
 	if _, err := c.DownloadWith(context.Background(), s.URL+"/gone.txt", other, fetch.DownloadOptions{}); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("download: %v", err)

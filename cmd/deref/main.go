@@ -408,8 +408,8 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum gives one digest: for several URLs, use --checksum-file"
 	case o.checksum != "" && o.checksumFile != "":
 		return "--checksum and --checksum-file do not go together"
-	case o.failWithBody && (o.resume != "" || o.segments > 1 || o.checksum != "" || o.checksumFile != ""):
-		return "--fail-with-body writes an error page whole: not with -C, --segments, --checksum or --checksum-file"
+	case o.failWithBody && (o.resume != "" || o.segments > 1 || o.checksum != "" || o.checksumFile != "" || o.onlyNewer):
+		return "--fail-with-body writes an error page whole, in place of the object: not with -C, -N, --segments, --checksum or --checksum-file"
 	case o.segments > 1 && !toFile:
 		return "--segments writes ranges of a file at their offsets: it goes with -o or -O"
 	case o.segments < 0 || o.segments > 64:
