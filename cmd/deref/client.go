@@ -52,11 +52,14 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if o.redirectSchemes != "" {
 		c.RedirectSchemes = strings.Split(strings.ToLower(o.redirectSchemes), ",")
 	}
-	if o.proto != "" {
-		c.OnlySchemes = protoSet(o.proto, c.Schemes(), c.Schemes())
-	}
-	if o.protoRedir != "" {
-		c.RedirectOnly = append(protoSet(o.protoRedir, []string{"http", "https", "ftp", "ftps"}, c.Schemes()), c.RedirectSchemes...)
+	if o.proto != "" || o.protoRedir != "" {
+		all := c.Schemes() // sorted anew at each call
+		if o.proto != "" {
+			c.OnlySchemes = protoSet(o.proto, all, all)
+		}
+		if o.protoRedir != "" {
+			c.RedirectOnly = append(protoSet(o.protoRedir, []string{"http", "https", "ftp", "ftps"}, all), c.RedirectSchemes...)
+		}
 	}
 	for _, p := range strings.FieldsFunc(o.allowPorts, func(r rune) bool { return r == ',' }) {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
