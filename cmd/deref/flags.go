@@ -85,6 +85,40 @@ func refused(why string) func(*options, string) error {
 	return func(*options, string) error { return errors.New(why) }
 }
 
+// recursiveWords and noClobberWords say why deref refuses flags wget
+// and curl take.
+const (
+	recursiveWords = "deref crawl URL follows links as wget -r does; deref mirror URL DIR keeps a copy of a folder's tree"
+	noClobberWords = "deref takes no --no-clobber (wget skips a file that exists, curl writes NAME.1): -N skips an unchanged file, and an existing file is replaced only when the transfer is whole"
+)
+
+// execute is the setter of wget's --execute (and -e, where its value is
+// not a URL): of wgetrc's commands, deref takes robots=off, which is
+// deref crawl's --ignore-robots (the other commands read no robots.txt).
+func execute(o *options, v string) error {
+	name, value, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(v), " ", ""), "=")
+	if name != "robots" {
+		return fmt.Errorf("deref takes no wgetrc command but robots=off, not %q", v)
+	}
+	on, err := parseBool(value)
+	if err != nil {
+		return fmt.Errorf("robots=%s: %w", value, err)
+	}
+	o.c.opts.IgnoreRobots = !on
+	return nil
+}
+
+// level is the setter of wget's --level: a depth, or inf for none.
+func level(field func(*options) *int) func(*options, string) error {
+	return func(o *options, v string) error {
+		if v == "inf" {
+			*field(o) = 0
+			return nil
+		}
+		return integer(field)(o, v)
+	}
+}
+
 // habit is the setter of a flag of curl's that asks for what deref does
 // anyway: it is taken, as a switch, and changes nothing; it cannot be
 // turned off.
@@ -423,6 +457,100 @@ var flagTable = []flagDef{
 		}},
 	{long: "password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --password: the password of --user", set: str(func(o *options) *string { return &o.password })},
+	{long: "quiet", cmds: cmdBoth, group: "Output", hidden: true,
+		help: "wget's --quiet: -s", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "no-verbose", cmds: cmdBoth, group: "Output", hidden: true,
+		help: "wget's --no-verbose: -s", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "output-document", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
+		help: "wget's --output-document: -o", set: func(o *options, v string) error { o.output = v; o.outputs = append(o.outputs, v); return nil }},
+	{long: "directory-prefix", cmds: cmdGet, group: "Output", arg: "DIR", hidden: true,
+		help: "wget's --directory-prefix: --output-dir, and -O when no -o is given", set: func(o *options, v string) error { o.outputDir, o.wgetDir = v, true; return nil }},
+	{long: "directory-prefix", short: "P", cmds: cmdCrawl, group: "Crawl", arg: "DIR", hidden: true,
+		help: "wget's --directory-prefix: --output-dir", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
+	{long: "timestamping", cmds: cmdGet, group: "Output", hidden: true,
+		help: "wget's --timestamping: -N", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
+	{long: "timestamping", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "wget's --timestamping: -N", set: boolean(func(o *options) *bool { return &o.m.opts.OnlyNewer })},
+	{long: "max-redirect", cmds: cmdBoth, group: "HTTP", arg: "N", hidden: true,
+		help: "wget's --max-redirect: --max-redirs", set: integer(func(o *options) *int { return &o.maxRedirs })},
+	{long: "read-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS", hidden: true,
+		help: "wget's --read-timeout: --idle-timeout", set: secs(func(o *options) *float64 { return &o.idleTimeout })},
+	{long: "no-proxy", cmds: cmdBoth, group: "Connection", hidden: true,
+		help: "wget's --no-proxy: -x -", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.proxy = "-"
+			} else if o.proxy == "-" {
+				o.proxy = ""
+			}
+			return err
+		}},
+	{long: "output-file", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
+		help: "wget's --output-file: --stderr", set: func(o *options, v string) error { o.stderrFile, o.stderrAppend = v, false; return nil }},
+	{long: "append-output", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
+		help: "wget's --append-output: --stderr, added to the end of FILE", set: func(o *options, v string) error { o.stderrFile, o.stderrAppend = v, true; return nil }},
+	{long: "server-response", cmds: cmdGet, group: "Output", hidden: true,
+		help: "wget's --server-response: -D to standard error", set: boolean(func(o *options) *bool { return &o.serverResponse })},
+	{long: "no-cache", cmds: cmdBoth, group: "HTTP", hidden: true,
+		help: "wget's --no-cache: send Cache-Control: no-cache and Pragma: no-cache", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.headers = append(o.headers, "Cache-Control: no-cache", "Pragma: no-cache")
+			}
+			return err
+		}},
+	{long: "progress", cmds: cmdBoth, group: "Output", arg: "TYPE", hidden: true,
+		help: "wget's --progress: deref's progress line, whatever TYPE", set: func(_ *options, v string) error {
+			if kind, _, _ := strings.Cut(v, ":"); kind != "bar" && kind != "dot" {
+				return fmt.Errorf("%q is not bar or dot", v)
+			}
+			return nil
+		}},
+	{long: "show-progress", cmds: cmdBoth, group: "Output", hidden: true,
+		help: "wget's --show-progress: deref shows its progress line on a terminal", set: habit},
+	{long: "method", cmds: cmdGet, group: "HTTP", arg: "METHOD", hidden: true, help: "GET only (wget's spelling of -X)", set: func(_ *options, v string) error {
+		if v != "GET" {
+			return fmt.Errorf("deref retrieves: it sends GET (and HEAD with -I), not %s", v)
+		}
+		return nil
+	}},
+	{long: "body-data", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "body-file", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "execute", cmds: cmdBoth, group: "General", arg: "COMMAND", hidden: true,
+		help: "wget's --execute: robots=off only (--ignore-robots)", set: execute},
+	// wget's recursive retrieval is deref crawl (links) or deref mirror
+	// (a folder's tree).
+	{long: "recursive", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(recursiveWords)},
+	{long: "mirror", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(recursiveWords)},
+	{long: "recursive", short: "r", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "what deref crawl does", set: habit},
+	{long: "level", short: "l", cmds: cmdCrawl, group: "Crawl", arg: "N", hidden: true,
+		help: "wget's --level: --max-depth (inf: no limit)", set: level(func(o *options) *int { return &o.c.opts.MaxDepth })},
+	{long: "level", short: "l", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
+		help: "wget's --level: --max-depth (inf: no limit)", set: level(func(o *options) *int { return &o.m.opts.MaxDepth })},
+	{long: "no-parent", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's --no-parent: --scope prefix", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.c.scope = "prefix"
+			} else if o.c.scope == "prefix" {
+				o.c.scope = ""
+			}
+			return err
+		}},
+	{long: "no-parent", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does: it never goes above URL", set: habit},
+	// wget's two-letter short flags, taken whole: -nv would otherwise
+	// read as -n -v.
+	{long: "nv", cmds: cmdBoth, group: "Output", hidden: true,
+		help: "wget's -nv: -s", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "np", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's -np: --scope prefix", set: func(o *options, v string) error { o.c.scope = "prefix"; return nil }},
+	{long: "np", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does: it never goes above URL", set: habit},
+	{long: "nH", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused", set: refused("deref crawl --output-dir keeps each host's tree in DIR/HOST: there is no -nH")},
+	{long: "nd", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused", set: refused("deref crawl --output-dir keeps the site's folders: there is no -nd")},
+	{long: "nc", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},
+	{long: "no-clobber", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},
 	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
 	{long: "tlsv1.2", cmds: cmdBoth | cmdServe, group: "Connection",
@@ -483,7 +611,14 @@ var flagTable = []flagDef{
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",
 		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},
 	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",
-		help: "send Referer: URL", set: str(func(o *options) *string { return &o.referer })},
+		help: "send Referer: URL", set: func(o *options, v string) error {
+			if name, _, ok := strings.Cut(v, "="); ok && !strings.Contains(name, ":") {
+				// wget's -e robots=off: a referer is a URL, with its scheme.
+				return execute(o, v)
+			}
+			o.referer = v
+			return nil
+		}},
 	{long: "max-redirs", cmds: cmdBoth, group: "HTTP", arg: "N",
 		help: "follow at most N redirects (default 10; 0 follows none)", set: integer(func(o *options) *int { return &o.maxRedirs })},
 	{long: "allow-downgrade", cmds: cmdBoth, group: "HTTP",
@@ -741,6 +876,9 @@ func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, 
 // apply sets f from value, naming the flag in an error.
 func apply(f *flagDef, o *options, value string) error {
 	if err := f.set(o, value); err != nil {
+		if len(f.long) == 2 {
+			return fmt.Errorf("-%s: %w", f.long, err) // wget's -nc
+		}
 		return fmt.Errorf("--%s: %w", f.long, err)
 	}
 	if f.long == "help" && o.help {

@@ -492,3 +492,101 @@ func TestParseSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestWgetSpellings: the wget flags a wget user types, read as deref's
+// own or refused saying what to use instead, and what they do.
+func TestWgetSpellings(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  command
+		args []string
+		chk  func(o *options) bool
+	}{
+		{cmdGet, []string{"--quiet"}, func(o *options) bool { return o.silent }},
+		{cmdGet, []string{"-nv"}, func(o *options) bool { return o.silent && !o.verbose }},
+		{cmdMirror, []string{"--no-verbose"}, func(o *options) bool { return o.silent }},
+		{cmdGet, []string{"--output-document=f"}, func(o *options) bool { return o.output == "f" && len(o.outputs) == 1 }},
+		{cmdGet, []string{"--timestamping"}, func(o *options) bool { return o.onlyNewer }},
+		{cmdMirror, []string{"--timestamping"}, func(o *options) bool { return o.m.opts.OnlyNewer }},
+		{cmdGet, []string{"--max-redirect", "3", "--read-timeout=5"}, func(o *options) bool { return o.maxRedirs == 3 && o.idleTimeout == 5 }},
+		{cmdGet, []string{"-x", "http://p.example:3128", "--no-proxy"}, func(o *options) bool { return o.proxy == "-" }},
+		{cmdGet, []string{"--no-cache"}, func(o *options) bool {
+			return strings.Join(o.headers, "|") == "Cache-Control: no-cache|Pragma: no-cache"
+		}},
+		{cmdGet, []string{"--progress=dot:mega", "--show-progress", "--method", "GET"}, func(o *options) bool { return !o.silent }},
+		{cmdGet, []string{"--directory-prefix", "d"}, func(o *options) bool { return o.outputDir == "d" && o.wgetDir }},
+		{cmdCrawl, []string{"-P", "d", "-r", "--recursive"}, func(o *options) bool { return o.c.opts.OutputDir == "d" }},
+		// -e robots=off: wgetrc's command, where curl's -e is a referer.
+		{cmdCrawl, []string{"-e", "robots=off"}, func(o *options) bool { return o.c.opts.IgnoreRobots && o.referer == "" }},
+		{cmdCrawl, []string{"--execute", "robots = on"}, func(o *options) bool { return !o.c.opts.IgnoreRobots }},
+		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
+		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
+		{cmdCrawl, []string{"-rl2", "-np"}, func(o *options) bool { return o.c.opts.MaxDepth == 2 && o.c.scope == "prefix" }},
+		{cmdCrawl, []string{"--no-parent"}, func(o *options) bool { return o.c.scope == "prefix" }},
+		{cmdMirror, []string{"-l", "3", "-np", "--no-parent"}, func(o *options) bool { return o.m.opts.MaxDepth == 3 }},
+	} {
+		var o options
+		if pos, err := parseFlags(tt.cmd, append(tt.args, "u"), &o); err != nil || len(pos) != 1 || !tt.chk(&o) {
+			t.Errorf("%s %q: %v %+v", commandNames[tt.cmd], tt.args, err, o)
+		}
+	}
+	for _, tt := range []struct {
+		cmd  command
+		args string
+		why  string
+	}{
+		{cmdGet, "--recursive", "deref crawl URL"},
+		{cmdGet, "--mirror", "deref mirror URL DIR"},
+		{cmdGet, "-nc", "-nc: deref takes no --no-clobber"},
+		{cmdGet, "--no-clobber", "-N skips"},
+		{cmdGet, "--method=POST", "not POST"},
+		{cmdGet, "--body-data=a", "no request body"},
+		{cmdGet, "--progress=bars", "not bar or dot"},
+		{cmdCrawl, "--execute=timeout=3", `no wgetrc command but robots=off, not "timeout=3"`},
+		{cmdGet, "-e timeout=3", "no wgetrc command"},
+		{cmdCrawl, "-nH", "DIR/HOST"},
+		{cmdCrawl, "-nd", "keeps the site's folders"},
+		{cmdCrawl, "--level=deep", "not a count"},
+	} {
+		var o options
+		if _, err := parseFlags(tt.cmd, append(strings.Fields(tt.args), "u"), &o); err == nil || !strings.Contains(err.Error(), tt.why) {
+			t.Errorf("%s %s: %v", commandNames[tt.cmd], tt.args, err)
+		}
+	}
+
+	var sent atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		sent.Store(r.Header.Clone())
+		w.Header().Set("X-Answer", "yes")
+		io.WriteString(w, "the object\n")
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	// --directory-prefix writes a file named after the URL, as wget does.
+	r := runDeref(t, "", "-nv", "--directory-prefix", filepath.Join(dir, "d"), s.URL+"/a/x.txt")
+	if b, err := os.ReadFile(filepath.Join(dir, "d", "x.txt")); r.code != 0 || err != nil || string(b) != "the object\n" || r.stdout != "" {
+		t.Errorf("--directory-prefix: exit %d, %q %v, stdout %q", r.code, b, err, r.stdout)
+	}
+	// --server-response: the answer's head on standard error, the object
+	// on standard output; --no-cache's fields sent.
+	r = runDeref(t, "", "--server-response", "--no-cache", s.URL+"/")
+	h := sent.Load().(nethttp.Header)
+	if r.code != 0 || r.stdout != "the object\n" || !strings.Contains(r.stderr, "HTTP/1.1 200 OK\r\n") || !strings.Contains(r.stderr, "X-Answer: yes") ||
+		h.Get("Cache-Control") != "no-cache" || h.Get("Pragma") != "no-cache" {
+		t.Errorf("exit %d, stdout %q, stderr %q, sent %v", r.code, r.stdout, r.stderr, h)
+	}
+	// --append-output adds to the log; --output-file starts it anew.
+	log := filepath.Join(dir, "log")
+	for _, flag := range []string{"--output-file", "--append-output", "--append-output"} {
+		if r := runDeref(t, "", "-v", flag, log, "-o", filepath.Join(dir, "o"), s.URL+"/"); r.code != 0 || r.stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", flag, r.code, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "> GET / HTTP/1.1") != 3 {
+		t.Errorf("log after --output-file and two --append-output:\n%s", b)
+	}
+	os.WriteFile(log, []byte("old\n"), 0o644)
+	runDeref(t, "", "-v", "--output-file", log, "-o", filepath.Join(dir, "o"), s.URL+"/")
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "old") || !strings.Contains(string(b), "> GET /") {
+		t.Errorf("--output-file kept the old log:\n%s", b)
+	}
+}

@@ -100,6 +100,9 @@ type options struct {
 	proto, protoRedir                                      string // --proto, --proto-redir
 	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
 	stderrFile, traceFile                                  string // --stderr, --trace-ascii
+	stderrAppend                                           bool   // wget's --append-output
+	serverResponse                                         bool   // wget's --server-response: -D to standard error
+	wgetDir                                                bool   // wget's --directory-prefix: -O unless -o
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
 	failWithBody                                           bool    // --fail-with-body
@@ -183,7 +186,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "-":
 			*aside.to = stdout
 		default:
-			f, err := os.Create(aside.name)
+			flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if aside.to == &stderr && o.stderrAppend {
+				flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			}
+			f, err := os.OpenFile(aside.name, flags, 0o666)
 			if err != nil {
 				fmt.Fprintln(stderr, "deref: "+aside.flag+": "+oneLine(err.Error()))
 				return fetch.ExitCode(fetch.WriteError(err))
@@ -202,6 +209,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(urls) == 0 {
 		return usageError(stderr, "no URL given")
 	}
+	if o.wgetDir && len(o.outputs) == 0 && !o.head {
+		o.remoteName = true // wget writes files
+	}
 	if msg := checkOptions(&o, len(urls)); msg != "" {
 		return usageError(stderr, msg)
 	}
@@ -218,9 +228,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
-	if o.dumpHeader != "" {
+	if o.dumpHeader != "" || o.serverResponse {
 		var w io.Writer = stdout
-		if o.dumpHeader != "-" {
+		switch {
+		case o.dumpHeader == "":
+			w = stderr
+		case o.dumpHeader != "-":
 			f, err := os.Create(o.dumpHeader)
 			if err != nil {
 				fmt.Fprintln(stderr, "deref: -D: "+oneLine(err.Error()))
@@ -398,8 +411,8 @@ func checkOptions(o *options, urls int) string {
 		return fmt.Sprintf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), urls)
 	case o.head && (o.remoteName || o.output != "" && o.output != "-"):
 		return "-I prints metadata only; it does not go with -o or -O"
-	case o.dumpHeader != "" && o.parallel > 1:
-		return "-D writes one transfer's answers after another's: it does not go with --parallel"
+	case (o.dumpHeader != "" || o.serverResponse) && o.parallel > 1:
+		return "-D and --server-response write one transfer's answers after another's: they do not go with --parallel"
 	case o.parallel > 1 && !toFile:
 		return "--parallel writes files: it goes with -O, or with one -o FILE per URL"
 	case (o.checksum != "" || o.checksumFile != "") && !toFile:
