@@ -370,6 +370,11 @@ type FetchOptions struct {
 	// LocalSize is the size of the copy IfModifiedSince describes; see
 	// protocols.Request.
 	LocalSize int64
+	// IfNoneMatch makes an HTTP retrieval conditional on an entity tag
+	// an earlier Response.ETag gave (curl --etag-compare): a server whose
+	// copy still has it answers with an error wrapping [ErrNotModified].
+	// Other schemes ignore it.
+	IfNoneMatch string
 	// HeadOnly asks for the metadata only (HTTP HEAD; FTP without RETR);
 	// see protocols.Request.
 	HeadOnly bool
@@ -538,7 +543,7 @@ func (c *Client) downgrade(from, to string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Jar: c.Jar, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
+	req := &protocols.Request{URL: u, Jar: c.Jar, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
 		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody}
 	var conv *conversation
 	if c.Recorder != nil {

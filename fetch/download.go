@@ -50,6 +50,15 @@ type DownloadOptions struct {
 	// object no newer is an error wrapping [ErrNotModified], and nothing
 	// is written. OnlyNewer's time wins where there is a local file.
 	IfModifiedSince time.Time
+	// IfNoneMatch, when set, makes an HTTP retrieval conditional on an
+	// entity tag, as in [FetchOptions]: a server whose copy still has it
+	// answers with an error wrapping [ErrNotModified], and nothing is
+	// written.
+	IfNoneMatch string
+	// Received, when set, is called with the response once it has come,
+	// before its body is written: its metadata (ETag, MediaType...) for
+	// the caller to keep. It must not read or close the Body.
+	Received func(*Response)
 	// Progress, when set, is called as the body's bytes arrive, besides
 	// [Client.Progress]; it may block to slow the transfer down.
 	Progress func(Progress)
@@ -169,7 +178,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	if o.Resume || o.ResumePart {
 		offset, part = resumePoint(d, name, o.Resume)
 	}
-	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect,
+	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect, IfNoneMatch: o.IfNoneMatch,
 		ErrorBody: o.ErrorBody && o.Segments <= 1 && offset == 0 && o.Checksum == nil && !o.OnlyNewer}
 	if offset == 0 {
 		fo.IfModifiedSince, fo.LocalSize = condition(d, name, o)
@@ -181,6 +190,9 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	defer resp.Body.Close()
 	if resp.Kind == KindSession {
 		return "", NotAnObject(resp, u)
+	}
+	if o.Received != nil {
+		o.Received(resp)
 	}
 	switch {
 	case resp.Offset == offset:

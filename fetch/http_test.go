@@ -752,6 +752,45 @@ func TestDownloadIfModifiedSince(t *testing.T) {
 	}
 }
 
+// TestEntityTags: Response.ETag is the server's, as sent; IfNoneMatch
+// with it is an error wrapping ErrNotModified (no file written), and
+// with another tag the object comes; DownloadOptions.Received sees the
+// response's metadata.
+func TestEntityTags(t *testing.T) {
+	const tag = `"v1-abc"`
+	var asked atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Store(r.Header.Get("If-None-Match"))
+		w.Header().Set("ETag", tag)
+		nethttp.ServeContent(w, r, "o.txt", modTime, strings.NewReader("object"))
+	}))
+	t.Cleanup(s.Close)
+	c := newClient()
+	ctx := context.Background()
+	resp, err := c.FetchWith(ctx, url.MustParse(s.URL+"/o.txt"), fetch.FetchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ETag != tag || asked.Load() != "" {
+		t.Errorf("ETag %q, If-None-Match sent %q", resp.ETag, asked.Load())
+	}
+	_, err = c.FetchWith(ctx, url.MustParse(s.URL+"/o.txt"), fetch.FetchOptions{IfNoneMatch: tag})
+	if !errors.Is(err, fetch.ErrNotModified) || asked.Load() != tag {
+		t.Errorf("the same tag: %v, sent %q", err, asked.Load())
+	}
+	dir := t.TempDir()
+	_, err = c.DownloadWith(ctx, s.URL+"/o.txt", dir, fetch.DownloadOptions{IfNoneMatch: tag, Received: func(*fetch.Response) { t.Error("Received called on a 304") }})
+	if entries, _ := os.ReadDir(dir); !errors.Is(err, fetch.ErrNotModified) || len(entries) != 0 {
+		t.Errorf("download with the same tag: %v, files %v", err, entries)
+	}
+	var got string
+	p, err := c.DownloadWith(ctx, s.URL+"/o.txt", dir, fetch.DownloadOptions{IfNoneMatch: `"v0"`, Received: func(r *fetch.Response) { got = r.ETag }})
+	if b, _ := os.ReadFile(p); err != nil || string(b) != "object" || got != tag {
+		t.Errorf("another tag: %v, %q, Received saw %q", err, b, got)
+	}
+}
+
 // TestNoProxy: Client.NoProxy reaches its hosts directly, whatever Proxy
 // or the environment names (here a proxy that refuses every connection).
 func TestNoProxy(t *testing.T) {

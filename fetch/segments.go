@@ -131,7 +131,7 @@ func split(size int64, n int) []*segment {
 // resuming.
 func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d *safedir.Dir, name string, o DownloadOptions) (string, bool, error) {
 	since, localSize := condition(d, name, o)
-	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, Trace: o.Trace, Redirect: o.Redirect, IfModifiedSince: since, LocalSize: localSize, segment: true})
+	head, err := c.fetchWith(ctx, u, FetchOptions{HeadOnly: true, ModTimeHint: o.ModTimeHint, Trace: o.Trace, Redirect: o.Redirect, IfModifiedSince: since, LocalSize: localSize, IfNoneMatch: o.IfNoneMatch, segment: true})
 	if err != nil {
 		return "", true, err
 	}
@@ -139,6 +139,9 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 	size := head.Size
 	if head.Kind != KindFile || size < max(o.SegmentMin, 2*minSegment) {
 		return "", false, nil
+	}
+	if o.Received != nil {
+		o.Received(head)
 	}
 	part, stateName := name+PartSuffix, name+SegmentsSuffix
 

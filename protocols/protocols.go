@@ -148,6 +148,11 @@ type Request struct {
 	// protocol that learns the object's size treats another size as a
 	// change. 0 means unknown.
 	LocalSize int64
+	// IfNoneMatch makes an HTTP retrieval conditional on an entity tag,
+	// as the server gave it in Response.ETag (quotes and all): a server
+	// whose copy still has it answers ErrNotModified. Other protocols,
+	// which have no entity tags, ignore it.
+	IfNoneMatch string
 
 	// SizeHint and ModTimeHint are what the caller already knows of the
 	// object, from a listing (SizeHint > 0; ModTimeHint exact to the
@@ -348,6 +353,10 @@ type Response struct {
 	// Failure, when set, is what the retrieval failed with although a
 	// Body came: an HTTP error page asked for with Request.ErrorBody.
 	Failure error
+
+	// ETag is the entity tag HTTP gave the object, as sent (quotes, and a
+	// W/ prefix for a weak one); empty when none. See Request.IfNoneMatch.
+	ETag string
 
 	// Encoding is the content coding Body is in ("gzip") when the request
 	// asked for a compressed transfer (Request.Compressed) and got one;

@@ -151,7 +151,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		trace, redirect := res.watch(o)
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, Progress: progress, Checksum: sum,
-			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody,
+			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody, IfNoneMatch: o.ifNoneMatch,
+			Received: func(resp *fetch.Response) { res.etag, res.etagSeen = resp.ETag, true },
 			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
 		return err
@@ -183,7 +184,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	}
 	trace, redirect := res.watch(o)
 	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since,
-		ErrorBody: o.failWithBody && !o.head})
+		IfNoneMatch: o.ifNoneMatch, ErrorBody: o.failWithBody && !o.head})
 	if err == nil || res.code > 0 {
 		res.started() // a reply came
 	}
@@ -194,6 +195,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return err
 	}
 	res.contentType = resp.MediaType
+	res.etag, res.etagSeen = resp.ETag, true
 	if resp.Offset != offset && resp.Kind == protocols.KindFile && resp.Failure == nil {
 		if resp.Offset != 0 {
 			resp.Body.Close()

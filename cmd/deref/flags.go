@@ -619,6 +619,18 @@ var flagTable = []flagDef{
 			o.referer = v
 			return nil
 		}},
+	{long: "http1.1", cmds: cmdBoth, group: "HTTP", hidden: true, help: "what deref speaks", set: habit},
+	{long: "http2", cmds: cmdBoth, group: "HTTP", hidden: true,
+		help: "taken: curl falls back to HTTP/1.1 where HTTP/2 is not agreed on, and deref always speaks HTTP/1.1", set: habit},
+	{long: "http3", cmds: cmdBoth, group: "HTTP", hidden: true,
+		help: "taken: curl falls back to HTTP/1.1 where HTTP/3 fails, and deref always speaks HTTP/1.1", set: habit},
+	{long: "http1.0", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
+	{long: "http2-prior-knowledge", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
+	{long: "http3-only", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
+	{long: "etag-compare", cmds: cmdGet, group: "HTTP", arg: "FILE", complete: "file",
+		help: "send If-None-Match with the entity tag in FILE (none when FILE is missing or empty): an object that still has it is not fetched, and deref exits 0, as curl --etag-compare", set: str(func(o *options) *string { return &o.etagCompare })},
+	{long: "etag-save", cmds: cmdGet, group: "HTTP", arg: "FILE", complete: "file",
+		help: "write the object's entity tag (HTTP ETag) to FILE once it is fetched, an empty FILE when the server gives none; left as it is when --etag-compare finds the object unchanged", set: str(func(o *options) *string { return &o.etagSave })},
 	{long: "max-redirs", cmds: cmdBoth, group: "HTTP", arg: "N",
 		help: "follow at most N redirects (default 10; 0 follows none)", set: integer(func(o *options) *int { return &o.maxRedirs })},
 	{long: "allow-downgrade", cmds: cmdBoth, group: "HTTP",

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	nethttp "net/http"
@@ -79,6 +80,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--no-progress-meter", "u"}, []string{"u"}, func(o *options) bool { return o.silent }},
 		{[]string{"-#O", "--progress-bar", "u"}, []string{"u"}, func(o *options) bool { return o.remoteName && !o.silent }},
 		{[]string{"--netrc-optional", "--path-as-is", "--tcp-nodelay", "u"}, []string{"u"}, func(o *options) bool { return !o.silent }},
+		{[]string{"--http1.1", "--http2", "--http3", "u"}, []string{"u"}, func(o *options) bool { return !o.silent }},
 		{[]string{"--ssl-reqd", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && o.newsTLS }},
 		{[]string{"--ftp-ssl-reqd", "--fail-early", "u"}, []string{"u"}, func(o *options) bool { return o.ftpSSL && !o.newsTLS && o.failEarly }},
 		// -b NAME=VALUE, repeatable.
@@ -119,7 +121,8 @@ func TestParseFlags(t *testing.T) {
 	// What deref does not do is refused saying why, not as unknown; -X
 	// GET asks for what it does.
 	for args, why := range map[string]string{"-d a=1": "no request body", "--data-binary @f": "no request body", "--post-data=a": "no request body", "-X POST": "not POST",
-		"-F a=b": "no form", "-T f": "uploads nothing", "-J": "Content-Disposition", "--content-disposition": "Content-Disposition"} {
+		"-F a=b": "no form", "-T f": "uploads nothing", "-J": "Content-Disposition", "--content-disposition": "Content-Disposition",
+		"--http2-prior-knowledge": "HTTP/1.1 only", "--http3-only": "HTTP/1.1 only", "--http1.0": "HTTP/1.1 only"} {
 		var o options
 		if _, err := parseFlags(cmdGet, strings.Fields(args), &o); err == nil || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "unknown") {
 			t.Errorf("%s: %v", args, err)
@@ -588,5 +591,71 @@ func TestWgetSpellings(t *testing.T) {
 	runDeref(t, "", "-v", "--output-file", log, "-o", filepath.Join(dir, "o"), s.URL+"/")
 	if b, _ := os.ReadFile(log); strings.Contains(string(b), "old") || !strings.Contains(string(b), "> GET /") {
 		t.Errorf("--output-file kept the old log:\n%s", b)
+	}
+}
+
+// TestETag: --etag-save writes the server's entity tag, --etag-compare
+// sends it back and leaves the copy alone on a 304 (exit 0), and a
+// changed object is fetched and its new tag saved.
+func TestETag(t *testing.T) {
+	var version atomic.Int32
+	var conditional atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.Header.Get("If-None-Match") != "" {
+			conditional.Add(1)
+		}
+		v := version.Load()
+		if r.URL.Path != "/none" {
+			w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, v))
+		}
+		nethttp.ServeContent(w, r, "", time.Time{}, strings.NewReader(fmt.Sprintf("version %d\n", v)))
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	tags, out := filepath.Join(dir, "etag"), filepath.Join(dir, "out")
+	get := func(args ...string) runResult {
+		return runDeref(t, "", append(append([]string{"--etag-compare", tags, "--etag-save", tags}, args...), s.URL+"/o")...)
+	}
+	// No file yet: no condition; the object and its tag are kept.
+	if r := get("-o", out); r.code != 0 || conditional.Load() != 0 {
+		t.Fatalf("first run: exit %d, %s, %d conditional", r.code, r.stderr, conditional.Load())
+	}
+	if b, _ := os.ReadFile(tags); string(b) != "\"v0\"\n" {
+		t.Errorf("--etag-save wrote %q", b)
+	}
+	os.WriteFile(out, []byte("kept"), 0o644)
+	for _, args := range [][]string{{"-o", out}, {}} {
+		r := get(args...)
+		if b, _ := os.ReadFile(out); r.code != 0 || r.stdout != "" || string(b) != "kept" {
+			t.Errorf("%q unchanged: exit %d, stdout %q, file %q, %s", args, r.code, r.stdout, b, r.stderr)
+		}
+	}
+	if conditional.Load() != 2 {
+		t.Errorf("%d conditional requests, want 2", conditional.Load())
+	}
+	version.Store(1)
+	if r := get("-o", out); r.code != 0 {
+		t.Errorf("changed: exit %d, %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	tag, _ := os.ReadFile(tags)
+	if string(b) != "version 1\n" || string(tag) != "\"v1\"\n" {
+		t.Errorf("after the change: file %q, tag %q", b, tag)
+	}
+	// To standard output too; a server without ETag leaves an empty file.
+	if r := runDeref(t, "", "--etag-save", tags, s.URL+"/none"); r.code != 0 || r.stdout != "version 1\n" {
+		t.Errorf("no ETag: exit %d, %q", r.code, r.stdout)
+	}
+	if b, err := os.ReadFile(tags); err != nil || len(b) != 0 {
+		t.Errorf("no ETag: %q %v", b, err)
+	}
+	// A tag with a control character never reaches the request; one tag
+	// file does not go with several URLs.
+	os.WriteFile(tags, []byte("\"a\rb\"\n"), 0o644)
+	if r := runDeref(t, "", "--etag-compare", tags, s.URL+"/o"); r.code != 1 || !strings.Contains(r.stderr, "control character") {
+		t.Errorf("control character: exit %d, %s", r.code, r.stderr)
+	}
+	if r := runDeref(t, "", "--etag-save", tags, "-O", "--output-dir", dir, s.URL+"/a", s.URL+"/b"); r.code != 1 || !strings.Contains(r.stderr, "one URL") {
+		t.Errorf("two URLs: exit %d, %s", r.code, r.stderr)
 	}
 }

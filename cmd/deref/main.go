@@ -103,6 +103,8 @@ type options struct {
 	stderrAppend                                           bool   // wget's --append-output
 	serverResponse                                         bool   // wget's --server-response: -D to standard error
 	wgetDir                                                bool   // wget's --directory-prefix: -O unless -o
+	etagSave, etagCompare                                  string // --etag-save, --etag-compare: file names
+	ifNoneMatch                                            string // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
 	failWithBody                                           bool    // --fail-with-body
@@ -214,6 +216,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if msg := checkOptions(&o, len(urls)); msg != "" {
 		return usageError(stderr, msg)
+	}
+	if o.etagCompare != "" {
+		tag, err := readETag(o.etagCompare)
+		if err != nil {
+			return usageError(stderr, "--etag-compare: "+oneLine(err.Error()))
+		}
+		o.ifNoneMatch = tag
 	}
 	if o.outputDir != "" && (o.remoteName || slices.ContainsFunc(o.outputs, func(f string) bool { return f != "-" })) {
 		// Made once for every URL, as wget -P does, rather than failing
@@ -334,8 +343,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if o.dump != nil {
 					o.dump.end()
 				}
-				if errors.Is(err, fetch.ErrNotModified) && (o.onlyNewer || !o.since.IsZero()) {
-					err = nil // -N, -z: the local file is as new, or the object older; nothing to do
+				if errors.Is(err, fetch.ErrNotModified) && (o.onlyNewer || !o.since.IsZero() || o.ifNoneMatch != "") {
+					err = nil // -N, -z, --etag-compare: the local file is as new, or the object older or the same; nothing to do
+				} else if err == nil && o.etagSave != "" && res.etagSeen {
+					err = saveETag(o.etagSave, res.etag)
 				}
 				if o.bars != nil {
 					o.bars.finish(raw, err)
@@ -421,6 +432,8 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum gives one digest: for several URLs, use --checksum-file"
 	case o.checksum != "" && o.checksumFile != "":
 		return "--checksum and --checksum-file do not go together"
+	case (o.etagSave != "" || o.etagCompare != "") && urls > 1:
+		return "--etag-save and --etag-compare keep one object's entity tag: they go with one URL"
 	case o.failWithBody && (o.resume != "" || o.segments > 1 || o.checksum != "" || o.checksumFile != "" || o.onlyNewer):
 		return "--fail-with-body writes an error page whole, in place of the object: not with -C, -N, --segments, --checksum or --checksum-file"
 	case o.segments > 1 && !toFile:

@@ -24,6 +24,8 @@ type result struct {
 	written     int64 // bytes written to standard output, over all attempts (with --retry)
 	contentType string
 	filename    string
+	etag        string // the ETag of the response written, for --etag-save
+	etagSeen    bool   // a response came whole, with or without an ETag
 
 	// For -r -N: where its bytes start and how many there are, once the
 	// object's size is known.

@@ -242,4 +242,35 @@ func TestDerefCommand(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("missing file: %v, want exit 4", err)
 	}
+	// --etag-save and --etag-compare: nginx's entity tag, kept in the
+	// file curl writes; the second run is a 304 that leaves the copy.
+	tags, copyOf := filepath.Join(t.TempDir(), "etag"), filepath.Join(t.TempDir(), "hello.txt")
+	run := func() string {
+		var trace bytes.Buffer
+		cmd := exec.Command(bin, "-v", "--no-netrc", "--etag-compare", tags, "--etag-save", tags, "-o", copyOf, base+"/hello.txt")
+		cmd.Stderr = &trace
+		if err := cmd.Run(); err != nil {
+			t.Errorf("--etag-compare: %v\n%s", err, trace.String())
+		}
+		return trace.String()
+	}
+	first := run()
+	tag, _ := os.ReadFile(tags)
+	curlTags := filepath.Join(t.TempDir(), "curl-etag")
+	if err := exec.Command("curl", "-s", "--etag-save", curlTags, "-o", os.DevNull, base+"/hello.txt").Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := os.ReadFile(curlTags); !bytes.Equal(tag, want) || len(tag) < 3 || strings.Contains(first, "If-None-Match") {
+		t.Errorf("--etag-save wrote %q, curl %q; first request:\n%s", tag, want, first)
+	}
+	os.WriteFile(copyOf, []byte("the copy kept"), 0o644)
+	if second := run(); !strings.Contains(second, "> If-None-Match: "+strings.TrimSpace(string(tag))) || !strings.Contains(second, "< HTTP/1.1 304") {
+		t.Errorf("the second run:\n%s", second)
+	}
+	if b, _ := os.ReadFile(copyOf); string(b) != "the copy kept" {
+		t.Errorf("a 304 rewrote the copy: %q", b)
+	}
+	if code, _ := exec.Command("curl", "-s", "--etag-compare", tags, "-o", os.DevNull, "-w", "%{http_code}", base+"/hello.txt").Output(); string(code) != "304" {
+		t.Errorf("curl --etag-compare with deref's file: %s", code)
+	}
 }

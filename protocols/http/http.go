@@ -248,6 +248,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if !req.IfModifiedSince.IsZero() {
 		hreq.Header.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
 	}
+	if req.IfNoneMatch != "" {
+		hreq.Header.Set("If-None-Match", req.IfNoneMatch)
+	}
 	switch {
 	case req.Length > 0:
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-"+strconv.FormatInt(req.Offset+req.Length-1, 10))
@@ -302,6 +305,7 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		Size:   resp.ContentLength,
 		Status: resp.Status,
 		Name:   protocols.NameFromURL(req.URL, "index.html"),
+		ETag:   resp.Header.Get("ETag"),
 	}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		out.ModTime = t
@@ -328,6 +332,9 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 	case code == 304 && !req.IfModifiedSince.IsZero():
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w since %s", protocols.ErrNotModified, req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
+	case code == 304 && req.IfNoneMatch != "":
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: the server's copy still has the entity tag %s", protocols.ErrNotModified, req.IfNoneMatch)
 	case code >= 300 && code < 400 && resp.Header.Get("Location") != "":
 		keepBody(req.Exchange, resp.Body)
 		resp.Body.Close()
