@@ -63,6 +63,15 @@ type (
 	Request = protocols.Request
 	// Scheme describes a scheme to Client.Register; see protocols.Scheme.
 	Scheme = protocols.Scheme
+	// HTTPAuth is how HTTP requests log in; see Client.HTTPAuth.
+	HTTPAuth = protocols.HTTPAuth
+)
+
+// The ways of HTTPAuth, re-exported from package protocols.
+const (
+	AuthBasic  = protocols.AuthBasic
+	AuthDigest = protocols.AuthDigest
+	AuthAny    = protocols.AuthAny
 )
 
 // Kinds of response, re-exported from package protocols.
@@ -213,6 +222,12 @@ type Client struct {
 	// back with the requests that follow, redirects included, to the
 	// sites they belong to (net/http/cookiejar makes one).
 	Jar nethttp.CookieJar
+	// HTTPAuth is how HTTP requests log in with a user and password:
+	// AuthBasic (the zero value) sends Basic credentials with the request
+	// and answers a Digest challenge to them; AuthDigest waits for the
+	// challenge and answers with Digest only; AuthAny waits and answers
+	// Digest, or Basic where that is all the server takes.
+	HTTPAuth HTTPAuth
 
 	// Retry, when set, tries a retrieval again after a temporary failure
 	// (Temporary), as the mirror does: FetchWith when no Response has come
@@ -543,7 +558,7 @@ func (c *Client) downgrade(from, to string) bool {
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
-	req := &protocols.Request{URL: u, Jar: c.Jar, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
+	req := &protocols.Request{URL: u, Jar: c.Jar, HTTPAuth: c.HTTPAuth, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
 		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody}
 	var conv *conversation
 	if c.Recorder != nil {

@@ -148,6 +148,8 @@ type Request struct {
 	// protocol that learns the object's size treats another size as a
 	// change. 0 means unknown.
 	LocalSize int64
+	// HTTPAuth is how an HTTP request logs in with Credentials.
+	HTTPAuth HTTPAuth
 	// IfNoneMatch makes an HTTP retrieval conditional on an entity tag,
 	// as the server gave it in Response.ETag (quotes and all): a server
 	// whose copy still has it answers ErrNotModified. Other protocols,
@@ -162,6 +164,24 @@ type Request struct {
 	SizeHint    int64
 	ModTimeHint time.Time
 }
+
+// HTTPAuth says how an HTTP request logs in with its Credentials.
+type HTTPAuth int
+
+// The ways of HTTPAuth.
+const (
+	// AuthBasic sends Basic credentials with the request, as curl does
+	// by default, and answers a Digest challenge to them.
+	AuthBasic HTTPAuth = iota
+	// AuthDigest sends no credentials until the server challenges, and
+	// answers with Digest only (curl --digest): the password itself never
+	// crosses the wire.
+	AuthDigest
+	// AuthAny sends no credentials until the server challenges, and
+	// answers with Digest where it is offered, else Basic (curl
+	// --anyauth).
+	AuthAny
+)
 
 // Credentials says who to log in as. User and Password come from the URL or
 // from ~/.netrc; Prompt, when set, asks for a missing password (the

@@ -152,6 +152,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		}
 		c.Jar = o.jar
 	}
+	c.HTTPAuth = o.httpAuth
 	if o.bearer != "" {
 		if strings.ContainsAny(o.bearer, "\r\n\x00") {
 			return nil, fmt.Errorf("--oauth2-bearer: a token without CR, LF or NUL")

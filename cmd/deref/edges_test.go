@@ -852,8 +852,8 @@ func TestAuthHabits(t *testing.T) {
 	if r := runDeref(t, "", "--proxy-user", "pu", "--proxy-password", "ppw", "http://example.invalid/y"); r.code != 0 || proxyAuth.Load() != want {
 		t.Errorf("http_proxy with wget's --proxy-user and --proxy-password: exit %d, the proxy saw %q, %s", r.code, proxyAuth.Load(), r.stderr)
 	}
-	if r := runDeref(t, "", "--digest", "-u", "a:b", "--noproxy", "*", s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "Basic only") {
-		t.Errorf("--digest: exit %d, %s", r.code, r.stderr)
+	if r := runDeref(t, "", "--ntlm", "-u", "a:b", "--noproxy", "*", s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "Basic and Digest only") {
+		t.Errorf("--ntlm: exit %d, %s", r.code, r.stderr)
 	}
 	dir := t.TempDir()
 	if r := runDeref(t, "", "--noproxy", "*", "--remote-name-all", "--output-dir", dir, s.URL+"/a.txt", s.URL+"/b.txt"); r.code != 0 {

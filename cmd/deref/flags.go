@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/urlderef/deref/fetch"
 )
 
 // command is a set of deref's commands: a flag belongs to one or both.
@@ -106,6 +108,23 @@ func execute(o *options, v string) error {
 	}
 	o.c.opts.IgnoreRobots = !on
 	return nil
+}
+
+// httpAuth is the setter of --basic, --digest and --anyauth: the last
+// given wins, as in curl.
+func httpAuth(a fetch.HTTPAuth) func(*options, string) error {
+	return func(o *options, v string) error {
+		on, err := parseBool(v)
+		switch {
+		case err != nil:
+			return err
+		case on:
+			o.httpAuth = a
+		case o.httpAuth == a:
+			o.httpAuth = fetch.AuthBasic
+		}
+		return nil
+	}
 }
 
 // level is the setter of wget's --level: a depth, or inf for none.
@@ -356,16 +375,18 @@ var flagTable = []flagDef{
 		help: "write the protocol conversation to standard error (passwords hidden)", set: boolean(func(o *options) *bool { return &o.verbose })},
 	{long: "user", short: "u", cmds: cmdBoth, group: "Connection", arg: "USER[:PASSWORD]",
 		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
+	{long: "digest", cmds: cmdBoth, group: "Connection",
+		help: "log in to HTTP servers with Digest only (RFC 7616: SHA-256 or MD5), sending nothing until the server asks; without it, -u's login goes as Basic and a Digest challenge is answered", set: httpAuth(fetch.AuthDigest)},
+	{long: "anyauth", cmds: cmdBoth, group: "Connection",
+		help: "wait for an HTTP server's challenge and log in as it asks: Digest, or Basic where that is all it takes", set: httpAuth(fetch.AuthAny)},
 	{long: "basic", cmds: cmdBoth, group: "Connection", hidden: true,
-		help: "curl's --basic: -u's login goes as HTTP Basic, as it always does", set: habit},
-	{long: "digest", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
-		set: refused("deref logs in to HTTP servers with Basic only (-u): no Digest")},
-	{long: "anyauth", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
-		set: refused("deref logs in to HTTP servers with Basic only (-u): it does not try others")},
+		help: "curl's --basic: -u's login goes as HTTP Basic with the request (the default)", set: httpAuth(fetch.AuthBasic)},
+	{long: "auth-no-challenge", cmds: cmdBoth, group: "Connection", hidden: true,
+		help: "wget's --auth-no-challenge: --basic", set: httpAuth(fetch.AuthBasic)},
 	{long: "ntlm", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
-		set: refused("deref logs in to HTTP servers with Basic only (-u): no NTLM")},
+		set: refused("deref logs in to HTTP servers with Basic and Digest only: no NTLM")},
 	{long: "negotiate", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
-		set: refused("deref logs in to HTTP servers with Basic only (-u): no SPNEGO")},
+		set: refused("deref logs in to HTTP servers with Basic and Digest only: no SPNEGO")},
 	{long: "oauth2-bearer", cmds: cmdBoth, group: "Connection", arg: "TOKEN",
 		help: "send Authorization: Bearer TOKEN to HTTP servers (not after a redirect to another site)", set: str(func(o *options) *string { return &o.bearer })},
 	{long: "proxy-user", short: "U", cmds: cmdBoth, group: "Connection", arg: "USER:PASSWORD",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/md5"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -657,5 +659,83 @@ func TestETag(t *testing.T) {
 	}
 	if r := runDeref(t, "", "--etag-save", tags, "-O", "--output-dir", dir, s.URL+"/a", s.URL+"/b"); r.code != 1 || !strings.Contains(r.stderr, "one URL") {
 		t.Errorf("two URLs: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestDigest: -u answers a Digest challenge (after the Basic curl sends
+// too); --digest sends nothing before the challenge, so the password
+// never goes out; --anyauth answers a Basic-only server with Basic; a
+// wrong password is exit 5. The server checks responses as RFC 7616
+// computes them (MD5, qop=auth).
+func TestDigest(t *testing.T) {
+	const realm, nonce = "deref test", "c2VydmVyIG5vbmNl"
+	var mu sync.Mutex
+	var seen []string // each request's Authorization scheme, or "-"
+	md5hex := func(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		auth := r.Header.Get("Authorization")
+		scheme, params, _ := strings.Cut(auth, " ")
+		mu.Lock()
+		seen = append(seen, map[bool]string{true: "-", false: scheme}[auth == ""])
+		mu.Unlock()
+		if r.URL.Path == "/basic" {
+			if u, p, ok := r.BasicAuth(); ok && u == "joe" && p == "se:cret" {
+				io.WriteString(w, "basic ok")
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Basic realm="b"`)
+			w.WriteHeader(401)
+			return
+		}
+		if scheme == "Digest" {
+			f := map[string]string{}
+			for _, kv := range strings.Split(params, ", ") {
+				k, v, _ := strings.Cut(kv, "=")
+				f[k] = strings.Trim(v, `"`)
+			}
+			ha1 := md5hex("joe:" + realm + ":se:cret")
+			ha2 := md5hex(r.Method + ":" + r.URL.RequestURI())
+			want := md5hex(ha1 + ":" + nonce + ":" + f["nc"] + ":" + f["cnonce"] + ":auth:" + ha2)
+			if f["username"] == "joe" && f["uri"] == r.URL.RequestURI() && f["qop"] == "auth" && f["opaque"] == "op" && f["response"] == want {
+				io.WriteString(w, "digest ok")
+				return
+			}
+		}
+		w.Header().Add("WWW-Authenticate", `Basic realm="`+realm+`"`)
+		w.Header().Add("WWW-Authenticate", `Digest realm="`+realm+`", nonce="`+nonce+`", qop="auth", opaque="op"`)
+		w.WriteHeader(401)
+	}))
+	t.Cleanup(s.Close)
+	for _, tt := range []struct {
+		args  []string
+		path  string
+		out   string
+		code  int
+		sends string
+	}{
+		{nil, "/d?x=1", "digest ok", 0, "Basic Digest"},
+		{[]string{"--digest"}, "/d?x=1", "digest ok", 0, "- Digest"},
+		{[]string{"--anyauth"}, "/d", "digest ok", 0, "- Digest"},
+		{[]string{"--anyauth"}, "/basic", "basic ok", 0, "- Basic"},
+		{[]string{"--digest"}, "/basic", "", 5, "-"},
+		{[]string{"--digest", "--basic"}, "/basic", "basic ok", 0, "Basic"},
+		{[]string{"-u", "joe:wrong", "--digest"}, "/d", "", 5, "- Digest"},
+	} {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		args := append([]string{"-u", "joe:se:cret"}, tt.args...)
+		r := runDeref(t, "", append(args, s.URL+tt.path)...)
+		mu.Lock()
+		sends := strings.Join(seen, " ")
+		mu.Unlock()
+		if r.code != tt.code || r.stdout != tt.out || sends != tt.sends {
+			t.Errorf("%q %s: exit %d, %q, sent %q (want %d, %q, %q); %s", tt.args, tt.path, r.code, r.stdout, sends, tt.code, tt.out, tt.sends, r.stderr)
+		}
+	}
+	// -v hides the Digest field as it hides Basic.
+	r := runDeref(t, "", "-v", "--digest", "-u", "joe:se:cret", s.URL+"/d")
+	if r.code != 0 || !strings.Contains(r.stderr, "> Authorization: xxxxx") || strings.Contains(r.stderr, "response=") {
+		t.Errorf("trace: %s", r.stderr)
 	}
 }

@@ -97,14 +97,15 @@ type options struct {
 	parallel                                               int
 	maxRedirs                                              int
 	allowPorts, redirectSchemes, ftpMethod, ftpTimeZone    string
-	proto, protoRedir                                      string // --proto, --proto-redir
-	tlsMin, tlsMax                                         uint16 // --tlsv1.N, --tls-max
-	stderrFile, traceFile                                  string // --stderr, --trace-ascii
-	stderrAppend                                           bool   // wget's --append-output
-	serverResponse                                         bool   // wget's --server-response: -D to standard error
-	wgetDir                                                bool   // wget's --directory-prefix: -O unless -o
-	etagSave, etagCompare                                  string // --etag-save, --etag-compare: file names
-	ifNoneMatch                                            string // the entity tag --etag-compare's file holds
+	proto, protoRedir                                      string         // --proto, --proto-redir
+	tlsMin, tlsMax                                         uint16         // --tlsv1.N, --tls-max
+	stderrFile, traceFile                                  string         // --stderr, --trace-ascii
+	stderrAppend                                           bool           // wget's --append-output
+	serverResponse                                         bool           // wget's --server-response: -D to standard error
+	wgetDir                                                bool           // wget's --directory-prefix: -O unless -o
+	etagSave, etagCompare                                  string         // --etag-save, --etag-compare: file names
+	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
+	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
 	failWithBody                                           bool    // --fail-with-body

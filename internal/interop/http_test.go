@@ -274,3 +274,46 @@ func TestDerefCommand(t *testing.T) {
 		t.Errorf("curl --etag-compare with deref's file: %s", code)
 	}
 }
+
+// TestDigestLogin: lighttpd's Digest logins, SHA-256 and MD5, with -u
+// (Basic first, as curl sends it, then the challenge answered) and with
+// --digest (nothing before the challenge); a wrong password is exit 5.
+// curl --digest with the same login fetches the same bytes.
+func TestDigestLogin(t *testing.T) {
+	base, root := env(t, "DEREF_INTEROP_DIGEST"), env(t, "DEREF_INTEROP_TREE")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const login = "digest:s3cret:pw"
+	for _, path := range []string{"/pub/random.bin", "/hello.txt"} {
+		want, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range [][]string{{}, {"--digest"}, {"--anyauth"}} {
+			var trace bytes.Buffer
+			cmd := exec.Command(bin, append(append([]string{"-v", "--no-netrc", "-u", login}, mode...), base+path)...)
+			cmd.Stderr = &trace
+			out, err := cmd.Output()
+			if err != nil || !bytes.Equal(out, want) {
+				t.Errorf("%s %q: %v, %d bytes of %d\n%s", path, mode, err, len(out), len(want), trace.String())
+			}
+			sent := 1 // the answer to the challenge
+			if len(mode) == 0 {
+				sent = 2 // Basic with the first request, as curl sends it
+			}
+			if n := strings.Count(trace.String(), "> Authorization: "); n != sent {
+				t.Errorf("%s %q: %d Authorization fields sent\n%s", path, mode, n, trace.String())
+			}
+		}
+		curled, err := exec.Command("curl", "-sf", "--digest", "-u", login, base+path).Output()
+		if err != nil || !bytes.Equal(curled, want) {
+			t.Errorf("curl --digest %s: %v, %d bytes", path, err, len(curled))
+		}
+	}
+	var ee *exec.ExitError
+	if err := exec.Command(bin, "-s", "--no-netrc", "--digest", "-u", "digest:wrong", base+"/hello.txt").Run(); !errors.As(err, &ee) || ee.ExitCode() != 5 {
+		t.Errorf("a wrong password: %v, want exit 5", err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"net/http/httptrace"
 	"net/http/httputil"
 	neturl "net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,14 +217,17 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		replaced[k] = true
 	}
+	var password string // of req.Credentials, once known
 	if c := req.Credentials; c.HasUser {
-		pw := c.Password
+		password = c.Password
 		if !c.HasPassword && c.Prompt != nil {
-			if pw, err = c.Prompt(ctx, c.User); err != nil {
+			if password, err = c.Prompt(ctx, c.User); err != nil {
 				return nil, err
 			}
 		}
-		hreq.SetBasicAuth(c.User, pw)
+		if req.HTTPAuth == protocols.AuthBasic {
+			hreq.SetBasicAuth(c.User, password)
+		}
 	}
 	if req.Jar != nil && web {
 		// Joined after a Cookie field of req.Header, in the same field, and
@@ -257,25 +261,43 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	case req.Offset > 0:
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
-	hctx := context.WithValue(ctx, dialKey{}, req.Dial)
-	var resp *nethttp.Response
-	if web && req.Proxy == nil {
-		resp, err = f.rawRoundTrip(ctx, req, hreq.WithContext(hctx))
-	} else {
-		// The request line names the absolute URL to a gateway, and to
-		// the proxy asked for an http: URL; an https: URL goes through a
-		// CONNECT tunnel, and the server gets the path. (A SOCKS proxy
-		// is a dialer: its requests take the own-connection path.)
-		absolute := !web || u.Scheme == "http"
+	// The request line names the absolute URL to a gateway, and to the
+	// proxy asked for an http: URL; an https: URL goes through a CONNECT
+	// tunnel, and the server gets the path. (A SOCKS proxy is a dialer:
+	// its requests take the own-connection path.)
+	own := web && req.Proxy == nil
+	absolute := !own && (!web || u.Scheme == "http")
+	send := func(hreq *nethttp.Request) (*nethttp.Response, error) {
+		hctx := context.WithValue(ctx, dialKey{}, req.Dial)
+		if own {
+			return f.rawRoundTrip(ctx, req, hreq.WithContext(hctx))
+		}
 		if req.Trace != nil {
 			hctx = httptrace.WithClientTrace(hctx, clientTrace(req, hreq, absolute))
 		}
 		hreq = hreq.WithContext(hctx)
-		if resp, err = f.transport(req, direct).RoundTrip(hreq); err == nil {
+		resp, err := f.transport(req, direct).RoundTrip(hreq)
+		if err == nil {
 			traceResponse(req, resp) // the own-connection path traces the head as it comes
 			if req.Exchange != nil {
 				keepHeads(req.Exchange, hreq, resp, absolute)
 			}
+		}
+		return resp, err
+	}
+	resp, err := send(hreq)
+	if err == nil && resp.StatusCode == 401 && req.Credentials.HasUser {
+		// The server's challenge, answered once: Digest where it offers
+		// it, Basic where that is all it takes and it was not sent yet.
+		if auth, ok, aerr := answer(req, hreq, resp, password, absolute); aerr != nil {
+			resp.Body.Close()
+			return nil, aerr
+		} else if ok {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			again := hreq.Clone(ctx)
+			again.Header.Set("Authorization", auth)
+			resp, err = send(again)
 		}
 	}
 	if err == nil && req.Jar != nil && web {
@@ -443,6 +465,29 @@ func totalFromRange(s string) int64 {
 		return -1
 	}
 	return n
+}
+
+// answer returns the Authorization value that answers the 401 resp to
+// hreq, and whether there is one: Digest (RFC 7616) where the server
+// offers it, else Basic when req.HTTPAuth waited for the challenge.
+func answer(req *protocols.Request, hreq *nethttp.Request, resp *nethttp.Response, password string, absolute bool) (string, bool, error) {
+	cs := parseChallenges(resp.Header.Values("WWW-Authenticate"))
+	user := req.Credentials.User
+	if c, alg, ok := pickDigest(cs); ok {
+		uri := hreq.URL.RequestURI()
+		if absolute && hreq.URL.Opaque == "" {
+			uri = hreq.URL.String()
+		}
+		auth, err := digestAuthorization(c, alg, user, password, hreq.Method, uri, "", 1)
+		if err != nil {
+			return "", false, fmt.Errorf("%w: %w", protocols.ErrAuth, err)
+		}
+		return auth, true, nil
+	}
+	if req.HTTPAuth == protocols.AuthAny && slices.ContainsFunc(cs, func(c challenge) bool { return c.scheme == "basic" }) {
+		return basic(user, password), true, nil
+	}
+	return "", false, nil
 }
 
 func basic(user, pw string) string {
