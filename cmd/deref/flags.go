@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -108,6 +109,21 @@ func execute(o *options, v string) error {
 	}
 	o.c.opts.IgnoreRobots = !on
 	return nil
+}
+
+// socks is the setter of --socks5 and --socks5-hostname: -x with the
+// scheme, and curl's default port.
+func socks(scheme string) func(*options, string) error {
+	return func(o *options, v string) error {
+		if v == "" || strings.Contains(v, "/") {
+			return fmt.Errorf("%q is not HOST or HOST:PORT", v)
+		}
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			v = net.JoinHostPort(strings.Trim(v, "[]"), "1080")
+		}
+		o.proxy = scheme + "://" + v
+		return nil
+	}
 }
 
 // httpAuth is the setter of --basic, --digest and --anyauth: the last
@@ -427,6 +443,12 @@ var flagTable = []flagDef{
 		help: "reach these hosts directly, whatever -x or the environment says (comma-separated; .domain and * too)", set: str(func(o *options) *string { return &o.noProxy })},
 	{long: "proxy", short: "x", cmds: cmdBoth, group: "Connection", arg: "URL", complete: "url",
 		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "socks5-hostname", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]",
+		help: "use this SOCKS5 proxy for every URL, which resolves the host names (port 1080 by default; -x socks5h://HOST:PORT)", set: socks("socks5h")},
+	{long: "socks5", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true,
+		help: "curl's --socks5: --socks5-hostname (deref leaves the names to the proxy, never resolving them itself)", set: socks("socks5")},
+	{long: "socks4", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
+	{long: "socks4a", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
 	{long: "netrc", cmds: cmdBoth, group: "Connection",
 		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
 	{long: "no-netrc", cmds: cmdBoth, group: "Connection",

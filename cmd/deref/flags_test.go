@@ -24,6 +24,7 @@ import (
 	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
+	"github.com/urlderef/deref/internal/testserver/socks5"
 )
 
 var updateMan = flag.Bool("update-man", false, "rewrite deref.1")
@@ -737,5 +738,40 @@ func TestDigest(t *testing.T) {
 	r := runDeref(t, "", "-v", "--digest", "-u", "joe:se:cret", s.URL+"/d")
 	if r.code != 0 || !strings.Contains(r.stderr, "> Authorization: xxxxx") || strings.Contains(r.stderr, "response=") {
 		t.Errorf("trace: %s", r.stderr)
+	}
+}
+
+// TestSOCKSFlags: curl's --socks5-hostname (and --socks5) is -x
+// socks5h://: the proxy gets the host's name, never an address deref
+// looked up; port 1080 unless given; SOCKS4 is refused.
+func TestSOCKSFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"--socks5-hostname p.example":       "socks5h://p.example:1080",
+		"--socks5-hostname p.example:9050":  "socks5h://p.example:9050",
+		"--socks5 [::1]":                    "socks5://[::1]:1080",
+		"-x http://h:1 --socks5-hostname q": "socks5h://q:1080",
+	} {
+		var o options
+		if _, err := parseFlags(cmdGet, append(strings.Fields(args), "u"), &o); err != nil || o.proxy != want {
+			t.Errorf("%s: %q %v, want %q", args, o.proxy, err, want)
+		}
+	}
+	for _, args := range []string{"--socks4 h:1", "--socks4a h", "--socks5-hostname http://h/"} {
+		var o options
+		if _, err := parseFlags(cmdGet, append(strings.Fields(args), "u"), &o); err == nil {
+			t.Errorf("%s accepted", args)
+		}
+	}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) { io.WriteString(w, "through") }))
+	t.Cleanup(s.Close)
+	sp, err := socks5.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	_, port, _ := net.SplitHostPort(s.Listener.Addr().String())
+	r := runDeref(t, "", "--socks5-hostname", sp.Addr(), "http://localhost:"+port+"/")
+	if tg := sp.Targets(); r.code != 0 || r.stdout != "through" || len(tg) != 1 || tg[0] != "localhost:"+port {
+		t.Errorf("exit %d, %q, the proxy was asked for %q; %s", r.code, r.stdout, tg, r.stderr)
 	}
 }
