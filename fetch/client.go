@@ -254,6 +254,11 @@ type Client struct {
 	// are passed over, and an address of the other is an error. Dial is
 	// given it in place of "tcp".
 	Network string
+	// LocalAddr, when set, is the address connections are made from
+	// (curl's --interface, wget's --bind-address): only the server's
+	// addresses of its IP version are tried. It is for the plain dialer:
+	// with Dial set it is an error.
+	LocalAddr net.IP
 	// Resolve sends the connections for a "host:port" key (host in lower
 	// case, an IPv6 one in brackets) to the "address:port" it maps to,
 	// whatever the DNS says (curl's --resolve); the request still names
@@ -841,7 +846,11 @@ func (c *Client) SendMail(ctx context.Context, u *url.URL, body io.Reader, o Mai
 	if err := c.allowed(u); err != nil {
 		return 0, &Error{Op: "send", URL: u.Redacted(), Err: err}
 	}
-	s := &mail.Sender{Server: o.Server, From: o.From, TLSConfig: c.TLSConfig, ConnectTimeout: c.connectTimeout(), IdleTimeout: c.IdleTimeout,
+	dial, err := c.dialer() // -4, -6, --resolve and LocalAddr hold for SMTP too
+	if err != nil {
+		return 0, &Error{Op: "send", URL: u.Redacted(), Err: err}
+	}
+	s := &mail.Sender{Server: o.Server, From: o.From, TLSConfig: c.TLSConfig, ConnectTimeout: c.connectTimeout(), IdleTimeout: c.IdleTimeout, Dial: dial,
 		Login: func(host string) (string, string, bool) {
 			entries, err := c.netrcEntries()
 			if err != nil {
@@ -1087,8 +1096,14 @@ func (c *Client) idle() time.Duration {
 
 func (c *Client) dialer() (protocols.DialFunc, error) {
 	dial := c.Dial
-	if dial == nil {
+	switch {
+	case dial != nil && c.LocalAddr != nil:
+		return nil, errors.New("fetch: Client.LocalAddr goes with the plain dialer, not with Client.Dial")
+	case dial == nil:
 		d := &net.Dialer{Timeout: c.connectTimeout(), KeepAlive: -1} // transfers end long before a keep-alive probe would help; four system calls fewer per connection
+		if c.LocalAddr != nil {
+			d.LocalAddr = &net.TCPAddr{IP: c.LocalAddr}
+		}
 		dial = d.DialContext
 	}
 	switch c.Network {
@@ -1114,7 +1129,7 @@ func (c *Client) dialer() (protocols.DialFunc, error) {
 // blocking system calls where it can: only for the plain dialer, and for
 // IP addresses, as FTP's data connections are given; else with dial.
 func (c *Client) dataDialer(dial protocols.DialFunc) protocols.DialFunc {
-	if c.Dial != nil || !blockconn.Supported {
+	if c.Dial != nil || c.LocalAddr != nil || !blockconn.Supported {
 		return nil
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {

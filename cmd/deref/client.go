@@ -32,6 +32,13 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	c := fetch.NewClient()
 	c.ConnectTimeout = seconds(o.connectTimeout)
 	c.Network = o.network
+	if o.iface != "" {
+		ip, err := localAddr(o.iface, o.network)
+		if err != nil {
+			return nil, fmt.Errorf("--interface: %w", err)
+		}
+		c.LocalAddr = ip
+	}
 	c.Compressed = o.compressed
 	c.NoProxy = o.noProxy
 	c.IdleTimeout = seconds(o.idleTimeout)
@@ -454,4 +461,66 @@ func protoSet(expr string, start, all []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// localAddr reads --interface: an IP address, an interface's name (its
+// first address of the IP version -4 or -6 asks for, IPv4 by default) or
+// a host name, with curl's "if!" and "host!" to say which.
+func localAddr(v, network string) (net.IP, error) {
+	kind, name, ok := strings.Cut(v, "!")
+	if !ok || kind != "if" && kind != "host" {
+		kind, name = "", v
+	}
+	if ip := net.ParseIP(name); ip != nil && kind != "if" {
+		return ip, nil
+	}
+	if kind != "host" {
+		if ifc, err := net.InterfaceByName(name); err == nil {
+			addrs, err := ifc.Addrs()
+			if err != nil {
+				return nil, err
+			}
+			var ips []net.IP
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok {
+					ips = append(ips, n.IP)
+				}
+			}
+			if ip := pickFamily(ips, network); ip != nil {
+				return ip, nil
+			}
+			return nil, fmt.Errorf("the interface %s has no address to connect from", name)
+		} else if kind == "if" {
+			return nil, err
+		}
+	}
+	ips, err := net.LookupIP(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither an address, an interface nor a host: %w", name, err)
+	}
+	if ip := pickFamily(ips, network); ip != nil {
+		return ip, nil
+	}
+	return nil, fmt.Errorf("%s has no address of the IP version asked for", name)
+}
+
+// pickFamily returns the first of ips of network's IP version, IPv4 when
+// network does not say; a link-local IPv6 address, which needs a zone, is
+// passed over.
+func pickFamily(ips []net.IP, network string) net.IP {
+	var v6 net.IP
+	for _, ip := range ips {
+		switch {
+		case ip.To4() != nil:
+			if network != "tcp6" {
+				return ip
+			}
+		case !ip.IsLinkLocalUnicast() && v6 == nil:
+			v6 = ip
+		}
+	}
+	if network == "tcp4" {
+		return nil
+	}
+	return v6
 }

@@ -775,3 +775,36 @@ func TestSOCKSFlags(t *testing.T) {
 		t.Errorf("exit %d, %q, the proxy was asked for %q; %s", r.code, r.stdout, tg, r.stderr)
 	}
 }
+
+// TestInterface: --interface (and wget's --bind-address) connects from
+// the address given, an interface's, or a host's; an interface that is
+// not there is refused before anything is fetched.
+func TestInterface(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip("no 127.0.0.2 to connect from here:", err)
+	}
+	probe.Close()
+	var from atomic.Value
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		from.Store(host)
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(s.Close)
+	for _, args := range [][]string{{"--interface", "127.0.0.2"}, {"--bind-address=127.0.0.2"}, {"--interface", "host!127.0.0.2"}} {
+		from.Store("")
+		if r := runDeref(t, "", append(args, s.URL+"/")...); r.code != 0 || r.stdout != "ok" || from.Load() != "127.0.0.2" {
+			t.Errorf("%q: exit %d, %q, connected from %q; %s", args, r.code, r.stdout, from.Load(), r.stderr)
+		}
+	}
+	if lo, err := net.InterfaceByName("lo"); err == nil && lo.Flags&net.FlagLoopback != 0 {
+		from.Store("")
+		if r := runDeref(t, "", "--interface", "if!lo", s.URL+"/"); r.code != 0 || from.Load() != "127.0.0.1" {
+			t.Errorf("if!lo: exit %d, connected from %q; %s", r.code, from.Load(), r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "--interface", "if!no-such-interface0", s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "--interface") {
+		t.Errorf("a missing interface: exit %d, %s", r.code, r.stderr)
+	}
+}

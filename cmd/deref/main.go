@@ -105,6 +105,7 @@ type options struct {
 	wgetDir                                                bool           // wget's --directory-prefix: -O unless -o
 	etagSave, etagCompare                                  string         // --etag-save, --etag-compare: file names
 	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
+	iface                                                  string         // --interface, --bind-address
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
