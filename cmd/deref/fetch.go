@@ -218,6 +218,9 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	defer resp.Body.Close()
 	if o.head {
 		resp.Body.Close()
+		if o.spider {
+			return nil // it is there
+		}
 		gopherPlusMeta(ctx, c, u, resp)
 		if o.json {
 			return printMetaJSON(stdout, u, resp)

@@ -555,6 +555,14 @@ var flagTable = []flagDef{
 		}},
 	{long: "show-progress", cmds: cmdBoth, group: "Output", hidden: true,
 		help: "wget's --show-progress: deref shows its progress line on a terminal", set: habit},
+	{long: "spider", cmds: cmdGet, group: "Output", hidden: true,
+		help: "wget's --spider: -I, printing nothing; the exit code says whether each URL is there", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			o.head, o.spider = on, on
+			return err
+		}},
+	{long: "spider", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "what deref crawl does without --output-dir and --warc-file: it keeps nothing", set: habit},
 	{long: "method", cmds: cmdGet, group: "HTTP", arg: "METHOD", hidden: true, help: "GET only (wget's spelling of -X)", set: func(_ *options, v string) error {
 		if v != "GET" {
 			return fmt.Errorf("deref retrieves: it sends GET (and HEAD with -I), not %s", v)

@@ -808,3 +808,29 @@ func TestInterface(t *testing.T) {
 		t.Errorf("a missing interface: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestSpider: wget's --spider asks with HEAD, prints nothing, and says by
+// its exit code whether each URL is there.
+func TestSpider(t *testing.T) {
+	var methods atomic.Value
+	methods.Store("")
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		methods.Store(methods.Load().(string) + r.Method + " ")
+		if r.URL.Path == "/gone" {
+			nethttp.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "page")
+	}))
+	t.Cleanup(s.Close)
+	if r := runDeref(t, "", "--spider", s.URL+"/a", s.URL+"/b"); r.code != 0 || r.stdout != "" || methods.Load() != "HEAD HEAD " {
+		t.Errorf("there: exit %d, stdout %q, methods %q, %s", r.code, r.stdout, methods.Load(), r.stderr)
+	}
+	if r := runDeref(t, "", "--spider", s.URL+"/gone"); r.code != 4 || r.stdout != "" {
+		t.Errorf("gone: exit %d, stdout %q", r.code, r.stdout)
+	}
+	// deref crawl keeps nothing unless asked: --spider is taken as it is.
+	if r := runDeref(t, "", "crawl", "--spider", "-s", s.URL+"/a"); r.code != 0 || r.stdout != "" {
+		t.Errorf("crawl --spider: exit %d, stdout %q, %s", r.code, r.stdout, r.stderr)
+	}
+}

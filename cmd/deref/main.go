@@ -106,6 +106,7 @@ type options struct {
 	etagSave, etagCompare                                  string         // --etag-save, --etag-compare: file names
 	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
 	iface                                                  string         // --interface, --bind-address
+	spider                                                 bool           // wget's --spider: -I, printing nothing
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
