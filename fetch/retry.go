@@ -5,8 +5,21 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"time"
+
+	"github.com/urlderef/deref/protocols/http"
 )
+
+// HTTPStatus returns the status code of an HTTP reply err reports (a 404,
+// a 503), or 0 when err is not one.
+func HTTPStatus(err error) int {
+	var se *http.StatusError
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return 0
+}
 
 // Temporary says whether err is worth another attempt: a temporary reply
 // (FTP 4xx, HTTP 429 and 5xx), a time-out, a network failure or an object
@@ -53,12 +66,18 @@ type Retry struct {
 	MaxTime   time.Duration
 	Refused   bool
 	AllErrors bool
+	// Statuses are HTTP status codes tried again as temporary failures
+	// are, besides 408, 429 and 5xx (wget's --retry-on-http-error): a 404
+	// of a file that is still being published, say.
+	Statuses []int
 }
 
 // worthAgain says whether the policy tries again after err.
 func (r Retry) worthAgain(err error) bool {
 	switch {
 	case Temporary(err), r.Refused && Refused(err):
+		return true
+	case len(r.Statuses) > 0 && slices.Contains(r.Statuses, HTTPStatus(err)):
 		return true
 	case !r.AllErrors, errors.Is(err, context.Canceled), errors.Is(err, ErrWrite), errors.Is(err, ErrBadURL), errors.Is(err, ErrNotModified):
 		return false

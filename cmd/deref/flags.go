@@ -347,6 +347,17 @@ var flagTable = []flagDef{
 		}},
 	{long: "ftp-ssl-reqd", cmds: cmdBoth | cmdServe, group: "FTP", hidden: true, help: "curl's old spelling of --ftp-ssl", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
 	{long: "retry-all-errors", cmds: cmdGet, group: "Connection", help: "with --retry: try again after any failure, a 404 too (not a write error or a bad URL), as curl", set: boolean(func(o *options) *bool { return &o.retryAll })},
+	{long: "retry-on-http-error", cmds: cmdGet, group: "Connection", arg: "CODES",
+		help: "with --retry: try again after these HTTP statuses too (comma-separated, such as 404), as wget; 408, 429 and 5xx always are", set: func(o *options, v string) error {
+			for _, f := range strings.Split(v, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || n < 100 || n > 599 {
+					return fmt.Errorf("%q is not an HTTP status code", f)
+				}
+				o.retryStatuses = append(o.retryStatuses, n)
+			}
+			return nil
+		}},
 	{long: "fail-early", cmds: cmdGet, group: "Output", hidden: true, help: "start no URL after one has failed", set: boolean(func(o *options) *bool { return &o.failEarly })},
 	{long: "progress-bar", short: "#", cmds: cmdGet, group: "Output", hidden: true, help: "a progress bar on a terminal (the default: deref's progress line)", set: habit},
 	{long: "no-progress-meter", cmds: cmdGet, group: "Output", hidden: true, help: "no progress line (curl's spelling of -s)", set: boolean(func(o *options) *bool { return &o.silent })},

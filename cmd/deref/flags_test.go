@@ -272,6 +272,27 @@ func TestRetry(t *testing.T) {
 	if r.code != 4 || strings.Contains(r.stderr, "trying again") {
 		t.Errorf("404: exit %d, %q", r.code, r.stderr)
 	}
+	// wget's --retry-on-http-error: a 404 that becomes the file, as one
+	// still being published does.
+	var asked atomic.Int32
+	late := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if asked.Add(1) < 3 {
+			nethttp.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "published")
+	}))
+	t.Cleanup(late.Close)
+	r = runDeref(t, "", "--tries", "5", "--retry-delay", "0.01", "--retry-on-http-error", "403, 404", late.URL+"/")
+	if r.code != 0 || r.stdout != "published" || asked.Load() != 3 {
+		t.Errorf("--retry-on-http-error 404: exit %d, %q after %d requests, %s", r.code, r.stdout, asked.Load(), r.stderr)
+	}
+	for _, bad := range []string{"4o4", "99", "404,"} {
+		var o options
+		if _, err := parseFlags(cmdGet, []string{"--retry-on-http-error", bad, "u"}, &o); err == nil {
+			t.Errorf("--retry-on-http-error %q accepted", bad)
+		}
+	}
 }
 
 // TestRetryConnRefused: a refused connection is not tried again, as curl

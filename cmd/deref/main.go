@@ -107,6 +107,7 @@ type options struct {
 	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
 	iface                                                  string         // --interface, --bind-address
 	spider                                                 bool           // wget's --spider: -I, printing nothing
+	retryStatuses                                          []int          // wget's --retry-on-http-error
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
@@ -333,7 +334,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					paired.output = o.outputs[j.n]
 					oj = &paired
 				}
-				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused, AllErrors: o.retryAll}
+				policy := fetch.Retry{Attempts: o.retry, Wait: seconds(o.retryDelay), MaxTime: seconds(o.retryMaxTime), Refused: o.retryRefused, AllErrors: o.retryAll, Statuses: o.retryStatuses}
 				err := policy.Do(ctx, func() error { return deref(ctx, c, oj, raw, stdout, stderr, res) }, func(err error, wait time.Duration) {
 					res.attempt++
 					mu.Lock()
