@@ -718,10 +718,16 @@ func TestDigest(t *testing.T) {
 			ha1 := md5hex("joe:" + realm + ":se:cret")
 			ha2 := md5hex(r.Method + ":" + r.URL.RequestURI())
 			want := md5hex(ha1 + ":" + nonce + ":" + f["nc"] + ":" + f["cnonce"] + ":auth:" + ha2)
-			if f["username"] == "joe" && f["uri"] == r.URL.RequestURI() && f["qop"] == "auth" && f["opaque"] == "op" && f["response"] == want {
+			_, err := r.Cookie("session")
+			if f["username"] == "joe" && f["uri"] == r.URL.RequestURI() && f["qop"] == "auth" && f["opaque"] == "op" && f["response"] == want &&
+				(r.URL.Path != "/session" || err == nil) {
 				io.WriteString(w, "digest ok")
 				return
 			}
+		}
+		if r.URL.Path == "/session" {
+			// A server that ties its nonce to a session the challenge begins.
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "session", Value: "s1"})
 		}
 		w.Header().Add("WWW-Authenticate", `Basic realm="`+realm+`"`)
 		w.Header().Add("WWW-Authenticate", `Digest realm="`+realm+`", nonce="`+nonce+`", qop="auth", opaque="op"`)
@@ -742,6 +748,8 @@ func TestDigest(t *testing.T) {
 		{[]string{"--digest"}, "/basic", "", 5, "-"},
 		{[]string{"--digest", "--basic"}, "/basic", "basic ok", 0, "Basic"},
 		{[]string{"-u", "joe:wrong", "--digest"}, "/d", "", 5, "- Digest"},
+		// With a cookie jar, the cookie the challenge set goes with the answer.
+		{[]string{"--digest", "-c", filepath.Join(t.TempDir(), "jar")}, "/session", "digest ok", 0, "- Digest"},
 	} {
 		mu.Lock()
 		seen = nil

@@ -229,14 +229,18 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			hreq.SetBasicAuth(c.User, password)
 		}
 	}
-	if req.Jar != nil && web {
+	given := hreq.Header.Get("Cookie") // from req.Header
+	addCookies := func(hreq *nethttp.Request) {
+		if req.Jar == nil || !web {
+			return
+		}
 		// Joined after a Cookie field of req.Header, in the same field, and
 		// sent as the jar has them (net/http's AddCookie would drop, and
 		// log, the bytes RFC 6265 leaves out of a value, which servers set
 		// and browsers send back).
 		var pairs []string
-		if v := hreq.Header.Get("Cookie"); v != "" {
-			pairs = append(pairs, v)
+		if given != "" {
+			pairs = append(pairs, given)
 		}
 		for _, c := range req.Jar.Cookies(hreq.URL) {
 			pairs = append(pairs, c.Name+"="+c.Value)
@@ -245,6 +249,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			hreq.Header.Set("Cookie", strings.Join(pairs, "; "))
 		}
 	}
+	keepCookies := func(resp *nethttp.Response) {
+		if req.Jar != nil && web {
+			if cs := resp.Cookies(); len(cs) > 0 {
+				req.Jar.SetCookies(hreq.URL, cs)
+			}
+		}
+	}
+	addCookies(hreq)
 	asked := req.Compressed && req.Offset == 0 && req.Length == 0 && !req.HeadOnly && hreq.Header.Get("Accept-Encoding") == ""
 	if asked {
 		hreq.Header.Set("Accept-Encoding", "gzip")
@@ -295,15 +307,15 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		} else if ok {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
+			keepCookies(resp) // a session the challenge began goes with the answer
 			again := hreq.Clone(ctx)
 			again.Header.Set("Authorization", auth)
+			addCookies(again)
 			resp, err = send(again)
 		}
 	}
-	if err == nil && req.Jar != nil && web {
-		if cs := resp.Cookies(); len(cs) > 0 {
-			req.Jar.SetCookies(hreq.URL, cs)
-		}
+	if err == nil {
+		keepCookies(resp)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
