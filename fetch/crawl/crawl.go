@@ -138,6 +138,7 @@ type run struct {
 	report Report
 	hostOf map[string]*HostReport
 	root   *os.Root    // OutputDir
+	dirs   folders     // root's folders being written in
 	paths  keylock.Set // the paths being written under root
 
 	state   *state         // State
@@ -192,6 +193,8 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		}
 		defer root.Close()
 		m.root = root
+		m.dirs = folders{root: root, open: map[string]*folder{}}
+		defer m.dirs.closeAll()
 	}
 	parallel := o.Parallel
 	if parallel <= 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -547,5 +548,45 @@ func TestCrawlOutputOnePath(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(u.Site(), ":", "_"), "p"))
 	if err != nil || len(got) != 256<<10 || strings.Count(string(got), string(got[:1])) != len(got) {
 		t.Errorf("p: %d bytes, not one page whole (%v)", len(got), err)
+	}
+}
+
+// TestCrawlOutputDirManyFolders: pages in more folders than stay open at
+// once are each written whole in its own, none left as NAME.part.
+func TestCrawlOutputDirManyFolders(t *testing.T) {
+	const n = 150
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			for i := range n {
+				fmt.Fprintf(w, `<a href="/f%d/sub/page.html">%d</a>`, i, i)
+			}
+			return
+		}
+		io.WriteString(w, "page of "+r.URL.Path)
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{OutputDir: dir, PerHost: 8, Parallel: 8, IgnoreRobots: true})
+	if err != nil || rep.Failed != 0 || rep.Fetched != n+1 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	u, _ := url.Parse(s.URL)
+	site := filepath.Join(dir, strings.ReplaceAll(u.Site(), ":", "_"))
+	for i := range n {
+		p := fmt.Sprintf("/f%d/sub/page.html", i)
+		if b, err := os.ReadFile(filepath.Join(site, filepath.FromSlash(p))); err != nil || string(b) != "page of "+p {
+			t.Errorf("%s: %q %v", p, b, err)
+		}
+	}
+	parts := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if strings.HasSuffix(p, fetch.PartSuffix) {
+			parts++
+		}
+		return nil
+	})
+	if parts != 0 {
+		t.Errorf("%d .part files left", parts)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/safedir"
@@ -14,11 +15,88 @@ import (
 
 // localFile is an object being written under OutputDir.
 type localFile struct {
-	root       *os.Root
-	part, name string // paths relative to the root
+	dir        *os.Root // its folder
+	part, name string   // names in dir
 	f          *os.File
 	done       bool
-	unlock     func() // lets the next writer of the path go
+	unlock     func() // lets the next writer of the path and the folder go
+}
+
+// folders keeps the folders of OutputDir that files are written in open,
+// as roots of their own: a file's creation and its rename are then a
+// system call each in its folder, not a walk down from OutputDir's root
+// (a dozen openat and close calls a file). At most maxFolders stay open
+// when none is in use, the one used longest ago closed first.
+type folders struct {
+	root *os.Root
+	mu   sync.Mutex
+	open map[string]*folder
+	tick uint64
+}
+
+type folder struct {
+	r     *os.Root
+	users int
+	used  uint64
+}
+
+const maxFolders = 64
+
+// acquire returns the folder dir of the root ("/" separated), made when
+// missing, and the function that gives it back.
+func (fs *folders) acquire(dir string) (*os.Root, func(), error) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.tick++
+	f := fs.open[dir]
+	if f == nil {
+		if err := fs.root.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		r, err := fs.root.OpenRoot(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		f = &folder{r: r}
+		fs.open[dir] = f
+	}
+	f.users++
+	f.used = fs.tick
+	return f.r, func() {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		f.users--
+		fs.trim()
+	}, nil
+}
+
+// trim closes the idle folders past maxFolders, the least recently used
+// first.
+func (fs *folders) trim() {
+	for len(fs.open) > maxFolders {
+		var oldest string
+		var at uint64
+		for name, f := range fs.open {
+			if f.users == 0 && (oldest == "" || f.used < at) {
+				oldest, at = name, f.used
+			}
+		}
+		if oldest == "" {
+			return // all in use
+		}
+		fs.open[oldest].r.Close()
+		delete(fs.open, oldest)
+	}
+}
+
+// closeAll closes every folder, at the end of the run.
+func (fs *folders) closeAll() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for name, f := range fs.open {
+		f.r.Close()
+		delete(fs.open, name)
+	}
 }
 
 // create opens NAME.part for u's object, its folders made, inside the
@@ -34,18 +112,19 @@ func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*lo
 	if err != nil {
 		return nil, err
 	}
-	if dir := path.Dir(rel); dir != "." {
-		if err := m.root.MkdirAll(dir, 0o755); err != nil {
-			unlock()
-			return nil, fetch.WriteError(err)
-		}
-	}
-	f, err := m.root.OpenFile(rel+fetch.PartSuffix, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	dir, name := path.Split(rel) // rel always has a folder: its host
+	d, release, err := m.dirs.acquire(strings.TrimSuffix(dir, "/"))
 	if err != nil {
 		unlock()
 		return nil, fetch.WriteError(err)
 	}
-	return &localFile{root: m.root, part: rel + fetch.PartSuffix, name: rel, f: f, unlock: unlock}, nil
+	f, err := d.OpenFile(name+fetch.PartSuffix, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		release()
+		unlock()
+		return nil, fetch.WriteError(err)
+	}
+	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, f: f, unlock: func() { release(); unlock() }}, nil
 }
 
 // finish closes the file and gives it its name.
@@ -53,11 +132,11 @@ func (l *localFile) finish() error {
 	l.done = true
 	defer l.unlock()
 	if err := l.f.Close(); err != nil {
-		l.root.Remove(l.part)
+		l.dir.Remove(l.part)
 		return fetch.WriteError(err)
 	}
-	if err := l.root.Rename(l.part, l.name); err != nil {
-		l.root.Remove(l.part)
+	if err := l.dir.Rename(l.part, l.name); err != nil {
+		l.dir.Remove(l.part)
 		return fetch.WriteError(err)
 	}
 	return nil
@@ -68,7 +147,7 @@ func (l *localFile) abandon() {
 	if !l.done {
 		l.done = true
 		l.f.Close()
-		l.root.Remove(l.part)
+		l.dir.Remove(l.part)
 		l.unlock()
 	}
 }
