@@ -102,6 +102,9 @@ var (
 	ErrTooLarge          = protocols.ErrTooLarge
 	ErrRangeNotSatisfied = protocols.ErrRangeNotSatisfied
 	ErrNotModified       = protocols.ErrNotModified
+	// ErrExists is a download skipped because its file is there already
+	// (DownloadOptions.SkipExisting).
+	ErrExists = errors.New("the file is there already")
 	// ErrUnsafePort refuses a URL whose port belongs to another protocol
 	// (RFC 1738 §6). It wraps [ErrBadURL].
 	ErrUnsafePort = fmt.Errorf("%w: unsafe port", protocols.ErrBadURL)

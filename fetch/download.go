@@ -50,6 +50,10 @@ type DownloadOptions struct {
 	// object no newer is an error wrapping [ErrNotModified], and nothing
 	// is written. OnlyNewer's time wins where there is a local file.
 	IfModifiedSince time.Time
+	// SkipExisting leaves a file NAME that is there already as it is and
+	// fetches nothing (curl's --skip-existing, wget's -nc): the error then
+	// wraps [ErrExists], and the path returned is the file's.
+	SkipExisting bool
 	// IfNoneMatch, when set, makes an HTTP retrieval conditional on an
 	// entity tag, as in [FetchOptions]: a server whose copy still has it
 	// answers with an error wrapping [ErrNotModified], and nothing is
@@ -168,6 +172,11 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		return "", err
 	}
 	defer unlock()
+	if o.SkipExisting {
+		if _, _, err := d.Stat(name); err == nil {
+			return filepath.Join(rootName(o.Root), dir, name), fmt.Errorf("%w: %s", ErrExists, name)
+		}
+	}
 	if o.Segments > 1 && c.Recorder == nil {
 		if path, handled, err := c.downloadSegments(ctx, u, dir, d, name, o); handled {
 			return path, err

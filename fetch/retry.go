@@ -79,7 +79,7 @@ func (r Retry) worthAgain(err error) bool {
 		return true
 	case len(r.Statuses) > 0 && slices.Contains(r.Statuses, HTTPStatus(err)):
 		return true
-	case !r.AllErrors, errors.Is(err, context.Canceled), errors.Is(err, ErrWrite), errors.Is(err, ErrBadURL), errors.Is(err, ErrNotModified):
+	case !r.AllErrors, errors.Is(err, context.Canceled), errors.Is(err, ErrWrite), errors.Is(err, ErrBadURL), errors.Is(err, ErrNotModified), errors.Is(err, ErrExists):
 		return false
 	}
 	return true

@@ -92,7 +92,7 @@ func refused(why string) func(*options, string) error {
 // and curl take.
 const (
 	recursiveWords = "deref crawl URL follows links as wget -r does; deref mirror URL DIR keeps a copy of a folder's tree"
-	noClobberWords = "deref takes no --no-clobber (wget skips a file that exists, curl writes NAME.1): -N skips an unchanged file, and an existing file is replaced only when the transfer is whole"
+	noClobberWords = "curl's --no-clobber writes NAME.1 where wget's skips a file that exists: deref takes --skip-existing (and wget's -nc) for the second; -N skips an unchanged file, and a file is replaced only when its transfer is whole"
 )
 
 // execute is the setter of wget's --execute (and -e, where its value is
@@ -615,7 +615,10 @@ var flagTable = []flagDef{
 		help: "what deref mirror does: it never goes above URL", set: habit},
 	{long: "nH", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused", set: refused("deref crawl --output-dir keeps each host's tree in DIR/HOST: there is no -nH")},
 	{long: "nd", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused", set: refused("deref crawl --output-dir keeps the site's folders: there is no -nd")},
-	{long: "nc", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},
+	{long: "nc", cmds: cmdGet, group: "Output", hidden: true,
+		help: "wget's -nc: --skip-existing", set: boolean(func(o *options) *bool { return &o.skipExisting })},
+	{long: "skip-existing", cmds: cmdGet, group: "Output",
+		help: "with -o or -O: leave a file that is there already as it is, and fetch nothing, as curl --skip-existing and wget -nc", set: boolean(func(o *options) *bool { return &o.skipExisting })},
 	{long: "no-clobber", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},
 	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},

@@ -533,6 +533,7 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdMirror, []string{"--no-verbose"}, func(o *options) bool { return o.silent }},
 		{cmdGet, []string{"--output-document=f"}, func(o *options) bool { return o.output == "f" && len(o.outputs) == 1 }},
 		{cmdGet, []string{"--timestamping"}, func(o *options) bool { return o.onlyNewer }},
+		{cmdGet, []string{"-nc"}, func(o *options) bool { return o.skipExisting }},
 		{cmdMirror, []string{"--timestamping"}, func(o *options) bool { return o.m.opts.OnlyNewer }},
 		{cmdGet, []string{"--max-redirect", "3", "--read-timeout=5"}, func(o *options) bool { return o.maxRedirs == 3 && o.idleTimeout == 5 }},
 		{cmdGet, []string{"-x", "http://p.example:3128", "--no-proxy"}, func(o *options) bool { return o.proxy == "-" }},
@@ -563,7 +564,6 @@ func TestWgetSpellings(t *testing.T) {
 	}{
 		{cmdGet, "--recursive", "deref crawl URL"},
 		{cmdGet, "--mirror", "deref mirror URL DIR"},
-		{cmdGet, "-nc", "-nc: deref takes no --no-clobber"},
 		{cmdGet, "--no-clobber", "-N skips"},
 		{cmdGet, "--method=POST", "not POST"},
 		{cmdGet, "--body-data=a", "no request body"},
@@ -861,5 +861,32 @@ func TestSpider(t *testing.T) {
 	// deref crawl keeps nothing unless asked: --spider is taken as it is.
 	if r := runDeref(t, "", "crawl", "--spider", "-s", s.URL+"/a"); r.code != 0 || r.stdout != "" {
 		t.Errorf("crawl --spider: exit %d, stdout %q, %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestSkipExisting: --skip-existing (wget's -nc) leaves a file that is
+// there as it is and asks the server nothing; a missing one is fetched.
+func TestSkipExisting(t *testing.T) {
+	var asked atomic.Int32
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Add(1)
+		io.WriteString(w, "new")
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.txt")
+	os.WriteFile(kept, []byte("mine"), 0o644)
+	r := runDeref(t, "", "--skip-existing", "-o", kept, s.URL+"/kept.txt")
+	if b, _ := os.ReadFile(kept); r.code != 0 || string(b) != "mine" || asked.Load() != 0 {
+		t.Errorf("there: exit %d, file %q, %d requests; %s", r.code, b, asked.Load(), r.stderr)
+	}
+	r = runDeref(t, "", "-nc", "-O", "--output-dir", dir, s.URL+"/kept.txt", s.URL+"/fresh.txt")
+	b, _ := os.ReadFile(kept)
+	fresh, _ := os.ReadFile(filepath.Join(dir, "fresh.txt"))
+	if r.code != 0 || string(b) != "mine" || string(fresh) != "new" || asked.Load() != 1 {
+		t.Errorf("-nc -O: exit %d, kept %q, fresh %q, %d requests; %s", r.code, b, fresh, asked.Load(), r.stderr)
+	}
+	if r := runDeref(t, "", "--skip-existing", s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "goes with -o or -O") {
+		t.Errorf("to standard output: exit %d, %s", r.code, r.stderr)
 	}
 }

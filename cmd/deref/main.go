@@ -108,6 +108,7 @@ type options struct {
 	iface                                                  string         // --interface, --bind-address
 	spider                                                 bool           // wget's --spider: -I, printing nothing
 	retryStatuses                                          []int          // wget's --retry-on-http-error
+	skipExisting                                           bool           // --skip-existing, wget's -nc
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
@@ -347,8 +348,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if o.dump != nil {
 					o.dump.end()
 				}
-				if errors.Is(err, fetch.ErrNotModified) && (o.onlyNewer || !o.since.IsZero() || o.ifNoneMatch != "") {
-					err = nil // -N, -z, --etag-compare: the local file is as new, or the object older or the same; nothing to do
+				if errors.Is(err, fetch.ErrNotModified) && (o.onlyNewer || !o.since.IsZero() || o.ifNoneMatch != "") || errors.Is(err, fetch.ErrExists) {
+					err = nil // -N, -z, --etag-compare, --skip-existing: the local file is as new, or the object older or the same, or the file there; nothing to do
 				} else if err == nil && o.etagSave != "" && res.etagSeen {
 					err = saveETag(o.etagSave, res.etag)
 				}
@@ -436,6 +437,8 @@ func checkOptions(o *options, urls int) string {
 		return "--checksum gives one digest: for several URLs, use --checksum-file"
 	case o.checksum != "" && o.checksumFile != "":
 		return "--checksum and --checksum-file do not go together"
+	case o.skipExisting && !toFile:
+		return "--skip-existing leaves a file as it is: it goes with -o or -O"
 	case (o.etagSave != "" || o.etagCompare != "") && urls > 1:
 		return "--etag-save and --etag-compare keep one object's entity tag: they go with one URL"
 	case o.failWithBody && (o.resume != "" || o.segments > 1 || o.checksum != "" || o.checksumFile != "" || o.onlyNewer):
