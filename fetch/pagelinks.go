@@ -25,6 +25,12 @@ var pageLinkAttrs = map[string][]string{
 	"body": {"background"}, "table": {"background"}, "td": {"background"}, "th": {"background"},
 }
 
+// PageLinkAttrs returns the attributes of an HTML element (its name in
+// lower case) whose links PageLinks follows, or nil.
+func PageLinkAttrs(element string) []string {
+	return pageLinkAttrs[element]
+}
+
 // PageLinks returns what a crawler follows from an HTML page, read as a
 // stream of tokens (golang.org/x/net/html), never whole: the links of
 // <a>, <area> and <link> (but those that only name a server to connect to

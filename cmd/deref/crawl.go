@@ -56,6 +56,8 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, "--scope is host or prefix")
 	case o.c.domains != "" && !o.c.opts.SpanHosts:
 		return crawlUsageError(stderr, "--domains goes with --span-hosts")
+	case o.c.opts.ConvertLinks && (o.c.opts.OutputDir == "" || o.c.opts.State != ""):
+		return crawlUsageError(stderr, "--convert-links rewrites the pages --output-dir writes: it goes with --output-dir, and not with --state")
 	case len(o.cookies) > 0:
 		return crawlUsageError(stderr, literalCookies)
 	}
@@ -159,6 +161,9 @@ func crawlSummary(r *crawl.Report) string {
 	}
 	fmt.Fprintf(&b, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %s in %.1f s%s\n",
 		r.Fetched, r.Failed, r.Excluded, humanBytes(float64(r.Bytes)), r.Seconds, resumed)
+	if r.Converted > 0 {
+		fmt.Fprintf(&b, "deref crawl: the links of %d pages converted\n", r.Converted)
+	}
 	return b.String()
 }
 

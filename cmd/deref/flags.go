@@ -620,7 +620,11 @@ var flagTable = []flagDef{
 	{long: "skip-existing", cmds: cmdGet, group: "Output",
 		help: "with -o or -O: leave a file that is there already as it is, and fetch nothing, as curl --skip-existing and wget -nc", set: boolean(func(o *options) *bool { return &o.skipExisting })},
 	{long: "no-clobber", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},
-	{long: "insecure", short: "k", cmds: cmdBoth | cmdServe, group: "Connection",
+	// deref crawl's -k is wget's --convert-links: wget -r -k must not
+	// turn TLS verification off.
+	{long: "insecure", cmds: cmdCrawl, group: "Connection",
+		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
+	{long: "insecure", short: "k", cmds: cmdGet | cmdMirror | cmdServe, group: "Connection",
 		help: "do not verify TLS certificates (insecure)", set: boolean(func(o *options) *bool { return &o.insecure })},
 	{long: "tlsv1.2", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "TLS 1.2 at least (the default)", set: tlsMin(tls.VersionTLS12)},
@@ -812,6 +816,8 @@ var flagTable = []flagDef{
 		help: "with --span-hosts: only hosts of these comma-separated domains", set: str(func(o *options) *string { return &o.c.domains })},
 	{long: "output-dir", cmds: cmdCrawl, group: "Crawl", arg: "DIR", complete: "dir",
 		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
+	{long: "convert-links", short: "k", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: once the crawl is over, make the links of the pages written lead to the files written (and the others, absolute, to the server), as wget -k; not with --state", set: boolean(func(o *options) *bool { return &o.c.opts.ConvertLinks })},
 	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",
 		help: "fetch what robots.txt excludes (HTTP's, and a Gopher server's where it serves one)", set: boolean(func(o *options) *bool { return &o.c.opts.IgnoreRobots })},
 	{long: "retry", cmds: cmdCrawl, group: "Crawl", arg: "N",

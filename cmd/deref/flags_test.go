@@ -550,6 +550,10 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-rl2", "-np"}, func(o *options) bool { return o.c.opts.MaxDepth == 2 && o.c.scope == "prefix" }},
 		{cmdCrawl, []string{"--no-parent"}, func(o *options) bool { return o.c.scope == "prefix" }},
+		// wget's -k converts links; it must not turn TLS verification off.
+		{cmdCrawl, []string{"-k"}, func(o *options) bool { return o.c.opts.ConvertLinks && !o.insecure }},
+		{cmdCrawl, []string{"--insecure"}, func(o *options) bool { return o.insecure && !o.c.opts.ConvertLinks }},
+		{cmdGet, []string{"-k"}, func(o *options) bool { return o.insecure }},
 		{cmdMirror, []string{"-l", "3", "-np", "--no-parent"}, func(o *options) bool { return o.m.opts.MaxDepth == 3 }},
 	} {
 		var o options

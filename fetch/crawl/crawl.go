@@ -62,6 +62,15 @@ type Options struct {
 	// with a path element that is not a single safe name (as the mirror
 	// judges names) is not written, and says so.
 	OutputDir string
+	// ConvertLinks, with OutputDir, rewrites the links of the HTML pages
+	// written once the crawl is over, as wget's --convert-links does: a
+	// link to an object written leads to its file, relative to the
+	// page's (a <base href> becomes "."); a relative link to what was not
+	// written becomes absolute, so that it still leads to the server. A
+	// page is rewritten through NAME.part and renamed over; one with a
+	// token past 1 MiB is left as it is. It does not go with State: the
+	// pages an earlier run wrote are not known to a resumed one.
+	ConvertLinks bool
 	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
 	// and a Gopher server's where it serves one, as gophernicus does);
 	// otherwise such URLs are skipped and reported.
@@ -107,6 +116,8 @@ type Report struct {
 	Seconds  float64
 	// Resumed counts the URLs an earlier run had settled, by its State.
 	Resumed int
+	// Converted counts the pages whose links ConvertLinks rewrote.
+	Converted int
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
 	// Hosts sums up each server, sorted by Host.
@@ -141,6 +152,11 @@ type run struct {
 	dirs   folders     // root's folders being written in
 	paths  keylock.Set // the paths being written under root
 
+	// ConvertLinks: the objects written, by linkKey, and the pages.
+	written   map[string]string
+	pages     []writtenPage
+	pageFiles map[string]bool // the pages' paths
+
 	state   *state         // State
 	archive *warc.Writer   // the client's WARC writer, with State
 	commits sync.WaitGroup // groups committed whose lines are still to write
@@ -151,7 +167,10 @@ type run struct {
 // the crawl; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}}
+	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{}}
+	if o.ConvertLinks && (o.OutputDir == "" || o.State != "") {
+		return nil, &fetch.Error{Op: "crawl", Err: fmt.Errorf("%w: ConvertLinks goes with OutputDir, and not with State", fetch.ErrBadURL)}
+	}
 	m.hosts.PerHost = max(o.PerHost, 1)
 	for _, raw := range starts {
 		u, err := url.Parse(raw)
@@ -202,6 +221,10 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	}
 	walk.Walk(ctx, parallel, nil, m.visit, first...)
 	m.commits.Wait()
+	var convertErr error
+	if o.ConvertLinks && ctx.Err() == nil {
+		m.report.Converted, convertErr = m.convertLinks()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sort.Strings(m.report.Failures)
@@ -211,6 +234,9 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	}
 	sort.Slice(m.report.Hosts, func(i, j int) bool { return m.report.Hosts[i].Host < m.report.Hosts[j].Host })
 	r := m.report
+	if convertErr != nil {
+		return &r, &fetch.Error{Op: "crawl", Err: fetch.WriteError(convertErr)}
+	}
 	if m.state != nil {
 		m.state.mu.Lock()
 		err := m.state.err
@@ -480,7 +506,9 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		err = resp.Body.Close()
 	}
 	if err == nil && file != nil {
-		err = file.finish()
+		if err = file.finish(); err == nil && m.o.ConvertLinks {
+			m.noteWritten(u, file.rel, resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml")
+		}
 	}
 	if err != nil {
 		return n, nil, err

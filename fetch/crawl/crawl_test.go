@@ -2,6 +2,7 @@ package crawl_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -588,5 +589,54 @@ func TestCrawlOutputDirManyFolders(t *testing.T) {
 	})
 	if parts != 0 {
 		t.Errorf("%d .part files left", parts)
+	}
+}
+
+// TestConvertLinks: once the crawl is over, the pages' links lead to the
+// files written (relative, quotes and fragments kept), a relative link to
+// what was not fetched is absolute, others stay as they were; a <base>
+// is made "."; a page two URLs led to is rewritten once; a page with a
+// token past 1 MiB is left as it came.
+func TestConvertLinks(t *testing.T) {
+	var s *httptest.Server
+	s = httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/d/", "/d/index.html":
+			fmt.Fprintf(w, `<a href="%s/d/x/p.html#s">abs</a> <A HREF=x/p.html>bare</A> <a href='../up.html'>up</a> <a href="mailto:m@example.invalid">m</a> <a href="#top">top</a> <a href="index.html">self</a> <img srcset="i.png 1x, /d/i.png 2x">`, s.URL)
+		case "/d/x/p.html":
+			io.WriteString(w, `<base href="/d/"><a href="x/p.html">via base</a> <a href="./">folder</a>`)
+		case "/d/i.png":
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "png")
+		case "/d/big.html":
+			io.WriteString(w, `<a href="/d/">home</a><script>`+strings.Repeat("x", 2<<20)+`</script>`)
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/d/", s.URL + "/d/big.html"}, crawl.Options{OutputDir: dir, Prefix: true, ConvertLinks: true, IgnoreRobots: true})
+	if err != nil || rep.Converted != 2 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	u, _ := url.Parse(s.URL)
+	site := filepath.Join(dir, strings.ReplaceAll(u.Site(), ":", "_"))
+	for rel, want := range map[string]string{
+		"d/index.html": `<a href="x/p.html#s">abs</a> <A HREF=x/p.html>bare</A> <a href='` + s.URL + `/up.html'>up</a> <a href="mailto:m@example.invalid">m</a> <a href="#top">top</a> <a href="index.html">self</a> <img srcset="i.png 1x, i.png 2x">`,
+		"d/x/p.html":   `<base href="."><a href="p.html">via base</a> <a href="../index.html">folder</a>`,
+	} {
+		if b, _ := os.ReadFile(filepath.Join(site, filepath.FromSlash(rel))); string(b) != want {
+			t.Errorf("%s:\n got %s\nwant %s", rel, b, want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(site, "d", "big.html")); !bytes.HasPrefix(b, []byte(`<a href="/d/">home</a>`)) || len(b) < 2<<20 {
+		t.Errorf("big.html: %d bytes, %.40q", len(b), b)
+	}
+	for _, o := range []crawl.Options{{ConvertLinks: true}, {ConvertLinks: true, OutputDir: dir, State: filepath.Join(dir, "state")}} {
+		if _, err := crawl.Run(context.Background(), client(), []string{s.URL + "/d/"}, o); err == nil {
+			t.Errorf("%+v taken", o)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 type localFile struct {
 	dir        *os.Root // its folder
 	part, name string   // names in dir
+	rel        string   // its path below OutputDir
 	f          *os.File
 	done       bool
 	unlock     func() // lets the next writer of the path and the folder go
@@ -124,7 +125,7 @@ func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*lo
 		unlock()
 		return nil, fetch.WriteError(err)
 	}
-	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, f: f, unlock: func() { release(); unlock() }}, nil
+	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, rel: rel, f: f, unlock: func() { release(); unlock() }}, nil
 }
 
 // finish closes the file and gives it its name.

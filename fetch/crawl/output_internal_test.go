@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +53,38 @@ func TestFolders(t *testing.T) {
 		f.Close()
 	}
 	release()
+}
+
+// TestRelativeLink: the link from one written file to another, escaped
+// as a URL path, a first name with a colon kept from reading as a scheme.
+func TestRelativeLink(t *testing.T) {
+	for _, tt := range [][3]string{
+		{"h/a/b.html", "h/a/c.html", "c.html"},
+		{"h/a/b.html", "h/index.html", "../index.html"},
+		{"h/a/b.html", "h/c d/e#f.html", "../c%20d/e%23f.html"},
+		{"h/x.html", "h/a:b.html", "./a:b.html"},
+		{"h/a/b/c.html", "g/d.html", "../../../g/d.html"},
+	} {
+		if got := relativeLink(tt[0], tt[1]); got != tt[2] {
+			t.Errorf("relativeLink(%q, %q) = %q, want %q", tt[0], tt[1], got, tt[2])
+		}
+	}
+}
+
+// TestTagAttrs: attributes found in a raw start tag as the HTML
+// tokenizer reads them: spaces around "=", both quotes, bare values and
+// names, a slash before ">".
+func TestTagAttrs(t *testing.T) {
+	raw := []byte(`<a  href = "x y" data-q='1"2' checked src=bare/>`)
+	var got []string
+	for _, a := range tagAttrs(raw) {
+		v := "-"
+		if a.value[0] >= 0 {
+			v = string(raw[a.value[0]:a.value[1]])
+		}
+		got = append(got, string(raw[a.name[0]:a.name[1]])+"="+v)
+	}
+	if want := `href=x y|data-q=1"2|checked=-|src=bare/`; strings.Join(got, "|") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+	}
 }

@@ -3,9 +3,12 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/urlderef/deref/fetch/crawl"
@@ -69,5 +72,40 @@ func TestCrawl(t *testing.T) {
 				t.Error("no file's payload in the archive")
 			}
 		})
+	}
+}
+
+// TestConvertLinks: deref crawl -r -np -k and wget -r -np -k of the same
+// small site on nginx write the same files, byte for byte: links to the
+// folder, root-relative ones with a fragment, srcset, a style sheet, and
+// a link above the start made absolute.
+func TestConvertLinks(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ours, theirs := t.TempDir(), t.TempDir()
+	if out, err := exec.Command(bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours, base+"/conv/").CombinedOutput(); err != nil {
+		t.Fatalf("deref crawl -k: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("wget", "-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs, base+"/conv/").CombinedOutput(); err != nil {
+		t.Fatalf("wget -k: %v\n%s", err, out)
+	}
+	host := strings.TrimPrefix(base, "http://")
+	mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
+	got, want := treeFiles(t, mine), treeFiles(t, wgets)
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
+		t.Fatalf("deref wrote %q, wget %q", got, want)
+	}
+	for _, rel := range got {
+		a, _ := os.ReadFile(filepath.Join(mine, rel))
+		b, _ := os.ReadFile(filepath.Join(wgets, rel))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs:\nderef:\n%s\nwget:\n%s", rel, a, b)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(mine, "conv", "index.html")); !bytes.Contains(b, []byte(`href='`+base+`/outside.html'`)) || !bytes.Contains(b, []byte(`href="sub/index.html"`)) {
+		t.Errorf("conv/index.html:\n%s", b)
 	}
 }

@@ -48,6 +48,24 @@ func write(root string) error {
 		"pub/nested/sibling.txt":           []byte("beside deeper\n"),
 		"home/alice/alice.txt":             []byte("alice's own file\n"),
 		"pub/nested/deeper/with space/x y": []byte("spaces in folder and file\n"),
+		// A small site whose links deref crawl -k rewrites as wget -k does.
+		"conv/index.html": []byte(`<!doctype html>
+<html><head><title>conv</title><link rel="stylesheet" href="/conv/style.css"></head>
+<body>
+<a href="sub/">a folder</a>
+<a href="/conv/sub/page.html#part">root-relative, with a fragment</a>
+<a href='../outside.html'>above the start: not fetched, made absolute</a>
+<a href="https://example.invalid/x">another site</a>
+<a href="mailto:someone@example.invalid">mail</a>
+<img src="img/a.png" srcset="img/a.png 1x, /conv/img/b.png 2x" alt="a &amp; b">
+</body></html>
+`),
+		"conv/sub/index.html": []byte("<!doctype html><title>sub</title><a href=\"page.html\">page</a>\n"),
+		"conv/sub/page.html":  []byte("<!doctype html><title>page</title>\n<a href=\"../\">up</a> <a href=\"../index.html\">index</a>\n<img src=\"../img/a.png\">\n"),
+		"conv/style.css":      []byte("body { margin: 0 }\n"),
+		"conv/img/a.png":      []byte("not a PNG: a\n"),
+		"conv/img/b.png":      []byte("not a PNG: b\n"),
+		"outside.html":        []byte("<!doctype html><title>outside</title>\n"),
 	}
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))

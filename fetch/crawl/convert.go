@@ -1,0 +1,311 @@
+package crawl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	neturl "net/url"
+	"path"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
+)
+
+// A page written under OutputDir whose links ConvertLinks rewrites once
+// the crawl is over.
+type writtenPage struct {
+	u   *url.URL
+	rel string // its path below OutputDir
+}
+
+// noteWritten records that u's object is rel below OutputDir, for
+// ConvertLinks; page says it is an HTML page to convert.
+func (m *run) noteWritten(u *url.URL, rel string, page bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.written[linkKey(u)] = rel
+	if page && !m.pageFiles[rel] {
+		// Once for a file that several URLs led to (/ and /index.html):
+		// its links are rewritten once.
+		m.pageFiles[rel] = true
+		m.pages = append(m.pages, writtenPage{u, rel})
+	}
+}
+
+// linkKey is how a URL is looked up among those written: as the crawl
+// compares them, normalised and without a fragment.
+func linkKey(u *url.URL) string {
+	c := *u
+	c.HasFragment, c.Fragment = false, ""
+	return c.Normalize().String()
+}
+
+// convertLinks rewrites the links of every HTML page written, as wget's
+// --convert-links does: a link to an object written leads to its file,
+// relative to the page's; a relative link to what was not written
+// becomes absolute, so that it still leads to the server. It returns how
+// many pages it rewrote; a page it cannot read as HTML is left as it is.
+func (m *run) convertLinks() (int, error) {
+	converted := 0
+	for _, p := range m.pages {
+		changed, err := m.convertPage(p)
+		if err != nil {
+			return converted, fmt.Errorf("--convert-links: %s: %w", p.rel, err)
+		}
+		if changed {
+			converted++
+		}
+	}
+	return converted, nil
+}
+
+// convertPage rewrites one page through NAME.part, renamed over it when
+// whole; it reports whether anything changed.
+func (m *run) convertPage(p writtenPage) (bool, error) {
+	in, err := m.root.Open(p.rel)
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	part := p.rel + fetch.PartSuffix
+	out, err := m.root.Create(part)
+	if err != nil {
+		return false, err
+	}
+	changed, err := m.rewrite(out, in, p)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || !changed {
+		m.root.Remove(part)
+		if errors.Is(err, errNotConverted) {
+			err = nil
+		}
+		return false, err
+	}
+	return true, m.root.Rename(part, p.rel)
+}
+
+// errNotConverted is a page rewrite gives up on: a token past 1 MiB.
+var errNotConverted = errors.New("not converted")
+
+// rewrite copies page p from r to w, token by token, its link attributes
+// rewritten; everything else goes as it came, byte for byte.
+func (m *run) rewrite(w io.Writer, r io.Reader, p writtenPage) (bool, error) {
+	z := html.NewTokenizer(r)
+	z.SetMaxBuf(1 << 20)
+	base := p.u
+	changed := false
+	var raw []byte
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			switch {
+			case z.Err() == io.EOF:
+				return changed, nil
+			case errors.Is(z.Err(), html.ErrBufferExceeded):
+				return false, errNotConverted
+			}
+			return false, z.Err()
+		case html.StartTagToken, html.SelfClosingTagToken:
+			raw = append(raw[:0], z.Raw()...) // TagName lowers the buffer's name in place
+			name, _ := z.TagName()
+			attrs, isBase := fetch.PageLinkAttrs(string(name)), string(name) == "base"
+			out, did := raw, false
+			if attrs != nil || isBase {
+				out, did = m.rewriteTag(raw, attrs, isBase, &base, p)
+			}
+			changed = changed || did
+			if _, err := w.Write(out); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if _, err := w.Write(z.Raw()); err != nil {
+			return false, err
+		}
+	}
+}
+
+// rewriteTag returns the raw start tag with its link attributes
+// rewritten, and whether any was. A <base href> is made "." (the page's
+// own folder, which the rewritten links are relative to) after it has
+// become the base of the links that follow.
+func (m *run) rewriteTag(raw []byte, attrs []string, isBase bool, base **url.URL, p writtenPage) ([]byte, bool) {
+	var out []byte
+	last := 0
+	for _, a := range tagAttrs(raw) {
+		name := strings.ToLower(string(raw[a.name[0]:a.name[1]]))
+		if a.value[0] < 0 {
+			continue // no value
+		}
+		value := html.UnescapeString(string(raw[a.value[0]:a.value[1]]))
+		var repl string
+		switch {
+		case isBase && name == "href":
+			if ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(value))); err == nil {
+				*base = p.u.ResolveReference(ref)
+			}
+			repl = "."
+		case !isBase && contains(attrs, name) && name == "srcset":
+			repl = m.rewriteSrcset(value, *base, p)
+		case !isBase && contains(attrs, name):
+			repl = m.rewriteLink(value, *base, p)
+		default:
+			continue
+		}
+		if repl == value {
+			continue
+		}
+		q := byte('"')
+		if a.quoted {
+			q = raw[a.value[0]-1] // the page's own quote
+		}
+		out = append(out, raw[last:a.start]...)
+		out = append(out, raw[a.name[0]:a.name[1]]...)
+		out = append(out, '=', q)
+		out = append(out, html.EscapeString(repl)...)
+		out = append(out, q)
+		last = a.value[1]
+		if a.quoted {
+			last++ // past the closing quote
+		}
+	}
+	if out == nil {
+		return raw, false
+	}
+	return append(out, raw[last:]...), true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteLink is what a link of page p (resolved against base) becomes:
+// the relative path of the file written for it, its fragment kept; the
+// absolute URL when it was relative and nothing was written for it; or
+// the link as it was.
+func (m *run) rewriteLink(v string, base *url.URL, p writtenPage) string {
+	t := strings.TrimSpace(v)
+	if t == "" || strings.HasPrefix(t, "#") {
+		return v
+	}
+	ref, err := url.ParseReference(url.Canonicalize(t))
+	if err != nil {
+		return v
+	}
+	abs := base.ResolveReference(ref)
+	if rel, ok := m.written[linkKey(abs)]; ok {
+		local := relativeLink(p.rel, rel)
+		if abs.HasFragment {
+			local += "#" + abs.Fragment
+		}
+		return local
+	}
+	if ref.Scheme == "" && m.c.Follows(p.u, abs) {
+		return abs.String()
+	}
+	return v
+}
+
+// rewriteSrcset rewrites each URL of a srcset attribute, keeping its
+// width or density descriptor.
+func (m *run) rewriteSrcset(v string, base *url.URL, p writtenPage) string {
+	parts := strings.Split(v, ",")
+	for i, c := range parts {
+		f := strings.Fields(c)
+		if len(f) == 0 {
+			continue
+		}
+		f[0] = m.rewriteLink(f[0], base, p)
+		parts[i] = strings.Join(f, " ")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// relativeLink is the link from the page at from to the file at to, both
+// "/" separated paths below OutputDir, escaped as a URL path.
+func relativeLink(from, to string) string {
+	fd := strings.Split(path.Dir(from), "/")
+	td := strings.Split(to, "/")
+	i := 0
+	for i < len(fd) && i < len(td)-1 && fd[i] == td[i] {
+		i++
+	}
+	rel := strings.Repeat("../", len(fd)-i) + strings.Join(td[i:], "/")
+	return (&neturl.URL{Path: rel}).String() // "./" before a first name with a colon
+}
+
+// attrSpan is where an attribute is in a raw start tag: from start, its
+// name, and its value without quotes (value[0] -1 when it has none).
+type attrSpan struct {
+	start  int
+	name   [2]int
+	value  [2]int
+	quoted bool
+}
+
+// tagAttrs finds the attributes of a raw start tag ("<a href=x ...>") as
+// the HTML tokenizer reads them (WHATWG HTML, 13.2.5.32 onwards).
+func tagAttrs(raw []byte) []attrSpan {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	i := 1
+	for i < len(raw) && !space(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++ // the tag's name
+	}
+	var out []attrSpan
+	for i < len(raw) {
+		for i < len(raw) && (space(raw[i]) || raw[i] == '/') {
+			i++
+		}
+		if i >= len(raw) || raw[i] == '>' {
+			break
+		}
+		a := attrSpan{start: i, value: [2]int{-1, -1}}
+		a.name[0] = i
+		i++ // a first '=' belongs to the name
+		for i < len(raw) && !space(raw[i]) && raw[i] != '/' && raw[i] != '>' && raw[i] != '=' {
+			i++
+		}
+		a.name[1] = i
+		j := i
+		for j < len(raw) && space(raw[j]) {
+			j++
+		}
+		if j < len(raw) && raw[j] == '=' {
+			j++
+			for j < len(raw) && space(raw[j]) {
+				j++
+			}
+			if j < len(raw) && (raw[j] == '"' || raw[j] == '\'') {
+				q := raw[j]
+				end := bytes.IndexByte(raw[j+1:], q)
+				if end < 0 {
+					break // unterminated: the tokenizer would not have ended the tag here
+				}
+				a.value = [2]int{j + 1, j + 1 + end}
+				a.quoted = true
+				i = j + 1 + end + 1
+			} else {
+				k := j
+				for k < len(raw) && !space(raw[k]) && raw[k] != '>' {
+					k++
+				}
+				a.value = [2]int{j, k}
+				i = k
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
