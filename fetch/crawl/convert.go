@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	neturl "net/url"
+	"os"
 	"path"
 	"strings"
 
@@ -64,30 +65,81 @@ func (m *run) convertLinks() (int, error) {
 }
 
 // convertPage rewrites one page through NAME.part, renamed over it when
-// whole; it reports whether anything changed.
+// whole; it reports whether anything changed. The page as rewritten is
+// held in memory up to convertHeld, and NAME.part made only past that or
+// once something changed: most pages of a site with relative links stay
+// as they are, and cost no file.
 func (m *run) convertPage(p writtenPage) (bool, error) {
-	in, err := m.root.Open(p.rel)
+	dir, name := path.Split(p.rel)
+	d, release, err := m.dirs.acquire(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	in, err := d.Open(name)
 	if err != nil {
 		return false, err
 	}
 	defer in.Close()
-	part := p.rel + fetch.PartSuffix
-	out, err := m.root.Create(part)
-	if err != nil {
-		return false, err
-	}
+	part := name + fetch.PartSuffix
+	out := &spill{create: func() (*os.File, error) { return d.Create(part) }}
 	changed, err := m.rewrite(out, in, p)
-	if cerr := out.Close(); err == nil {
+	if err == nil && changed && out.f == nil {
+		err = out.spill()
+	}
+	if out.f == nil {
+		return false, ignoreUnconverted(err)
+	}
+	if cerr := out.f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil || !changed {
-		m.root.Remove(part)
-		if errors.Is(err, errNotConverted) {
-			err = nil
-		}
-		return false, err
+		d.Remove(part)
+		return false, ignoreUnconverted(err)
 	}
-	return true, m.root.Rename(part, p.rel)
+	return true, d.Rename(part, name)
+}
+
+func ignoreUnconverted(err error) error {
+	if errors.Is(err, errNotConverted) {
+		return nil
+	}
+	return err
+}
+
+// convertHeld is how much of a page being rewritten is held in memory
+// before it goes to NAME.part.
+const convertHeld = 256 << 10
+
+// spill holds what is written in memory up to convertHeld, then writes
+// it, and the rest, to the file create makes.
+type spill struct {
+	buf    bytes.Buffer
+	f      *os.File
+	create func() (*os.File, error)
+}
+
+func (s *spill) Write(p []byte) (int, error) {
+	if s.f == nil && s.buf.Len()+len(p) <= convertHeld {
+		return s.buf.Write(p)
+	}
+	if s.f == nil {
+		if err := s.spill(); err != nil {
+			return 0, err
+		}
+	}
+	return s.f.Write(p)
+}
+
+// spill makes the file and writes what is held to it.
+func (s *spill) spill() error {
+	f, err := s.create()
+	if err != nil {
+		return err
+	}
+	s.f = f
+	_, err = s.buf.WriteTo(f)
+	return err
 }
 
 // errNotConverted is a page rewrite gives up on: a token past 1 MiB.

@@ -611,14 +611,16 @@ func TestConvertLinks(t *testing.T) {
 			io.WriteString(w, "png")
 		case "/d/big.html":
 			io.WriteString(w, `<a href="/d/">home</a><script>`+strings.Repeat("x", 2<<20)+`</script>`)
+		case "/d/long.html": // longer than what a rewrite holds in memory
+			io.WriteString(w, strings.Repeat("<p>words</p>", 40000)+`<a href="/d/">home</a>`)
 		default:
 			nethttp.NotFound(w, r)
 		}
 	}))
 	defer s.Close()
 	dir := t.TempDir()
-	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/d/", s.URL + "/d/big.html"}, crawl.Options{OutputDir: dir, Prefix: true, ConvertLinks: true, IgnoreRobots: true})
-	if err != nil || rep.Converted != 2 {
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/d/", s.URL + "/d/big.html", s.URL + "/d/long.html"}, crawl.Options{OutputDir: dir, Prefix: true, ConvertLinks: true, IgnoreRobots: true})
+	if err != nil || rep.Converted != 3 {
 		t.Fatalf("%v, report %+v", err, rep)
 	}
 	u, _ := url.Parse(s.URL)
@@ -626,6 +628,7 @@ func TestConvertLinks(t *testing.T) {
 	for rel, want := range map[string]string{
 		"d/index.html": `<a href="x/p.html#s">abs</a> <A HREF=x/p.html>bare</A> <a href='` + s.URL + `/up.html'>up</a> <a href="mailto:m@example.invalid">m</a> <a href="#top">top</a> <a href="index.html">self</a> <img srcset="i.png 1x, i.png 2x">`,
 		"d/x/p.html":   `<base href="."><a href="p.html">via base</a> <a href="../index.html">folder</a>`,
+		"d/long.html":  strings.Repeat("<p>words</p>", 40000) + `<a href="index.html">home</a>`,
 	} {
 		if b, _ := os.ReadFile(filepath.Join(site, filepath.FromSlash(rel))); string(b) != want {
 			t.Errorf("%s:\n got %s\nwant %s", rel, b, want)
