@@ -64,23 +64,6 @@ func list(field func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
 }
 
-// network is the setter of -4 and -6: the last given wins, as in curl;
-// "=false" takes back its own.
-func network(n string) func(*options, string) error {
-	return func(o *options, v string) error {
-		on, err := parseBool(v)
-		switch {
-		case err != nil:
-			return err
-		case on:
-			o.network = n
-		case o.network == n:
-			o.network = ""
-		}
-		return nil
-	}
-}
-
 // refused is the setter of a flag of curl's or wget's that asks for
 // what deref does not do: it is taken only to say why, rather than
 // "unknown flag".
@@ -126,21 +109,30 @@ func socks(scheme string) func(*options, string) error {
 	}
 }
 
-// httpAuth is the setter of --basic, --digest and --anyauth: the last
-// given wins, as in curl.
-func httpAuth(a fetch.HTTPAuth) func(*options, string) error {
+// switchValue is the setter of a switch that puts value in a field, the
+// last given winning (-4 and -6, --basic and --digest); "=false" takes
+// back its own value, leaving the zero value.
+func switchValue[T comparable](field func(*options) *T, value T) func(*options, string) error {
 	return func(o *options, v string) error {
 		on, err := parseBool(v)
+		var zero T
 		switch {
 		case err != nil:
 			return err
 		case on:
-			o.httpAuth = a
-		case o.httpAuth == a:
-			o.httpAuth = fetch.AuthBasic
+			*field(o) = value
+		case *field(o) == value:
+			*field(o) = zero
 		}
 		return nil
 	}
+}
+
+// outputFile is the setter of -o: the file of the next URL.
+func outputFile(o *options, v string) error {
+	o.output = v
+	o.outputs = append(o.outputs, v)
+	return nil
 }
 
 // level is the setter of wget's --level: a depth, or inf for none.
@@ -276,7 +268,7 @@ var flagTable = []flagDef{
 	// Output
 	{long: "output", short: "o", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
 		help: "write the object to FILE (- for standard output); for several URLs, one -o per URL, in order, as curl pairs them",
-		set:  func(o *options, v string) error { o.output = v; o.outputs = append(o.outputs, v); return nil }},
+		set:  outputFile},
 	{long: "remote-name", short: "O", cmds: cmdGet, group: "Output",
 		help: "write to a file named after the URL's last segment (never a name the server chose)", set: boolean(func(o *options) *bool { return &o.remoteName })},
 	{long: "remote-name-all", cmds: cmdGet, group: "Output", hidden: true,
@@ -403,13 +395,13 @@ var flagTable = []flagDef{
 	{long: "user", short: "u", cmds: cmdBoth, group: "Connection", arg: "USER[:PASSWORD]",
 		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
 	{long: "digest", cmds: cmdBoth, group: "Connection",
-		help: "log in to HTTP servers with Digest only (RFC 7616: SHA-256 or MD5), sending nothing until the server asks; without it, -u's login goes as Basic and a Digest challenge is answered", set: httpAuth(fetch.AuthDigest)},
+		help: "log in to HTTP servers with Digest only (RFC 7616: SHA-256 or MD5), sending nothing until the server asks; without it, -u's login goes as Basic and a Digest challenge is answered", set: switchValue(func(o *options) *fetch.HTTPAuth { return &o.httpAuth }, fetch.AuthDigest)},
 	{long: "anyauth", cmds: cmdBoth, group: "Connection",
-		help: "wait for an HTTP server's challenge and log in as it asks: Digest, or Basic where that is all it takes", set: httpAuth(fetch.AuthAny)},
+		help: "wait for an HTTP server's challenge and log in as it asks: Digest, or Basic where that is all it takes", set: switchValue(func(o *options) *fetch.HTTPAuth { return &o.httpAuth }, fetch.AuthAny)},
 	{long: "basic", cmds: cmdBoth, group: "Connection", hidden: true,
-		help: "curl's --basic: -u's login goes as HTTP Basic with the request (the default)", set: httpAuth(fetch.AuthBasic)},
+		help: "curl's --basic: -u's login goes as HTTP Basic with the request (the default)", set: switchValue(func(o *options) *fetch.HTTPAuth { return &o.httpAuth }, fetch.AuthBasic)},
 	{long: "auth-no-challenge", cmds: cmdBoth, group: "Connection", hidden: true,
-		help: "wget's --auth-no-challenge: --basic", set: httpAuth(fetch.AuthBasic)},
+		help: "wget's --auth-no-challenge: --basic", set: switchValue(func(o *options) *fetch.HTTPAuth { return &o.httpAuth }, fetch.AuthBasic)},
 	{long: "ntlm", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
 		set: refused("deref logs in to HTTP servers with Basic and Digest only: no NTLM")},
 	{long: "negotiate", cmds: cmdBoth, group: "Connection", hidden: true, help: "refused",
@@ -423,11 +415,11 @@ var flagTable = []flagDef{
 	{long: "max-time", short: "m", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up after SECONDS in all", set: secs(func(o *options) *float64 { return &o.maxTime })},
 	{long: "ipv4", short: "4", cmds: cmdBoth | cmdServe, group: "Connection",
-		help: "connect over IPv4 only", set: network("tcp4")},
-	{long: "inet4-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv4", set: network("tcp4")},
+		help: "connect over IPv4 only", set: switchValue(func(o *options) *string { return &o.network }, "tcp4")},
+	{long: "inet4-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv4", set: switchValue(func(o *options) *string { return &o.network }, "tcp4")},
 	{long: "ipv6", short: "6", cmds: cmdBoth | cmdServe, group: "Connection",
-		help: "connect over IPv6 only", set: network("tcp6")},
-	{long: "inet6-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv6", set: network("tcp6")},
+		help: "connect over IPv6 only", set: switchValue(func(o *options) *string { return &o.network }, "tcp6")},
+	{long: "inet6-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv6", set: switchValue(func(o *options) *string { return &o.network }, "tcp6")},
 	{long: "connect-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up connecting after SECONDS (default 30)", set: secs(func(o *options) *float64 { return &o.connectTimeout })},
 	{long: "idle-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
@@ -504,15 +496,7 @@ var flagTable = []flagDef{
 			return nil
 		}},
 	{long: "continue", cmds: cmdGet, group: "Output", hidden: true,
-		help: "wget's --continue: -C -", set: func(o *options, v string) error {
-			on, err := parseBool(v)
-			if on {
-				o.resume = "-"
-			} else if o.resume == "-" {
-				o.resume = ""
-			}
-			return err
-		}},
+		help: "wget's --continue: -C -", set: switchValue(func(o *options) *string { return &o.resume }, "-")},
 	{long: "password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --password: the password of --user", set: str(func(o *options) *string { return &o.password })},
 	{long: "quiet", cmds: cmdBoth, group: "Output", hidden: true,
@@ -520,7 +504,7 @@ var flagTable = []flagDef{
 	{long: "no-verbose", cmds: cmdBoth, group: "Output", hidden: true,
 		help: "wget's --no-verbose: -s", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "output-document", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
-		help: "wget's --output-document: -o", set: func(o *options, v string) error { o.output = v; o.outputs = append(o.outputs, v); return nil }},
+		help: "wget's --output-document: -o", set: outputFile},
 	{long: "directory-prefix", cmds: cmdGet, group: "Output", arg: "DIR", hidden: true,
 		help: "wget's --directory-prefix: --output-dir, and -O when no -o is given", set: func(o *options, v string) error { o.outputDir, o.wgetDir = v, true; return nil }},
 	{long: "directory-prefix", short: "P", cmds: cmdCrawl, group: "Crawl", arg: "DIR", hidden: true,
@@ -534,15 +518,7 @@ var flagTable = []flagDef{
 	{long: "read-timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS", hidden: true,
 		help: "wget's --read-timeout: --idle-timeout", set: secs(func(o *options) *float64 { return &o.idleTimeout })},
 	{long: "no-proxy", cmds: cmdBoth, group: "Connection", hidden: true,
-		help: "wget's --no-proxy: -x -", set: func(o *options, v string) error {
-			on, err := parseBool(v)
-			if on {
-				o.proxy = "-"
-			} else if o.proxy == "-" {
-				o.proxy = ""
-			}
-			return err
-		}},
+		help: "wget's --no-proxy: -x -", set: switchValue(func(o *options) *string { return &o.proxy }, "-")},
 	{long: "output-file", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
 		help: "wget's --output-file: --stderr", set: func(o *options, v string) error { o.stderrFile, o.stderrAppend = v, false; return nil }},
 	{long: "append-output", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
@@ -594,15 +570,7 @@ var flagTable = []flagDef{
 	{long: "level", short: "l", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
 		help: "wget's --level: --max-depth (inf: no limit)", set: level(func(o *options) *int { return &o.m.opts.MaxDepth })},
 	{long: "no-parent", cmds: cmdCrawl, group: "Crawl", hidden: true,
-		help: "wget's --no-parent: --scope prefix", set: func(o *options, v string) error {
-			on, err := parseBool(v)
-			if on {
-				o.c.scope = "prefix"
-			} else if o.c.scope == "prefix" {
-				o.c.scope = ""
-			}
-			return err
-		}},
+		help: "wget's --no-parent: --scope prefix", set: switchValue(func(o *options) *string { return &o.c.scope }, "prefix")},
 	{long: "no-parent", cmds: cmdMirror, group: "Mirror", hidden: true,
 		help: "what deref mirror does: it never goes above URL", set: habit},
 	// wget's two-letter short flags, taken whole: -nv would otherwise
@@ -610,7 +578,7 @@ var flagTable = []flagDef{
 	{long: "nv", cmds: cmdBoth, group: "Output", hidden: true,
 		help: "wget's -nv: -s", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "np", cmds: cmdCrawl, group: "Crawl", hidden: true,
-		help: "wget's -np: --scope prefix", set: func(o *options, v string) error { o.c.scope = "prefix"; return nil }},
+		help: "wget's -np: --scope prefix", set: switchValue(func(o *options) *string { return &o.c.scope }, "prefix")},
 	{long: "np", cmds: cmdMirror, group: "Mirror", hidden: true,
 		help: "what deref mirror does: it never goes above URL", set: habit},
 	{long: "nH", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused", set: refused("deref crawl --output-dir keeps each host's tree in DIR/HOST: there is no -nH")},
