@@ -550,6 +550,8 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-rl2", "-np"}, func(o *options) bool { return o.c.opts.MaxDepth == 2 && o.c.scope == "prefix" }},
 		{cmdCrawl, []string{"--no-parent"}, func(o *options) bool { return o.c.scope == "prefix" }},
+		{cmdCrawl, []string{"-nH", "--cut-dirs=2"}, func(o *options) bool { return o.c.opts.NoHostDirs && o.c.opts.CutDirs == 2 }},
+		{cmdCrawl, []string{"--no-host-directories", "--cut-dirs", "1"}, func(o *options) bool { return o.c.opts.NoHostDirs && o.c.opts.CutDirs == 1 }},
 		// wget's -k converts links; it must not turn TLS verification off.
 		{cmdCrawl, []string{"-k"}, func(o *options) bool { return o.c.opts.ConvertLinks && !o.insecure }},
 		{cmdCrawl, []string{"--insecure"}, func(o *options) bool { return o.insecure && !o.c.opts.ConvertLinks }},
@@ -574,7 +576,6 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdGet, "--progress=bars", "not bar or dot"},
 		{cmdCrawl, "--execute=timeout=3", `no wgetrc command but robots=off, not "timeout=3"`},
 		{cmdGet, "-e timeout=3", "no wgetrc command"},
-		{cmdCrawl, "-nH", "DIR/HOST"},
 		{cmdCrawl, "-nd", "keeps the site's folders"},
 		{cmdCrawl, "--level=deep", "not a count"},
 	} {

@@ -288,7 +288,10 @@ func (m *run) rewriteSrcset(v string, base *url.URL, p writtenPage) string {
 // relativeLink is the link from the page at from to the file at to, both
 // "/" separated paths below OutputDir, escaped as a URL path.
 func relativeLink(from, to string) string {
-	fd := strings.Split(path.Dir(from), "/")
+	var fd []string // from's folders
+	if d := path.Dir(from); d != "." {
+		fd = strings.Split(d, "/")
+	}
 	td := strings.Split(to, "/")
 	i := 0
 	for i < len(fd) && i < len(td)-1 && fd[i] == td[i] {

@@ -62,6 +62,12 @@ type Options struct {
 	// with a path element that is not a single safe name (as the mirror
 	// judges names) is not written, and says so.
 	OutputDir string
+	// NoHostDirs leaves HOST out of OutputDir's paths (wget's -nH), and
+	// CutDirs leaves out the first CutDirs folders of PATH (wget's
+	// --cut-dirs; never the file's own name). Objects of two hosts, or of
+	// two folders cut away, may then share a path: the last written stays.
+	NoHostDirs bool
+	CutDirs    int
 	// ConvertLinks, with OutputDir, rewrites the links of the HTML pages
 	// written once the crawl is over, as wget's --convert-links does: a
 	// link to an object written leads to its file, relative to the

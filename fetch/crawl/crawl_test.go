@@ -643,3 +643,37 @@ func TestConvertLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as
+// wget's -nH and --cut-dirs do, never cutting a file's own name, and the
+// converted links follow the files where they went.
+func TestCrawlOutputDirCut(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/a/b/":
+			io.WriteString(w, `<a href="c/page.html">deeper</a> <a href="/a/top.html">up</a>`)
+		case "/a/b/c/page.html":
+			io.WriteString(w, `<a href="/a/b/">back</a>`)
+		case "/a/top.html":
+			io.WriteString(w, `top`)
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/a/b/"}, crawl.Options{OutputDir: dir, NoHostDirs: true, CutDirs: 2, ConvertLinks: true, IgnoreRobots: true})
+	if err != nil || rep.Fetched != 3 || rep.Failed != 0 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	for rel, want := range map[string]string{
+		"index.html":  `<a href="c/page.html">deeper</a> <a href="top.html">up</a>`,
+		"c/page.html": `<a href="../index.html">back</a>`,
+		"top.html":    `top`, // /a/top.html: one folder to cut, the name kept
+	} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v, want %q", rel, b, err, want)
+		}
+	}
+}

@@ -43,9 +43,12 @@ type folder struct {
 
 const maxFolders = 64
 
-// acquire returns the folder dir of the root ("/" separated), made when
-// missing, and the function that gives it back.
+// acquire returns the folder dir of the root ("/" separated; "" for the
+// root itself), made when missing, and the function that gives it back.
 func (fs *folders) acquire(dir string) (*os.Root, func(), error) {
+	if dir == "" {
+		dir = "."
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.tick++
@@ -105,7 +108,7 @@ func (fs *folders) closeAll() {
 // path: their writers take turns at it (m.paths), the last one's object
 // staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
-	rel, err := localPath(u, resp)
+	rel, err := localPath(u, resp, m.o.NoHostDirs, m.o.CutDirs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
 	}
@@ -113,7 +116,7 @@ func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*lo
 	if err != nil {
 		return nil, err
 	}
-	dir, name := path.Split(rel) // rel always has a folder: its host
+	dir, name := path.Split(rel)
 	d, release, err := m.dirs.acquire(strings.TrimSuffix(dir, "/"))
 	if err != nil {
 		unlock()
@@ -155,8 +158,9 @@ func (l *localFile) abandon() {
 
 // localPath is where u's object goes below the output folder, "/"
 // separated: HOST[_PORT]/PATH, a folder's index where the path ends at a
-// folder or the object is a listing.
-func localPath(u *url.URL, resp *fetch.Response) (string, error) {
+// folder or the object is a listing; without HOST with noHost, and
+// without the first cut folders of PATH.
+func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int) (string, error) {
 	host := strings.ToLower(u.Hostname())
 	if host == "" {
 		host = u.Scheme // news: names no server
@@ -186,12 +190,18 @@ func localPath(u *url.URL, resp *fetch.Response) (string, error) {
 		}
 		kept = append(kept, index)
 	}
-	for _, s := range append([]string{host}, kept...) {
+	if cut > 0 {
+		kept = kept[min(cut, len(kept)-1):] // the file's own name stays
+	}
+	if !noHost {
+		kept = append([]string{host}, kept...)
+	}
+	for _, s := range kept {
 		if !safeName(s) {
 			return "", fmt.Errorf("%q is not a single safe name", s)
 		}
 	}
-	return strings.Join(append([]string{host}, kept...), "/"), nil
+	return strings.Join(kept, "/"), nil
 }
 
 // safeName is the mirror's rule for a local name (safedir.LocalName),

@@ -64,6 +64,8 @@ func TestRelativeLink(t *testing.T) {
 		{"h/a/b.html", "h/c d/e#f.html", "../c%20d/e%23f.html"},
 		{"h/x.html", "h/a:b.html", "./a:b.html"},
 		{"h/a/b/c.html", "g/d.html", "../../../g/d.html"},
+		{"index.html", "c/p.html", "c/p.html"}, // -nH: pages at the top
+		{"c/p.html", "index.html", "../index.html"},
 	} {
 		if got := relativeLink(tt[0], tt[1]); got != tt[2] {
 			t.Errorf("relativeLink(%q, %q) = %q, want %q", tt[0], tt[1], got, tt[2])

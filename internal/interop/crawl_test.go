@@ -78,7 +78,7 @@ func TestCrawl(t *testing.T) {
 // TestConvertLinks: deref crawl -r -np -k and wget -r -np -k of the same
 // small site on nginx write the same files, byte for byte: links to the
 // folder, root-relative ones with a fragment, srcset, a style sheet, and
-// a link above the start made absolute.
+// a link above the start made absolute; and so with -nH --cut-dirs=1.
 func TestConvertLinks(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
 	bin := filepath.Join(t.TempDir(), "deref")
@@ -107,5 +107,24 @@ func TestConvertLinks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(mine, "conv", "index.html")); !bytes.Contains(b, []byte(`href='`+base+`/outside.html'`)) || !bytes.Contains(b, []byte(`href="sub/index.html"`)) {
 		t.Errorf("conv/index.html:\n%s", b)
+	}
+	// -nH --cut-dirs=1: the files at the top of the folder, as wget puts them.
+	ours, theirs = t.TempDir(), t.TempDir()
+	if out, err := exec.Command(bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-nH", "--cut-dirs=1", "-k", "-e", "robots=off", "-P", ours, base+"/conv/").CombinedOutput(); err != nil {
+		t.Fatalf("deref crawl -nH --cut-dirs=1 -k: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("wget", "-q", "-r", "-np", "-nH", "--cut-dirs=1", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs, base+"/conv/").CombinedOutput(); err != nil {
+		t.Fatalf("wget -nH --cut-dirs=1 -k: %v\n%s", err, out)
+	}
+	got, want = treeFiles(t, ours), treeFiles(t, theirs)
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
+		t.Fatalf("-nH --cut-dirs=1: deref wrote %q, wget %q", got, want)
+	}
+	for _, rel := range got {
+		a, _ := os.ReadFile(filepath.Join(ours, rel))
+		b, _ := os.ReadFile(filepath.Join(theirs, rel))
+		if !bytes.Equal(a, b) {
+			t.Errorf("-nH --cut-dirs=1: %s differs:\nderef:\n%s\nwget:\n%s", rel, a, b)
+		}
 	}
 }
