@@ -85,46 +85,41 @@ func TestConvertLinks(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	ours, theirs := t.TempDir(), t.TempDir()
-	if out, err := exec.Command(bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours, base+"/conv/").CombinedOutput(); err != nil {
-		t.Fatalf("deref crawl -k: %v\n%s", err, out)
-	}
-	if out, err := exec.Command("wget", "-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs, base+"/conv/").CombinedOutput(); err != nil {
-		t.Fatalf("wget -k: %v\n%s", err, out)
-	}
 	host := strings.TrimPrefix(base, "http://")
-	mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
-	got, want := treeFiles(t, mine), treeFiles(t, wgets)
-	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
-		t.Fatalf("deref wrote %q, wget %q", got, want)
-	}
-	for _, rel := range got {
-		a, _ := os.ReadFile(filepath.Join(mine, rel))
-		b, _ := os.ReadFile(filepath.Join(wgets, rel))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs:\nderef:\n%s\nwget:\n%s", rel, a, b)
+	for _, tt := range []struct {
+		flags         []string
+		mine, theirs  string // where each tool puts the host's files, below its folder
+		checkAbsolute bool
+	}{
+		{nil, strings.ReplaceAll(host, ":", "_"), host, true},
+		{[]string{"-nH", "--cut-dirs=1"}, "", "", false}, // the files at the top, as wget puts them
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		args := append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/conv/")
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("deref %q: %v\n%s", args, err, out)
 		}
-	}
-	if b, _ := os.ReadFile(filepath.Join(mine, "conv", "index.html")); !bytes.Contains(b, []byte(`href='`+base+`/outside.html'`)) || !bytes.Contains(b, []byte(`href="sub/index.html"`)) {
-		t.Errorf("conv/index.html:\n%s", b)
-	}
-	// -nH --cut-dirs=1: the files at the top of the folder, as wget puts them.
-	ours, theirs = t.TempDir(), t.TempDir()
-	if out, err := exec.Command(bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-nH", "--cut-dirs=1", "-k", "-e", "robots=off", "-P", ours, base+"/conv/").CombinedOutput(); err != nil {
-		t.Fatalf("deref crawl -nH --cut-dirs=1 -k: %v\n%s", err, out)
-	}
-	if out, err := exec.Command("wget", "-q", "-r", "-np", "-nH", "--cut-dirs=1", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs, base+"/conv/").CombinedOutput(); err != nil {
-		t.Fatalf("wget -nH --cut-dirs=1 -k: %v\n%s", err, out)
-	}
-	got, want = treeFiles(t, ours), treeFiles(t, theirs)
-	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
-		t.Fatalf("-nH --cut-dirs=1: deref wrote %q, wget %q", got, want)
-	}
-	for _, rel := range got {
-		a, _ := os.ReadFile(filepath.Join(ours, rel))
-		b, _ := os.ReadFile(filepath.Join(theirs, rel))
-		if !bytes.Equal(a, b) {
-			t.Errorf("-nH --cut-dirs=1: %s differs:\nderef:\n%s\nwget:\n%s", rel, a, b)
+		args = append(append([]string{"-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/conv/")
+		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
+			t.Fatalf("wget %q: %v\n%s", args, err, out)
+		}
+		mine, wgets := filepath.Join(ours, tt.mine), filepath.Join(theirs, tt.theirs)
+		got, want := treeFiles(t, mine), treeFiles(t, wgets)
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
+			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
+		}
+		for _, rel := range got {
+			a, _ := os.ReadFile(filepath.Join(mine, rel))
+			b, _ := os.ReadFile(filepath.Join(wgets, rel))
+			if !bytes.Equal(a, b) {
+				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
+			}
+		}
+		if !tt.checkAbsolute {
+			continue
+		}
+		if b, _ := os.ReadFile(filepath.Join(mine, "conv", "index.html")); !bytes.Contains(b, []byte(`href='`+base+`/outside.html'`)) || !bytes.Contains(b, []byte(`href="sub/index.html"`)) {
+			t.Errorf("conv/index.html:\n%s", b)
 		}
 	}
 }
