@@ -790,6 +790,8 @@ var flagTable = []flagDef{
 		help: "with --output-dir: once the crawl is over, make the links of the pages written lead to the files written (and the others, absolute, to the server), as wget -k; not with --state", set: boolean(func(o *options) *bool { return &o.c.opts.ConvertLinks })},
 	{long: "no-host-directories", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: leave the HOST folder out (DIR/PATH), as wget -nH", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
+	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: name HTML pages NAME.html and style sheets NAME.css where their names end otherwise, as wget -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
 	{long: "cut-dirs", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "with --output-dir: leave the first N folders of each PATH out, as wget --cut-dirs", set: integer(func(o *options) *int { return &o.c.opts.CutDirs })},
 	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",

@@ -550,7 +550,9 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-rl2", "-np"}, func(o *options) bool { return o.c.opts.MaxDepth == 2 && o.c.scope == "prefix" }},
 		{cmdCrawl, []string{"--no-parent"}, func(o *options) bool { return o.c.scope == "prefix" }},
-		{cmdCrawl, []string{"-nH", "--cut-dirs=2"}, func(o *options) bool { return o.c.opts.NoHostDirs && o.c.opts.CutDirs == 2 }},
+		{cmdCrawl, []string{"-nH", "--cut-dirs=2", "-E"}, func(o *options) bool {
+			return o.c.opts.NoHostDirs && o.c.opts.CutDirs == 2 && o.c.opts.AdjustExtension
+		}},
 		{cmdCrawl, []string{"--no-host-directories", "--cut-dirs", "1"}, func(o *options) bool { return o.c.opts.NoHostDirs && o.c.opts.CutDirs == 1 }},
 		// wget's -k converts links; it must not turn TLS verification off.
 		{cmdCrawl, []string{"-k"}, func(o *options) bool { return o.c.opts.ConvertLinks && !o.insecure }},

@@ -68,6 +68,10 @@ type Options struct {
 	// two folders cut away, may then share a path: the last written stays.
 	NoHostDirs bool
 	CutDirs    int
+	// AdjustExtension names an HTML page written NAME.html and a style
+	// sheet NAME.css where its name ends otherwise (wget's -E), so that a
+	// browser opening the tree's files takes them for what they are.
+	AdjustExtension bool
 	// ConvertLinks, with OutputDir, rewrites the links of the HTML pages
 	// written once the crawl is over, as wget's --convert-links does: a
 	// link to an object written leads to its file, relative to the

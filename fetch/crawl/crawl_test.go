@@ -677,3 +677,43 @@ func TestCrawlOutputDirCut(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlAdjustExtension: with AdjustExtension, a page whose name does
+// not end in .html is written NAME.html, a style sheet NAME.css, and the
+// converted links lead there; other names stay.
+func TestCrawlAdjustExtension(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/x/page.php":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<link rel="stylesheet" href="style.php"><a href="doc.HTM">doc</a> <a href="data">data</a>`)
+		case "/x/style.php":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `p{}`)
+		case "/x/doc.HTM":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `doc`)
+		case "/x/data":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			io.WriteString(w, `data`)
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/x/page.php"}, crawl.Options{OutputDir: dir, NoHostDirs: true, AdjustExtension: true, ConvertLinks: true, IgnoreRobots: true})
+	if err != nil || rep.Fetched != 4 || rep.Failed != 0 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	for rel, want := range map[string]string{
+		"x/page.php.html": `<link rel="stylesheet" href="style.php.css"><a href="doc.HTM">doc</a> <a href="data">data</a>`,
+		"x/style.php.css": `p{}`,
+		"x/doc.HTM":       `doc`,
+		"x/data":          `data`,
+	} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v, want %q", rel, b, err, want)
+		}
+	}
+}

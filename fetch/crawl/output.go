@@ -108,7 +108,7 @@ func (fs *folders) closeAll() {
 // path: their writers take turns at it (m.paths), the last one's object
 // staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
-	rel, err := localPath(u, resp, m.o.NoHostDirs, m.o.CutDirs)
+	rel, err := localPath(u, resp, m.o.NoHostDirs, m.o.CutDirs, m.o.AdjustExtension)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
 	}
@@ -159,8 +159,9 @@ func (l *localFile) abandon() {
 // localPath is where u's object goes below the output folder, "/"
 // separated: HOST[_PORT]/PATH, a folder's index where the path ends at a
 // folder or the object is a listing; without HOST with noHost, and
-// without the first cut folders of PATH.
-func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int) (string, error) {
+// without the first cut folders of PATH; with adjust, an HTML page's name
+// ends in .html and a style sheet's in .css.
+func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int, adjust bool) (string, error) {
 	host := strings.ToLower(u.Hostname())
 	if host == "" {
 		host = u.Scheme // news: names no server
@@ -192,6 +193,16 @@ func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int) (string, 
 	}
 	if cut > 0 {
 		kept = kept[min(cut, len(kept)-1):] // the file's own name stays
+	}
+	if adjust {
+		last := &kept[len(kept)-1]
+		lower := strings.ToLower(*last)
+		switch {
+		case (resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml") && !strings.HasSuffix(lower, ".html") && !strings.HasSuffix(lower, ".htm"):
+			*last += ".html"
+		case resp.MediaType == "text/css" && !strings.HasSuffix(lower, ".css"):
+			*last += ".css"
+		}
 	}
 	if !noHost {
 		kept = append([]string{host}, kept...)

@@ -78,7 +78,7 @@ func TestCrawl(t *testing.T) {
 // TestConvertLinks: deref crawl -r -np -k and wget -r -np -k of the same
 // small site on nginx write the same files, byte for byte: links to the
 // folder, root-relative ones with a fragment, srcset, a style sheet, and
-// a link above the start made absolute; and so with -nH --cut-dirs=1.
+// a link above the start made absolute; and so with -nH --cut-dirs=1 -E.
 func TestConvertLinks(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
 	bin := filepath.Join(t.TempDir(), "deref")
@@ -92,7 +92,7 @@ func TestConvertLinks(t *testing.T) {
 		checkAbsolute bool
 	}{
 		{nil, strings.ReplaceAll(host, ":", "_"), host, true},
-		{[]string{"-nH", "--cut-dirs=1"}, "", "", false}, // the files at the top, as wget puts them
+		{[]string{"-nH", "--cut-dirs=1", "-E"}, "", "", false}, // the files at the top, as wget puts them
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
 		args := append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/conv/")
