@@ -229,7 +229,10 @@ type Client struct {
 	// AuthBasic (the zero value) sends Basic credentials with the request
 	// and answers a Digest challenge to them; AuthDigest waits for the
 	// challenge and answers with Digest only; AuthAny waits and answers
-	// Digest, or Basic where that is all the server takes.
+	// Digest, or Basic where that is all the server takes. In every mode
+	// a Digest login a server accepted answers the next requests to that
+	// server (scheme, host and port) before it asks, with the same nonce
+	// and the next nonce count, until it asks again.
 	HTTPAuth HTTPAuth
 
 	// Retry, when set, tries a retrieval again after a temporary failure

@@ -312,6 +312,30 @@ func TestDigestLogin(t *testing.T) {
 			t.Errorf("curl --digest %s: %v, %d bytes", path, err, len(curled))
 		}
 	}
+	// One command fetching three files of /pub/: the login lighttpd
+	// accepted answers the next two before they are asked for (the same
+	// nonce, counts 2 and 3), so that only the first costs a 401.
+	dir := t.TempDir()
+	var trace bytes.Buffer
+	args := []string{"-v", "--no-netrc", "--digest", "-u", login, "--output-dir", dir}
+	names := []string{"random.bin", "README.txt", "crlf.txt"}
+	for _, name := range names {
+		args = append(args, "-O", base+"/pub/"+name)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &trace
+	if err := cmd.Run(); err != nil {
+		t.Errorf("three files: %v\n%s", err, trace.String())
+	}
+	for _, name := range names {
+		got, _ := os.ReadFile(filepath.Join(dir, name))
+		if want, err := os.ReadFile(filepath.Join(root, "pub", name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("three files: %s is %d bytes, not the file served (%v)", name, len(got), err)
+		}
+	}
+	if n, m := strings.Count(trace.String(), "< HTTP/1.1 401"), strings.Count(trace.String(), "> Authorization: "); n != 1 || m != 3 {
+		t.Errorf("three files: %d 401 replies and %d Authorization fields, want 1 and 3\n%s", n, m, trace.String())
+	}
 	var ee *exec.ExitError
 	if err := exec.Command(bin, "-s", "--no-netrc", "--digest", "-u", "digest:wrong", base+"/hello.txt").Run(); !errors.As(err, &ee) || ee.ExitCode() != 5 {
 		t.Errorf("a wrong password: %v, want exit 5", err)

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"strings"
 )
 
@@ -176,9 +177,7 @@ func digestAuthorization(c challenge, alg int, user, password, method, uri, cnon
 	realm, nonce := c.params["realm"], c.params["nonce"]
 	qop := pickQop(c.params["qop"])
 	if cnonce == "" {
-		b := make([]byte, 24)
-		rand.Read(b)
-		cnonce = base64.RawURLEncoding.EncodeToString(b)
+		cnonce = newCnonce()
 	}
 	ha1 := h(user + ":" + realm + ":" + password)
 	if strings.HasSuffix(a.name, "-SESS") {
@@ -217,7 +216,107 @@ func digestAuthorization(c challenge, alg int, user, password, method, uri, cnon
 	return b.String(), nil
 }
 
+// newCnonce is a client nonce: 24 random bytes.
+func newCnonce() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
 // quote makes s a quoted-string.
 func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// digestSession is a Digest login a server accepted, kept so that the next
+// requests to that server answer its challenge before it is made (RFC
+// 7616, section 3.3: the nonce is used again with the next nonce count),
+// instead of each costing a 401 first, as curl keeps it.
+type digestSession struct {
+	c      challenge
+	alg    int
+	cnonce string // the same for every use of the nonce (it is part of a -sess key)
+	nc     int    // the last nonce count sent
+	secret [sha256.Size]byte
+}
+
+// digestKey names the logins kept: one for each origin (the scheme and
+// host of the request line's server) and user name.
+type digestKey struct {
+	origin, user string
+}
+
+// digestSecret stands for a password in a kept login, so that a request
+// with another password does not use it.
+func digestSecret(password string) [sha256.Size]byte {
+	return sha256.Sum256([]byte("deref digest\x00" + password))
+}
+
+// nextDigest returns the Authorization value that answers, before it
+// is made, the challenge the server at k accepted last, with the next
+// nonce count; ok is false when there is none to answer.
+func (f *Fetcher) nextDigest(k digestKey, password, method, uri string) (auth string, ok bool) {
+	f.mu.Lock()
+	s := f.digests[k]
+	if s == nil || s.secret != digestSecret(password) {
+		f.mu.Unlock()
+		return "", false
+	}
+	s.nc++
+	c, alg, cnonce, nc := s.c, s.alg, s.cnonce, s.nc
+	f.mu.Unlock()
+	auth, err := digestAuthorization(c, alg, k.user, password, method, uri, cnonce, nc)
+	return auth, err == nil
+}
+
+// keepDigest records that the server at k accepted an answer to c (or,
+// with c nil, that it refused the one kept). A nextnonce the server gave
+// in its Authentication-Info field (RFC 7616, section 3.5) replaces the
+// nonce, its count starting again.
+func (f *Fetcher) keepDigest(k digestKey, c *challenge, alg int, cnonce, password, info string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c == nil {
+		delete(f.digests, k)
+		return
+	}
+	s := &digestSession{c: *c, alg: alg, cnonce: cnonce, nc: 1, secret: digestSecret(password)}
+	if next := nextNonce(info); next != "" {
+		s.c.params = maps.Clone(c.params)
+		s.c.params["nonce"] = next
+		s.nc = 0
+	}
+	if f.digests == nil {
+		f.digests = map[digestKey]*digestSession{}
+	}
+	f.digests[k] = s
+}
+
+// nextNonce reads the nextnonce parameter of an Authentication-Info
+// field; "" when there is none.
+func nextNonce(info string) string {
+	if info == "" {
+		return ""
+	}
+	// The field is a challenge's parameters without the scheme.
+	for _, c := range parseChallenges([]string{"x " + info}) {
+		return c.params["nextnonce"]
+	}
+	return ""
+}
+
+// renewNonce takes the nextnonce of an Authentication-Info field the
+// server at k sent with a reply to a kept login.
+func (f *Fetcher) renewNonce(k digestKey, info string) {
+	next := nextNonce(info)
+	if next == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s := f.digests[k]; s != nil {
+		s.c.params = maps.Clone(s.c.params)
+		s.c.params["nonce"] = next
+		s.nc = 0
+	}
 }

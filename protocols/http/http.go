@@ -38,6 +38,7 @@ type Fetcher struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*nethttp.Transport
+	digests    map[digestKey]*digestSession // Digest logins servers accepted
 	pool       connPool
 }
 
@@ -225,7 +226,27 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 				return nil, err
 			}
 		}
-		if req.HTTPAuth == protocols.AuthBasic {
+	}
+	// The request line names the absolute URL to a gateway, and to the
+	// proxy asked for an http: URL; an https: URL goes through a CONNECT
+	// tunnel, and the server gets the path. (A SOCKS proxy is a dialer:
+	// its requests take the own-connection path.)
+	own := web && req.Proxy == nil
+	absolute := !own && (!web || u.Scheme == "http")
+	// A Digest login the server accepted before is answered before it
+	// is asked for again (see digestSession); else Basic goes with the
+	// request where it is to.
+	var dkey digestKey
+	if c := req.Credentials; c.HasUser {
+		sent := false
+		if web {
+			dkey = digestKey{origin: u.Scheme + "://" + strings.ToLower(hreq.URL.Host), user: c.User}
+			var auth string
+			if auth, sent = f.nextDigest(dkey, password, hreq.Method, requestTarget(hreq, absolute)); sent {
+				hreq.Header.Set("Authorization", auth)
+			}
+		}
+		if !sent && req.HTTPAuth == protocols.AuthBasic {
 			hreq.SetBasicAuth(c.User, password)
 		}
 	}
@@ -273,12 +294,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	case req.Offset > 0:
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
-	// The request line names the absolute URL to a gateway, and to the
-	// proxy asked for an http: URL; an https: URL goes through a CONNECT
-	// tunnel, and the server gets the path. (A SOCKS proxy is a dialer:
-	// its requests take the own-connection path.)
-	own := web && req.Proxy == nil
-	absolute := !own && (!web || u.Scheme == "http")
 	send := func(hreq *nethttp.Request) (*nethttp.Response, error) {
 		hctx := context.WithValue(ctx, dialKey{}, req.Dial)
 		if own {
@@ -301,7 +316,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if err == nil && resp.StatusCode == 401 && req.Credentials.HasUser {
 		// The server's challenge, answered once: Digest where it offers
 		// it, Basic where that is all it takes and it was not sent yet.
-		if auth, ok, aerr := answer(req, hreq, resp, password, absolute); aerr != nil {
+		if auth, d, ok, aerr := answer(req, hreq, resp, password, absolute); aerr != nil {
 			resp.Body.Close()
 			return nil, aerr
 		} else if ok {
@@ -312,7 +327,16 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			again.Header.Set("Authorization", auth)
 			addCookies(again)
 			resp, err = send(again)
+			if err == nil && dkey.origin != "" && d != nil {
+				if resp.StatusCode == 401 {
+					f.keepDigest(dkey, nil, 0, "", "", "")
+				} else {
+					f.keepDigest(dkey, &d.c, d.alg, d.cnonce, password, resp.Header.Get("Authentication-Info"))
+				}
+			}
 		}
+	} else if err == nil && dkey.origin != "" {
+		f.renewNonce(dkey, resp.Header.Get("Authentication-Info"))
 	}
 	if err == nil {
 		keepCookies(resp)
@@ -482,24 +506,38 @@ func totalFromRange(s string) int64 {
 // answer returns the Authorization value that answers the 401 resp to
 // hreq, and whether there is one: Digest (RFC 7616) where the server
 // offers it, else Basic when req.HTTPAuth waited for the challenge.
-func answer(req *protocols.Request, hreq *nethttp.Request, resp *nethttp.Response, password string, absolute bool) (string, bool, error) {
+// The challenge a Digest answer answers is returned too.
+func answer(req *protocols.Request, hreq *nethttp.Request, resp *nethttp.Response, password string, absolute bool) (string, *digestAnswer, bool, error) {
 	cs := parseChallenges(resp.Header.Values("WWW-Authenticate"))
 	user := req.Credentials.User
 	if c, alg, ok := pickDigest(cs); ok {
-		uri := hreq.URL.RequestURI()
-		if absolute && hreq.URL.Opaque == "" {
-			uri = hreq.URL.String()
-		}
-		auth, err := digestAuthorization(c, alg, user, password, hreq.Method, uri, "", 1)
+		d := &digestAnswer{c: c, alg: alg, cnonce: newCnonce()}
+		auth, err := digestAuthorization(c, alg, user, password, hreq.Method, requestTarget(hreq, absolute), d.cnonce, 1)
 		if err != nil {
-			return "", false, fmt.Errorf("%w: %w", protocols.ErrAuth, err)
+			return "", nil, false, fmt.Errorf("%w: %w", protocols.ErrAuth, err)
 		}
-		return auth, true, nil
+		return auth, d, true, nil
 	}
 	if req.HTTPAuth == protocols.AuthAny && slices.ContainsFunc(cs, func(c challenge) bool { return c.scheme == "basic" }) {
-		return basic(user, password), true, nil
+		return basic(user, password), nil, true, nil
 	}
-	return "", false, nil
+	return "", nil, false, nil
+}
+
+// digestAnswer is the challenge a Digest answer answered, and how.
+type digestAnswer struct {
+	c      challenge
+	alg    int
+	cnonce string
+}
+
+// requestTarget is hreq's request-target as its request line names it,
+// which a Digest answer repeats (its uri parameter).
+func requestTarget(hreq *nethttp.Request, absolute bool) string {
+	if absolute && hreq.URL.Opaque == "" {
+		return hreq.URL.String()
+	}
+	return hreq.URL.RequestURI()
 }
 
 func basic(user, pw string) string {
