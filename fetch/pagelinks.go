@@ -42,6 +42,30 @@ func PageLinkAttrs(element string) []string {
 // and stops reading there, or at a token past 1 MiB (an inline script, a
 // data: URL), returning the links before it.
 func PageLinks(r io.Reader) (links []string, base string, err error) {
+	kinds, base, err := PageLinkKinds(r)
+	if err != nil {
+		return nil, "", err
+	}
+	links = make([]string, len(kinds))
+	for i, l := range kinds {
+		links[i] = l.URL
+	}
+	return links, base, nil
+}
+
+// PageLink is a link of an HTML page (PageLinkKinds).
+type PageLink struct {
+	URL string
+	// Inline says the page is shown with what the link names, as wget's
+	// --page-requisites takes it: an image, a style sheet (<link
+	// rel=stylesheet>) or an icon, a script, a frame, media, an object,
+	// a background, what a <style> element loads; not where an <a> or
+	// <area> leads, nor another <link> or a refresh.
+	Inline bool
+}
+
+// PageLinkKinds is PageLinks with each link's kind.
+func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	seenBase := false
@@ -60,7 +84,9 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 		case html.TextToken:
 			if style {
 				css, _ := CSSLinks(bytes.NewReader(z.Text()))
-				links = append(links, css...)
+				for _, l := range css {
+					links = append(links, PageLink{l, true})
+				}
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
@@ -103,6 +129,7 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 			if isLink && onlyConnects(rel) {
 				continue
 			}
+			inline := !navigates[string(name)] && (!isLink || shownWith(rel))
 			if isMeta && strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
 				if u := refreshURL(content); u != "" {
 					found = append(found, u)
@@ -110,12 +137,27 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 			}
 			for _, l := range found {
 				if l = strings.TrimSpace(l); l != "" {
-					links = append(links, l)
+					links = append(links, PageLink{l, inline})
 				}
 			}
 		}
 	}
 	return links[:maxLinks], base, nil
+}
+
+// navigates holds the elements whose links lead elsewhere rather than
+// show the page: <a>, <area> and a refresh's <meta>.
+var navigates = map[string]bool{"a": true, "area": true, "meta": true}
+
+// shownWith says a <link>'s rel names what the page is shown with: a
+// style sheet or an icon, as wget's --page-requisites takes them.
+func shownWith(rel string) bool {
+	for _, r := range strings.Fields(rel) {
+		if r == "stylesheet" || r == "icon" {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyConnects says a <link>'s rel names only early connections, no

@@ -163,3 +163,35 @@ func TestPageLinksLongToken(t *testing.T) {
 		t.Errorf("%q %v", links, err)
 	}
 }
+
+// Each link's kind: what the page is shown with (Inline), as wget -p
+// takes it, or where it leads.
+func TestPageLinkKinds(t *testing.T) {
+	page := `<link rel="stylesheet" href="s.css"><link rel="Alternate Stylesheet" href="alt.css"><link rel="shortcut icon" href="i.ico">
+<link rel="next" href="next.html"><meta http-equiv="refresh" content="0; url=r.html">
+<style>@import "imp.css"; p { background: url(bg.png) }</style>
+<a href="a.html"><img src="img.png" srcset="x1.png 1x, x2.png 2x"></a><area href="area.html">
+<script src="s.js"></script><iframe src="f.html"></iframe><video src="v.mp4" poster="p.jpg"></video>
+<object data="o.svg"></object><body background="b.gif"><input type="image" src="in.png">`
+	got, _, err := fetch.PageLinkKinds(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inline, leads []string
+	for _, l := range got {
+		if l.Inline {
+			inline = append(inline, l.URL)
+		} else {
+			leads = append(leads, l.URL)
+		}
+	}
+	wantInline := []string{"s.css", "alt.css", "i.ico", "imp.css", "bg.png", "img.png", "x1.png", "x2.png", "s.js", "f.html", "v.mp4", "p.jpg", "o.svg", "b.gif", "in.png"}
+	wantLeads := []string{"next.html", "r.html", "a.html", "area.html"}
+	if !slices.Equal(inline, wantInline) || !slices.Equal(leads, wantLeads) {
+		t.Errorf("inline %q\nwant   %q\nleads %q\nwant  %q", inline, wantInline, leads, wantLeads)
+	}
+	plain, _, _ := fetch.PageLinks(strings.NewReader(page))
+	if len(plain) != len(got) {
+		t.Errorf("PageLinks gives %d links, PageLinkKinds %d", len(plain), len(got))
+	}
+}

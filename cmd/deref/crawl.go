@@ -38,6 +38,8 @@ type crawlSettings struct {
 	scope   string
 	domains string
 	asJSON  bool
+	// recursive: -r, -l or --max-depth was given (see -p).
+	recursive bool
 }
 
 func runCrawl(args []string, stdout, stderr io.Writer) int {
@@ -65,6 +67,9 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 	co.RetryRefused = o.retryRefused
 	co.Wait = seconds(o.c.wait)
 	co.Prefix = o.c.scope == "prefix"
+	if co.PageRequisites && !o.c.recursive {
+		co.MaxDepth = -1 // wget -p without -r: the pages and what they are shown with
+	}
 	for _, d := range strings.Split(o.c.domains, ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			co.Domains = append(co.Domains, d)

@@ -61,6 +61,43 @@ func TestCrawlCommand(t *testing.T) {
 	}
 }
 
+// TestCrawlPageRequisitesFlag: -p alone fetches the page and what it is
+// shown with, as wget -p; with -r (or -l, --max-depth) the links too.
+func TestCrawlPageRequisitesFlag(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<img src="/i.png"><a href="/next.html">next</a>`)
+		case "/next.html":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<img src="/j.png">`)
+		case "/i.png", "/j.png":
+			io.WriteString(w, "png")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	for _, tt := range []struct {
+		args    []string
+		fetched int
+	}{
+		{[]string{"-p"}, 2},
+		{[]string{"-p", "-r"}, 4},
+		{[]string{"-p", "--max-depth", "1"}, 4}, // j.png: what next.html is shown with, past the depth
+		{[]string{"-p", "-l", "1"}, 4},
+		{nil, 4},
+		{[]string{"--max-depth", "1"}, 3},
+	} {
+		r := runDeref(t, "", append(append([]string{"crawl", "--json", "--ignore-robots"}, tt.args...), s.URL+"/")...)
+		var rep struct{ Fetched, Failed int }
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Fetched != tt.fetched || rep.Failed != 0 {
+			t.Errorf("%q: exit %d, %q, want %d fetched; %s", tt.args, r.code, r.stdout, tt.fetched, r.stderr)
+		}
+	}
+}
+
 // The status lines count each server's URLs, bytes and errors and the
 // queue; the summary has a line per server when there are several.
 func TestCrawlStatus(t *testing.T) {

@@ -146,6 +146,15 @@ func level(field func(*options) *int) func(*options, string) error {
 	}
 }
 
+// recursive wraps the setter of a flag that asks deref crawl to follow
+// links (wget's -r, -l; --max-depth), which -p alone does not.
+func recursive(set func(*options, string) error) func(*options, string) error {
+	return func(o *options, v string) error {
+		o.c.recursive = true
+		return set(o, v)
+	}
+}
+
 // habit is the setter of a flag of curl's that asks for what deref does
 // anyway: it is taken, as a switch, and changes nothing; it cannot be
 // turned off.
@@ -564,9 +573,9 @@ var flagTable = []flagDef{
 	// (a folder's tree).
 	{long: "recursive", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(recursiveWords)},
 	{long: "mirror", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(recursiveWords)},
-	{long: "recursive", short: "r", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "what deref crawl does", set: habit},
+	{long: "recursive", short: "r", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "what deref crawl does (beside -p, see there)", set: recursive(habit)},
 	{long: "level", short: "l", cmds: cmdCrawl, group: "Crawl", arg: "N", hidden: true,
-		help: "wget's --level: --max-depth (inf: no limit)", set: level(func(o *options) *int { return &o.c.opts.MaxDepth })},
+		help: "wget's --level: --max-depth (inf: no limit)", set: recursive(level(func(o *options) *int { return &o.c.opts.MaxDepth }))},
 	{long: "level", short: "l", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
 		help: "wget's --level: --max-depth (inf: no limit)", set: level(func(o *options) *int { return &o.m.opts.MaxDepth })},
 	{long: "no-parent", cmds: cmdCrawl, group: "Crawl", hidden: true,
@@ -775,7 +784,9 @@ var flagTable = []flagDef{
 	{long: "wait", cmds: cmdCrawl, group: "Crawl", arg: "DURATION",
 		help: "pause this long after each request before the host's next one (default 0)", set: secs(func(o *options) *float64 { return &o.c.wait })},
 	{long: "max-depth", cmds: cmdCrawl, group: "Crawl", arg: "N",
-		help: "follow links at most N steps from a start URL (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxDepth })},
+		help: "follow links at most N steps from a start URL (0: no limit)", set: recursive(integer(func(o *options) *int { return &o.c.opts.MaxDepth }))},
+	{long: "page-requisites", short: "p", cmds: cmdCrawl, group: "Crawl",
+		help: "also fetch what each page is shown with (images, style sheets and what they load, scripts, frames, media), on the start URLs' hosts even outside --scope prefix and past --max-depth, as wget -p; as with wget, -p without -r, -l or --max-depth fetches the start pages and what they are shown with only", set: boolean(func(o *options) *bool { return &o.c.opts.PageRequisites })},
 	{long: "max-items", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "stop after N URLs (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxItems })},
 	{long: "scope", cmds: cmdCrawl, group: "Crawl", arg: "SCOPE", complete: "host prefix",

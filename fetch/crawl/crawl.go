@@ -44,8 +44,17 @@ type Options struct {
 	RetryWait    time.Duration
 	RetryRefused bool
 	// MaxDepth > 0 stops following links that far from a start URL (its
-	// links are at depth 1); MaxItems > 0 stops after that many URLs.
+	// links are at depth 1); MaxDepth < 0 follows none (but, with
+	// PageRequisites, what the start pages are shown with). MaxItems > 0
+	// stops after that many URLs.
 	MaxDepth, MaxItems int
+	// PageRequisites also fetches what each page fetched is shown with
+	// (fetch.PageLink's Inline: images, style sheets and what they load,
+	// scripts, frames, media), as wget's --page-requisites does: on the
+	// start URLs' hosts (or, with SpanHosts, where it may go) even outside
+	// Prefix, and past MaxDepth, where a page's other links are not
+	// followed.
+	PageRequisites bool
 	// Prefix keeps the crawl below the start URLs (their canonical form as
 	// a prefix) instead of on their hosts and ports.
 	Prefix bool
@@ -303,6 +312,21 @@ func (m *run) inScope(u *url.URL) bool {
 	return false
 }
 
+// requisite says whether what a page is shown with may be fetched
+// outside the scope (PageRequisites): where SpanHosts may go, else on a
+// start URL's server.
+func (m *run) requisite(u *url.URL) bool {
+	if m.o.SpanHosts {
+		return m.inScope(u)
+	}
+	for _, s := range m.starts {
+		if u.Scheme == s.Scheme && strings.EqualFold(u.Hostname(), s.Hostname()) && u.PortNumber() == s.PortNumber() {
+			return true
+		}
+	}
+	return false
+}
+
 // pathKey is what "below" compares: the URL, or for Gopher the server
 // and selector without the item type, which differs between a menu and
 // the items below it.
@@ -362,9 +386,14 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	release()
 	line := stateLine{URL: stateURL(j.u), Depth: j.depth, Bytes: n}
 	var next []job
-	if err == nil && (m.o.MaxDepth <= 0 || j.depth+1 <= m.o.MaxDepth) {
+	if err == nil {
+		leaf := m.o.MaxDepth < 0 || m.o.MaxDepth > 0 && j.depth+1 > m.o.MaxDepth
 		for _, l := range found {
-			if m.inScope(l.u) && m.admitKey(l.key) {
+			follow := !leaf && m.inScope(l.u)
+			if !follow && l.inline && m.o.PageRequisites {
+				follow = m.requisite(l.u)
+			}
+			if follow && m.admitKey(l.key) {
 				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
 				line.Links = append(line.Links, stateURL(l.u))
 				if l.plus {
@@ -455,9 +484,10 @@ func (m *run) attributes(ctx context.Context, u *url.URL) {
 
 // link is a URL a listing or page gave.
 type link struct {
-	u    *url.URL // normalised
-	key  string   // u as a string
-	plus bool     // a Gopher+ menu's item
+	u      *url.URL // normalised
+	key    string   // u as a string
+	plus   bool     // a Gopher+ menu's item
+	inline bool     // what a page is shown with (fetch.PageLink)
 }
 
 // fetch reads u whole and returns its size and the links it holds that
@@ -473,7 +503,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	if resp.Kind == fetch.KindSession { // a start URL's: links to sessions are not followed
 		return 0, nil, fetch.NotAnObject(resp, u)
 	}
-	var hrefs []string
+	var hrefs []fetch.PageLink
 	var base string           // an HTML page's <base href>
 	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
@@ -491,7 +521,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	case listing:
 		for _, e := range resp.Entries {
 			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
-				hrefs = append(hrefs, e.URL)
+				hrefs = append(hrefs, fetch.PageLink{URL: e.URL})
 				if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.HasSuffix(e.Type, "+") {
 					plus[e.URL] = true
 				}
@@ -501,9 +531,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml" || resp.MediaType == "text/css":
 		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
 		if resp.MediaType == "text/css" {
-			hrefs, err = fetch.CSSLinks(cr)
+			var css []string
+			css, err = fetch.CSSLinks(cr)
+			for _, l := range css {
+				hrefs = append(hrefs, fetch.PageLink{URL: l, Inline: true}) // what a style sheet loads shows the page
+			}
 		} else {
-			hrefs, base, err = fetch.PageLinks(cr)
+			hrefs, base, err = fetch.PageLinkKinds(cr)
 		}
 		if err == nil {
 			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
@@ -530,12 +564,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		}
 	}
 	var out []link
-	given := make(map[string]bool, len(hrefs))
-	for _, h := range hrefs {
-		if given[h] {
+	given := make(map[fetch.PageLink]bool, len(hrefs))
+	for _, hl := range hrefs {
+		if given[hl] {
 			continue // a page's links repeat (a menu, a sidebar): each is resolved once
 		}
-		given[h] = true
+		given[hl] = true
+		h := hl.URL
 		var l *url.URL
 		if listing {
 			// A listing's URLs are absolute and taken as they are: a
@@ -564,7 +599,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 				continue // resolved into no URL of its scheme
 			}
 		}
-		out = append(out, link{norm, key, plus[h]})
+		out = append(out, link{norm, key, plus[h], hl.Inline})
 	}
 	return n, out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -323,6 +324,70 @@ func TestCrawlPageRequisites(t *testing.T) {
 	for _, u := range seen {
 		if !strings.HasPrefix(u, s.URL+"/") {
 			t.Errorf("followed %s", u)
+		}
+	}
+}
+
+// With PageRequisites, what a page is shown with is fetched outside the
+// prefix and past MaxDepth, as wget -p takes it: images, style sheets and
+// what they load, frames and their images; not the links a page, or a
+// frame fetched as a requisite, leads to.
+func TestCrawlPageRequisitesOption(t *testing.T) {
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/docs/":
+			io.WriteString(w, `<link rel="stylesheet" href="/static/style.css"><link rel="next" href="/static/next.html">`+
+				`<img src="/static/logo.png"><iframe src="/static/frame.html"></iframe>`+
+				`<a href="page.html">page</a><a href="/other/out.html">out</a><a href="/static/logo.png">the logo</a>`)
+		case "/docs/page.html":
+			io.WriteString(w, `<img src="pic.png"><a href="deep.html">deeper</a>`)
+		case "/docs/deep.html":
+			io.WriteString(w, `<img src="deep.png">`)
+		case "/static/style.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `body { background: url(bg.png) }`)
+		case "/static/frame.html":
+			io.WriteString(w, `<img src="fimg.png"><a href="nav.html">nav</a>`)
+		default:
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "png")
+		}
+	})
+	all := []string{"/docs/", "/docs/page.html", "/docs/deep.html", "/docs/pic.png", "/docs/deep.png", "/static/style.css",
+		"/static/bg.png", "/static/logo.png", "/static/frame.html", "/static/fimg.png", "/static/nav.html", "/static/next.html", "/other/out.html"}
+	before := map[string]int{}
+	for _, tt := range []struct {
+		name string
+		o    crawl.Options
+		want []string
+	}{
+		{"prefix and depth 1", crawl.Options{Prefix: true, MaxDepth: 1}, []string{"/docs/", "/docs/page.html"}},
+		{"-p, prefix and depth 1", crawl.Options{Prefix: true, MaxDepth: 1, PageRequisites: true}, []string{"/docs/", "/docs/page.html",
+			"/docs/pic.png", "/static/style.css", "/static/bg.png", "/static/logo.png", "/static/frame.html", "/static/fimg.png"}},
+		{"-p alone", crawl.Options{MaxDepth: -1, PageRequisites: true}, []string{"/docs/",
+			"/static/style.css", "/static/bg.png", "/static/logo.png", "/static/frame.html", "/static/fimg.png"}},
+		{"no link followed", crawl.Options{MaxDepth: -1}, []string{"/docs/"}},
+	} {
+		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/docs/"}, tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range all {
+			switch n := asked(p) - before[p]; n {
+			case 0:
+			case 1:
+				got = append(got, p)
+			default:
+				t.Errorf("%s: %s asked %d times", tt.name, p, n)
+			}
+			before[p] = asked(p)
+		}
+		slices.Sort(got)
+		slices.Sort(tt.want)
+		if !slices.Equal(got, tt.want) || rep.Fetched != len(tt.want) {
+			t.Errorf("%s: fetched %q (%d), want %q", tt.name, got, rep.Fetched, tt.want)
 		}
 	}
 }

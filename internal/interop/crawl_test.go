@@ -123,3 +123,47 @@ func TestConvertLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestPageRequisites: deref crawl -p and wget -p, alone and with -r, -np
+// and -l, fetch the same files of a site whose pages are shown with files
+// outside their folder (a style sheet and what it loads, images, an icon,
+// a frame and its image), and with -k write them byte for byte the same.
+func TestPageRequisites(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	host := strings.TrimPrefix(base, "http://")
+	for _, tt := range []struct {
+		flags []string
+		files int
+	}{
+		{[]string{"-p"}, 7},                         // the page and what it is shown with
+		{[]string{"-r", "-np", "-l", "1", "-p"}, 9}, // and page.html's picture, past the depth
+		{[]string{"-r", "-np", "-p"}, 11},
+		{[]string{"-r", "-l", "1", "-p"}, 10}, // above the start too, without -np
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		args := append(append([]string{"crawl", "-s", "--no-netrc", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/req/docs/")
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("deref %q: %v\n%s", args, err, out)
+		}
+		args = append(append([]string{"-q", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/req/docs/")
+		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
+			t.Fatalf("wget %q: %v\n%s", args, err, out)
+		}
+		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
+		got, want := treeFiles(t, mine), treeFiles(t, wgets)
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != tt.files {
+			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
+		}
+		for _, rel := range got {
+			a, _ := os.ReadFile(filepath.Join(mine, rel))
+			b, _ := os.ReadFile(filepath.Join(wgets, rel))
+			if !bytes.Equal(a, b) {
+				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
+			}
+		}
+	}
+}

@@ -66,6 +66,26 @@ func write(root string) error {
 		"conv/img/a.png":      []byte("not a PNG: a\n"),
 		"conv/img/b.png":      []byte("not a PNG: b\n"),
 		"outside.html":        []byte("<!doctype html><title>outside</title>\n"),
+		// A site whose pages are shown with files outside their folder,
+		// which deref crawl -p fetches as wget -p does.
+		"req/docs/index.html": []byte(`<!doctype html>
+<html><head><title>docs</title><link rel="stylesheet" href="../static/style.css"><link rel="icon" href="/req/static/icon.png"></head>
+<body>
+<img src="../static/logo.png" alt="logo">
+<a href="page.html">a page</a>
+<a href="../other.html">above the start</a>
+<iframe src="../static/frame.html"></iframe>
+</body></html>
+`),
+		"req/docs/page.html":    []byte("<!doctype html><title>page</title>\n<img src=\"../static/pic.png\">\n<a href=\"deep.html\">deeper</a>\n"),
+		"req/docs/deep.html":    []byte("<!doctype html><title>deep</title>\n<img src=\"../static/deep.png\">\n"),
+		"req/static/style.css":  []byte("body { background: url(bg.png) }\n"),
+		"req/static/frame.html": []byte("<!doctype html><title>frame</title>\n<img src=\"fimg.png\"> <a href=\"nav.html\">nav</a>\n"),
+		"req/static/nav.html":   []byte("<!doctype html><title>nav</title>\n"),
+		"req/other.html":        []byte("<!doctype html><title>other</title>\n"),
+	}
+	for _, name := range []string{"logo", "pic", "deep", "bg", "fimg", "icon"} {
+		files["req/static/"+name+".png"] = []byte("not a PNG: " + name + "\n")
 	}
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
