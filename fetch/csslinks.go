@@ -18,40 +18,77 @@ const maxCSSURL = 8 << 10
 // comments and other strings hold. Escapes are decoded as CSS has them
 // ("\28" is "("). It returns 131,072 URLs at most.
 func CSSLinks(r io.Reader) ([]string, error) {
+	links, err := CSSLinkSpans(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(links))
+	for i, l := range links {
+		out[i] = l.URL
+	}
+	return out, nil
+}
+
+// CSSLink is a URL a style sheet loads (CSSLinkSpans).
+type CSSLink struct {
+	URL string
+	// Start and End are where the URL is written in the style sheet, as
+	// byte offsets: between the quotes of a string, or in url( ) without
+	// the white space around it; escapes are as written there.
+	Start, End int64
+	// Quote is the string's quote it is written in, or 0 in url( )
+	// without one.
+	Quote byte
+}
+
+// CSSLinkSpans is CSSLinks with where each URL is written, so that a
+// copy of the style sheet can replace it.
+func CSSLinkSpans(r io.Reader) ([]CSSLink, error) {
 	s := cssScanner{r: bufio.NewReader(r)}
 	return s.links()
 }
 
 type cssScanner struct {
 	r     *bufio.Reader
-	out   []string
+	pos   int64 // bytes read
+	out   []CSSLink
 	ident []byte // the name just read, lowered: "url", "import"
 	at    bool   // the name began with "@"
 }
 
-func (s *cssScanner) links() ([]string, error) {
+// read reads a byte, counting it.
+func (s *cssScanner) read() (byte, error) {
+	c, err := s.r.ReadByte()
+	if err == nil {
+		s.pos++
+	}
+	return c, err
+}
+
+func (s *cssScanner) links() ([]CSSLink, error) {
 	importing := false // after @import: a string is its URL
 	for {
-		c, err := s.r.ReadByte()
+		c, err := s.read()
 		if err != nil {
 			return s.result(err)
 		}
 		switch {
 		case c == '/':
 			if n, _ := s.r.Peek(1); len(n) == 1 && n[0] == '*' {
-				s.r.ReadByte()
+				s.read()
 				if err := s.comment(); err != nil {
 					return s.result(err)
 				}
 				continue
 			}
 		case c == '"' || c == '\'':
+			start := s.pos
 			v, ok, err := s.str(c)
 			if err != nil {
 				return s.result(err)
 			}
 			if ok && (importing || s.at && string(s.ident) == "import") {
-				s.add(v)
+				s.add(v, start, s.pos-1, c)
 			}
 			importing = false
 			s.ident = s.ident[:0]
@@ -64,7 +101,7 @@ func (s *cssScanner) links() ([]string, error) {
 			}
 			importing = false
 		case c == '\\':
-			s.r.ReadByte() // an escaped character: part of a name, never a delimiter
+			s.read() // an escaped character: part of a name, never a delimiter
 			continue
 		case c == '@':
 			s.ident, s.at = s.ident[:0], true
@@ -85,16 +122,17 @@ func (s *cssScanner) links() ([]string, error) {
 	}
 }
 
-func (s *cssScanner) result(err error) ([]string, error) {
+func (s *cssScanner) result(err error) ([]CSSLink, error) {
 	if errors.Is(err, io.EOF) {
 		return s.out, nil
 	}
 	return nil, err
 }
 
-func (s *cssScanner) add(v string) {
+// add adds the URL v, written from start to end.
+func (s *cssScanner) add(v string, start, end int64, quote byte) {
 	if v = strings.TrimSpace(v); v != "" && len(s.out) < maxLinks {
-		s.out = append(s.out, v)
+		s.out = append(s.out, CSSLink{v, start, end, quote})
 	}
 }
 
@@ -102,7 +140,7 @@ func (s *cssScanner) add(v string) {
 func (s *cssScanner) comment() error {
 	star := false
 	for {
-		c, err := s.r.ReadByte()
+		c, err := s.read()
 		if err != nil {
 			return err
 		}
@@ -119,7 +157,7 @@ func (s *cssScanner) str(q byte) (v string, ok bool, err error) {
 	var b []byte
 	long := false
 	for {
-		c, err := s.r.ReadByte()
+		c, err := s.read()
 		if err != nil {
 			return "", false, err
 		}
@@ -131,7 +169,7 @@ func (s *cssScanner) str(q byte) (v string, ok bool, err error) {
 		case '\\':
 			n, _ := s.r.Peek(1)
 			if len(n) == 1 && n[0] == '\n' {
-				s.r.ReadByte() // a line continued
+				s.read() // a line continued
 				continue
 			}
 			if b, err = s.escape(b); err != nil {
@@ -154,35 +192,41 @@ func (s *cssScanner) url() error {
 		return err
 	}
 	if c == '"' || c == '\'' {
+		start := s.pos
 		v, ok, err := s.str(c)
 		if err != nil {
 			return err
 		}
 		if ok {
-			s.add(v)
+			s.add(v, start, s.pos-1, c)
 		}
 		return nil
 	}
 	var b []byte
 	long := false
-	for ; ; c, err = s.r.ReadByte() {
+	start, end := s.pos-1, s.pos-1 // c is read: where the URL starts, and where it ends so far
+	for ; ; c, err = s.read() {
 		if err != nil {
 			return err
 		}
 		switch {
 		case c == ')':
 			if !long {
-				s.add(string(b))
+				s.add(string(b), start, end, 0)
 			}
 			return nil
 		case c == '\\':
 			if b, err = s.escape(b); err != nil {
 				return err
 			}
+			end = s.pos
 		case c == '"' || c == '\'' || c == '(':
 			return nil // a bad url: passed over
 		default:
 			b = append(b, c)
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+				end = s.pos
+			}
 		}
 		if len(b) > maxCSSURL {
 			long, b = true, b[:0]
@@ -192,7 +236,7 @@ func (s *cssScanner) url() error {
 
 func (s *cssScanner) skipSpace() (byte, error) {
 	for {
-		c, err := s.r.ReadByte()
+		c, err := s.read()
 		if err != nil || (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
 			return c, err
 		}
@@ -209,18 +253,18 @@ func (s *cssScanner) escape(b []byte) ([]byte, error) {
 		if err != nil || !isHexDigit(n[0]) {
 			break
 		}
-		s.r.ReadByte()
+		s.read()
 		hex = append(hex, n[0])
 	}
 	if len(hex) == 0 {
-		c, err := s.r.ReadByte()
+		c, err := s.read()
 		if err != nil {
 			return b, err
 		}
 		return append(b, c), nil
 	}
 	if n, _ := s.r.Peek(1); len(n) == 1 && (n[0] == ' ' || n[0] == '\t' || n[0] == '\n') {
-		s.r.ReadByte()
+		s.read()
 	}
 	v, _ := strconv.ParseUint(string(hex), 16, 32)
 	if v == 0 || v > utf8.MaxRune || 0xD800 <= v && v <= 0xDFFF {

@@ -195,3 +195,23 @@ func TestPageLinkKinds(t *testing.T) {
 		t.Errorf("PageLinks gives %d links, PageLinkKinds %d", len(plain), len(got))
 	}
 }
+
+// Where each URL of a style sheet is written: between the quotes, or in
+// url( ) without the white space around it, escapes as written.
+func TestCSSLinkSpans(t *testing.T) {
+	css := `@import "a.css"; @import url( 'b.css' ); p { background: url(  c\28 1\29.png  ) } /* url(no.png) */ q { x: url(d.png) }` +
+		"\nr { y: url(\"e f.png\") }"
+	got, err := fetch.CSSLinkSpans(strings.NewReader(css))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"a.css", "a.css"}, {"b.css", "b.css"}, {"c(1).png", `c\28 1\29.png`}, {"d.png", "d.png"}, {"e f.png", "e f.png"}}
+	if len(got) != len(want) {
+		t.Fatalf("%d links: %+v", len(got), got)
+	}
+	for i, l := range got {
+		if l.URL != want[i][0] || css[l.Start:l.End] != want[i][1] {
+			t.Errorf("link %d: %q at %q, want %q at %q", i, l.URL, css[l.Start:l.End], want[i][0], want[i][1])
+		}
+	}
+}

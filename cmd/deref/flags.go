@@ -798,7 +798,7 @@ var flagTable = []flagDef{
 	{long: "output-dir", cmds: cmdCrawl, group: "Crawl", arg: "DIR", complete: "dir",
 		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
 	{long: "convert-links", short: "k", cmds: cmdCrawl, group: "Crawl",
-		help: "with --output-dir: once the crawl is over, make the links of the pages written lead to the files written (and the others, absolute, to the server), as wget -k; not with --state", set: boolean(func(o *options) *bool { return &o.c.opts.ConvertLinks })},
+		help: "with --output-dir: once the crawl is over, make the links of the pages and style sheets written lead to the files written (and the others, absolute, to the server), as wget -k; not with --state", set: boolean(func(o *options) *bool { return &o.c.opts.ConvertLinks })},
 	{long: "no-host-directories", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: leave the HOST folder out (DIR/PATH), as wget -nH", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
 	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",

@@ -16,24 +16,34 @@ import (
 	"github.com/urlderef/deref/url"
 )
 
-// A page written under OutputDir whose links ConvertLinks rewrites once
-// the crawl is over.
+// A page or style sheet written under OutputDir whose links
+// ConvertLinks rewrites once the crawl is over.
 type writtenPage struct {
-	u   *url.URL
-	rel string // its path below OutputDir
+	u    *url.URL
+	rel  string // its path below OutputDir
+	kind pageKind
 }
 
+// pageKind is what ConvertLinks does with an object written.
+type pageKind int
+
+const (
+	notConverted pageKind = iota
+	htmlPage              // its link attributes, and its <style> elements as styleSheet's
+	styleSheet            // its url( )s and @imports
+)
+
 // noteWritten records that u's object is rel below OutputDir, for
-// ConvertLinks; page says it is an HTML page to convert.
-func (m *run) noteWritten(u *url.URL, rel string, page bool) {
+// ConvertLinks, which rewrites it as kind says.
+func (m *run) noteWritten(u *url.URL, rel string, kind pageKind) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.written[linkKey(u)] = rel
-	if page && !m.pageFiles[rel] {
+	if kind != notConverted && !m.pageFiles[rel] {
 		// Once for a file that several URLs led to (/ and /index.html):
 		// its links are rewritten once.
 		m.pageFiles[rel] = true
-		m.pages = append(m.pages, writtenPage{u, rel})
+		m.pages = append(m.pages, writtenPage{u, rel, kind})
 	}
 }
 
@@ -45,7 +55,8 @@ func linkKey(u *url.URL) string {
 	return c.Normalize().String()
 }
 
-// convertLinks rewrites the links of every HTML page written, as wget's
+// convertLinks rewrites the links of every HTML page and style sheet
+// written, as wget's
 // --convert-links does: a link to an object written leads to its file,
 // relative to the page's; a relative link to what was not written
 // becomes absolute, so that it still leads to the server. It returns how
@@ -83,7 +94,12 @@ func (m *run) convertPage(p writtenPage) (bool, error) {
 	defer in.Close()
 	part := name + fetch.PartSuffix
 	out := &spill{create: func() (*os.File, error) { return d.Create(part) }}
-	changed, err := m.rewrite(out, in, p)
+	var changed bool
+	if p.kind == styleSheet {
+		changed, err = m.rewriteStyleSheet(out, in, func() (io.ReadCloser, error) { return d.Open(name) }, p.u, p)
+	} else {
+		changed, err = m.rewrite(out, in, p)
+	}
 	if err == nil && changed && out.f == nil {
 		err = out.spill()
 	}
@@ -153,8 +169,11 @@ func (m *run) rewrite(w io.Writer, r io.Reader, p writtenPage) (bool, error) {
 	base := p.u
 	changed := false
 	var raw []byte
+	inStyle := false // the text next is a <style> element's
 	for {
 		tt := z.Next()
+		style := inStyle
+		inStyle = false
 		switch tt {
 		case html.ErrorToken:
 			switch {
@@ -164,9 +183,27 @@ func (m *run) rewrite(w io.Writer, r io.Reader, p writtenPage) (bool, error) {
 				return false, errNotConverted
 			}
 			return false, z.Err()
+		case html.TextToken:
+			if !style {
+				break
+			}
+			var out bytes.Buffer
+			text := z.Raw()
+			did, err := m.rewriteStyleSheet(&out, bytes.NewReader(text), func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }, base, p)
+			if err != nil {
+				return false, err
+			}
+			if did {
+				changed = true
+				if _, err := out.WriteTo(w); err != nil {
+					return false, err
+				}
+				continue
+			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			raw = append(raw[:0], z.Raw()...) // TagName lowers the buffer's name in place
 			name, _ := z.TagName()
+			inStyle = tt == html.StartTagToken && string(name) == "style"
 			attrs, isBase := fetch.PageLinkAttrs(string(name)), string(name) == "base"
 			out, did := raw, false
 			if attrs != nil || isBase {
@@ -232,6 +269,74 @@ func (m *run) rewriteTag(raw []byte, attrs []string, isBase bool, base **url.URL
 		return raw, false
 	}
 	return append(out, raw[last:]...), true
+}
+
+// rewriteStyleSheet copies a style sheet (or a <style> element's text)
+// to w with the URLs it loads rewritten as rewriteLink has them, relative
+// to base, and says whether any was. It reads the style sheet twice: r
+// to find the URLs, and again from open to copy it, never whole. When
+// nothing changes, nothing is written.
+func (m *run) rewriteStyleSheet(w io.Writer, r io.Reader, open func() (io.ReadCloser, error), base *url.URL, p writtenPage) (bool, error) {
+	links, err := fetch.CSSLinkSpans(r)
+	if err != nil {
+		return false, err
+	}
+	type change struct {
+		start, end int64
+		text       string
+	}
+	var changes []change
+	for _, l := range links {
+		if repl := m.rewriteLink(l.URL, base, p); repl != l.URL {
+			changes = append(changes, change{l.Start, l.End, cssEscape(repl, l.Quote)})
+		}
+	}
+	if len(changes) == 0 {
+		return false, nil
+	}
+	in, err := open()
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	at := int64(0)
+	for _, c := range changes {
+		if _, err := io.CopyN(w, in, c.start-at); err != nil {
+			return false, err
+		}
+		if _, err := io.CopyN(io.Discard, in, c.end-c.start); err != nil {
+			return false, err
+		}
+		if _, err := io.WriteString(w, c.text); err != nil {
+			return false, err
+		}
+		at = c.end
+	}
+	_, err = io.Copy(w, in)
+	return true, err
+}
+
+// cssEscape writes a URL into a style sheet: in a string quoted with
+// quote, its quote, backslash and line ends escaped; in url( ) without
+// quotes (quote 0), also white space, parentheses and quotes.
+func cssEscape(s string, quote byte) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' || c == quote && quote != 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n' || c == '\r' || c == '\f' || quote == 0 && (c == ' ' || c == '\t'):
+			fmt.Fprintf(&b, "\\%x ", c)
+		case quote == 0 && (c == '(' || c == ')' || c == '"' || c == '\''):
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func contains(list []string, s string) bool {

@@ -82,7 +82,9 @@ type Options struct {
 	// browser opening the tree's files takes them for what they are.
 	AdjustExtension bool
 	// ConvertLinks, with OutputDir, rewrites the links of the HTML pages
-	// written once the crawl is over, as wget's --convert-links does: a
+	// and style sheets written (their url( )s and @imports, and those of
+	// a page's <style> elements) once the crawl is over, as wget's
+	// --convert-links does: a
 	// link to an object written leads to its file, relative to the
 	// page's (a <base href> becomes "."); a relative link to what was not
 	// written becomes absolute, so that it still leads to the server. A
@@ -551,7 +553,14 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	}
 	if err == nil && file != nil {
 		if err = file.finish(); err == nil && m.o.ConvertLinks {
-			m.noteWritten(u, file.rel, resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml")
+			kind := notConverted
+			switch resp.MediaType {
+			case "text/html", "application/xhtml+xml":
+				kind = htmlPage
+			case "text/css":
+				kind = styleSheet
+			}
+			m.noteWritten(u, file.rel, kind)
 		}
 	}
 	if err != nil {

@@ -709,6 +709,54 @@ func TestConvertLinks(t *testing.T) {
 	}
 }
 
+// TestConvertStyleSheets: with ConvertLinks, the URLs a style sheet
+// loads, and a <style> element's, are rewritten as a page's links are,
+// in their quotes or without, everything else as it came; a style sheet
+// whose URLs stay as they are is left alone.
+func TestConvertStyleSheets(t *testing.T) {
+	css := "@import \"/s/more.css\";\n/* url(/s/not.png) */\nbody { background: url( /s/img/a.png ) }\n" +
+		"h1 { background: url('../up.png') } h2 { background: url(\"img/a.png\") } h3 { background: url(data:image/png;base64,AAAA) }\n"
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/s/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<link rel="stylesheet" href="css/site.css"><style>p { background: url(/s/img/a.png) }</style><p>x</p>`)
+		case "/s/css/site.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, strings.ReplaceAll(css, "img/a.png\")", "../img/a.png\")"))
+		case "/s/more.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, "p { color: red }\n")
+		case "/s/img/a.png":
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "png")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/s/"}, crawl.Options{OutputDir: dir, Prefix: true, ConvertLinks: true, IgnoreRobots: true})
+	if err != nil || rep.Converted != 2 || rep.Fetched != 4 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	u, _ := url.Parse(s.URL)
+	site := filepath.Join(dir, strings.ReplaceAll(u.Site(), ":", "_"), "s")
+	for rel, want := range map[string]string{
+		"index.html": `<link rel="stylesheet" href="css/site.css"><style>p { background: url(img/a.png) }</style><p>x</p>`,
+		"css/site.css": "@import \"../more.css\";\n/* url(/s/not.png) */\nbody { background: url( ../img/a.png ) }\n" +
+			"h1 { background: url('" + s.URL + "/s/up.png') } h2 { background: url(\"../img/a.png\") } h3 { background: url(data:image/png;base64,AAAA) }\n",
+		"more.css": "p { color: red }\n",
+	} {
+		if b, _ := os.ReadFile(filepath.Join(site, filepath.FromSlash(rel))); string(b) != want {
+			t.Errorf("%s:\n got %s\nwant %s", rel, b, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(site, "css", "site.css.part")); err == nil {
+		t.Error("site.css.part left")
+	}
+}
+
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as
 // wget's -nH and --cut-dirs do, never cutting a file's own name, and the
 // converted links follow the files where they went.

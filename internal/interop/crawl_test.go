@@ -127,7 +127,9 @@ func TestConvertLinks(t *testing.T) {
 // TestPageRequisites: deref crawl -p and wget -p, alone and with -r, -np
 // and -l, fetch the same files of a site whose pages are shown with files
 // outside their folder (a style sheet and what it loads, images, an icon,
-// a frame and its image), and with -k write them byte for byte the same.
+// a frame and its image), and with -k write them byte for byte the same:
+// the links of the pages, of the style sheets (url() quoted and not,
+// @import) and of a <style> element converted alike.
 func TestPageRequisites(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
 	bin := filepath.Join(t.TempDir(), "deref")
@@ -139,10 +141,10 @@ func TestPageRequisites(t *testing.T) {
 		flags []string
 		files int
 	}{
-		{[]string{"-p"}, 7},                         // the page and what it is shown with
-		{[]string{"-r", "-np", "-l", "1", "-p"}, 9}, // and page.html's picture, past the depth
-		{[]string{"-r", "-np", "-p"}, 11},
-		{[]string{"-r", "-l", "1", "-p"}, 10}, // above the start too, without -np
+		{[]string{"-p"}, 9},                          // the page and what it is shown with
+		{[]string{"-r", "-np", "-l", "1", "-p"}, 10}, // and page.html, its picture past the depth
+		{[]string{"-r", "-np", "-p"}, 12},
+		{[]string{"-r", "-l", "1", "-p"}, 11}, // above the start too, without -np
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
 		args := append(append([]string{"crawl", "-s", "--no-netrc", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/req/docs/")

@@ -69,7 +69,8 @@ func write(root string) error {
 		// A site whose pages are shown with files outside their folder,
 		// which deref crawl -p fetches as wget -p does.
 		"req/docs/index.html": []byte(`<!doctype html>
-<html><head><title>docs</title><link rel="stylesheet" href="../static/style.css"><link rel="icon" href="/req/static/icon.png"></head>
+<html><head><title>docs</title><link rel="stylesheet" href="../static/style.css"><link rel="icon" href="/req/static/icon.png">
+<style>p { background: url(/req/static/pic.png) }</style></head>
 <body>
 <img src="../static/logo.png" alt="logo">
 <a href="page.html">a page</a>
@@ -79,7 +80,8 @@ func write(root string) error {
 `),
 		"req/docs/page.html":    []byte("<!doctype html><title>page</title>\n<img src=\"../static/pic.png\">\n<a href=\"deep.html\">deeper</a>\n"),
 		"req/docs/deep.html":    []byte("<!doctype html><title>deep</title>\n<img src=\"../static/deep.png\">\n"),
-		"req/static/style.css":  []byte("body { background: url(bg.png) }\n"),
+		"req/static/style.css":  []byte("@import \"more.css\";\nbody { background: url(/req/static/bg.png) }\nh1 { background: url( '../static/logo.png' ) }\n"),
+		"req/static/more.css":   []byte("p { color: red }\n"),
 		"req/static/frame.html": []byte("<!doctype html><title>frame</title>\n<img src=\"fimg.png\"> <a href=\"nav.html\">nav</a>\n"),
 		"req/static/nav.html":   []byte("<!doctype html><title>nav</title>\n"),
 		"req/other.html":        []byte("<!doctype html><title>other</title>\n"),
