@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -62,6 +63,21 @@ func str(field func(*options) *string) func(*options, string) error {
 
 func list(field func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
+}
+
+// commaList adds the comma-separated entries of a value to a list.
+func commaList(field func(*options) *[]string) func(*options, string) error {
+	return func(o *options, v string) error {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				if _, err := path.Match(e, ""); err != nil {
+					return fmt.Errorf("%q is not a pattern: %v", e, err)
+				}
+				*field(o) = append(*field(o), e)
+			}
+		}
+		return nil
+	}
 }
 
 // refused is the setter of a flag of curl's or wget's that asks for
@@ -592,8 +608,8 @@ var flagTable = []flagDef{
 		help: "what deref mirror does: it never goes above URL", set: habit},
 	{long: "nH", cmds: cmdCrawl, group: "Crawl", hidden: true,
 		help: "wget's -nH: --no-host-directories", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
-	{long: "nd", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused",
-		set: refused("deref crawl --output-dir keeps the site's folders (--no-host-directories and --cut-dirs shorten them): there is no -nd")},
+	{long: "nd", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's -nd: --no-directories", set: boolean(func(o *options) *bool { return &o.c.opts.NoDirectories })},
 	{long: "nc", cmds: cmdGet, group: "Output", hidden: true,
 		help: "wget's -nc: --skip-existing", set: boolean(func(o *options) *bool { return &o.skipExisting })},
 	{long: "skip-existing", cmds: cmdGet, group: "Output",
@@ -634,8 +650,10 @@ var flagTable = []flagDef{
 	// HTTP
 	{long: "header", short: "H", cmds: cmdBoth, group: "HTTP", arg: "'NAME: VALUE'",
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
-	{long: "user-agent", short: "A", cmds: cmdBoth | cmdServe, group: "HTTP", arg: "NAME",
+	{long: "user-agent", short: "A", cmds: cmdGet | cmdMirror | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
+	{long: "user-agent", cmds: cmdCrawl, group: "HTTP", arg: "NAME",
+		help: "send User-Agent: NAME (default deref/VERSION); -A is wget's --accept here", set: str(func(o *options) *string { return &o.userAgent })},
 	{long: "cookie", short: "b", cmds: cmdBoth, group: "HTTP", arg: "NAME=VALUE|FILE",
 		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too; deref URL only) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set",
 		set: func(o *options, v string) error {
@@ -803,6 +821,12 @@ var flagTable = []flagDef{
 		help: "with --output-dir: leave the HOST folder out (DIR/PATH), as wget -nH", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
 	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: name HTML pages NAME.html and style sheets NAME.css where their names end otherwise, as wget -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
+	{long: "no-directories", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: write every file at the top of DIR, a name taken already by another file of the crawl given .1, .2, ... after it, as wget -nd", set: boolean(func(o *options) *bool { return &o.c.opts.NoDirectories })},
+	{long: "accept", short: "A", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "follow only links to files whose names end with one of these comma-separated suffixes, or match one of these patterns (with *, ? or [), as wget -A; pages (.html, .htm) are still fetched for their links, and written only if they pass (repeatable)", set: commaList(func(o *options) *[]string { return &o.c.opts.Accept })},
+	{long: "reject", short: "R", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "do not follow links to files whose names end with one of these suffixes, or match one of these patterns, as wget -R (repeatable)", set: commaList(func(o *options) *[]string { return &o.c.opts.Reject })},
 	{long: "cut-dirs", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "with --output-dir: leave the first N folders of each PATH out, as wget --cut-dirs", set: integer(func(o *options) *int { return &o.c.opts.CutDirs })},
 	{long: "ignore-robots", cmds: cmdCrawl, group: "Crawl",

@@ -559,6 +559,14 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"--insecure"}, func(o *options) bool { return o.insecure && !o.c.opts.ConvertLinks }},
 		{cmdGet, []string{"-k"}, func(o *options) bool { return o.insecure }},
 		{cmdMirror, []string{"-l", "3", "-np", "--no-parent"}, func(o *options) bool { return o.m.opts.MaxDepth == 3 }},
+		// In deref crawl, -A and -R are wget's accept and reject lists;
+		// elsewhere -A is curl's user agent.
+		{cmdCrawl, []string{"-nd", "-A", "pdf,*.ps", "-A", "txt", "--reject", "a*,b"}, func(o *options) bool {
+			return o.c.opts.NoDirectories && strings.Join(o.c.opts.Accept, "|") == "pdf|*.ps|txt" && strings.Join(o.c.opts.Reject, "|") == "a*|b" && o.userAgent == ""
+		}},
+		{cmdCrawl, []string{"--no-directories", "--user-agent", "ua/1"}, func(o *options) bool { return o.c.opts.NoDirectories && o.userAgent == "ua/1" }},
+		{cmdGet, []string{"-A", "pdf"}, func(o *options) bool { return o.userAgent == "pdf" }},
+		{cmdMirror, []string{"-A", "ua/2"}, func(o *options) bool { return o.userAgent == "ua/2" }},
 	} {
 		var o options
 		if pos, err := parseFlags(tt.cmd, append(tt.args, "u"), &o); err != nil || len(pos) != 1 || !tt.chk(&o) {
@@ -578,7 +586,7 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdGet, "--progress=bars", "not bar or dot"},
 		{cmdCrawl, "--execute=timeout=3", `no wgetrc command but robots=off, not "timeout=3"`},
 		{cmdGet, "-e timeout=3", "no wgetrc command"},
-		{cmdCrawl, "-nd", "keeps the site's folders"},
+		{cmdCrawl, "-A [a", "not a pattern"},
 		{cmdCrawl, "--level=deep", "not a count"},
 	} {
 		var o options

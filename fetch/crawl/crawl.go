@@ -77,6 +77,21 @@ type Options struct {
 	// two folders cut away, may then share a path: the last written stays.
 	NoHostDirs bool
 	CutDirs    int
+	// NoDirectories writes every file at the top of OutputDir, under its
+	// own name (wget's -nd); a name an earlier file of the run took gets
+	// .1, .2, ... after it, as wget numbers them. (A file of an earlier
+	// run is written over, as the tree's are.)
+	NoDirectories bool
+	// Accept and Reject are wget's -A and -R: lists of file-name
+	// suffixes, or of shell patterns (path.Match) where an entry holds *,
+	// ? or [, that the name of a URL's file (the last element of its path)
+	// must match, one of Accept when it has any, and none of Reject. A
+	// link to a file that does not pass is not followed, unless its name
+	// ends in .html or .htm and its links may be followed in turn (it is
+	// not at MaxDepth, or PageRequisites); such a page, and a start URL's,
+	// is fetched for its links and not written under OutputDir. A
+	// folder's URL is fetched, and its index written only if it passes.
+	Accept, Reject []string
 	// AdjustExtension names an HTML page written NAME.html and a style
 	// sheet NAME.css where its name ends otherwise (wget's -E), so that a
 	// browser opening the tree's files takes them for what they are.
@@ -178,6 +193,11 @@ type run struct {
 	pages     []writtenPage
 	pageFiles map[string]bool // the pages' paths
 
+	// NoDirectories: the name each tree path was given, and the names
+	// taken.
+	flat      map[string]string
+	flatTaken map[string]bool
+
 	state   *state         // State
 	archive *warc.Writer   // the client's WARC writer, with State
 	commits sync.WaitGroup // groups committed whose lines are still to write
@@ -188,7 +208,8 @@ type run struct {
 // the crawl; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{}}
+	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{},
+		flat: map[string]string{}, flatTaken: map[string]bool{}}
 	if o.ConvertLinks && (o.OutputDir == "" || o.State != "") {
 		return nil, &fetch.Error{Op: "crawl", Err: fmt.Errorf("%w: ConvertLinks goes with OutputDir, and not with State", fetch.ErrBadURL)}
 	}
@@ -395,6 +416,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			if !follow && l.inline && m.o.PageRequisites {
 				follow = m.requisite(l.u)
 			}
+			follow = follow && m.o.fetchable(l.u, j.depth+1)
 			if follow && m.admitKey(l.key) {
 				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
 				line.Links = append(line.Links, stateURL(l.u))
@@ -515,8 +537,10 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		if file, err = m.create(ctx, u, resp); err != nil {
 			return 0, nil, err
 		}
-		defer file.abandon()
-		sink = file.f
+		if file != nil {
+			defer file.abandon()
+			sink = file.f
+		}
 	}
 	listing := resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList
 	switch {

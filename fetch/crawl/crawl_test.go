@@ -757,6 +757,90 @@ func TestConvertStyleSheets(t *testing.T) {
 	}
 }
 
+// TestCrawlAcceptReject: Accept and Reject, as wget's -A and -R: a link
+// to a file that does not pass is not followed, pages are fetched for
+// their links and written only when they pass; with NoDirectories the
+// files go at the top, a name taken given .1.
+func TestCrawlAcceptReject(t *testing.T) {
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/a/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="x.pdf">x</a> <a href="y.txt">y</a> <a href="sub/">sub</a> <a href="p.html">p</a> <a href="gen?id=1">gen</a>`)
+		case "/a/sub/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="x.pdf">another x</a> <a href="Z.PDF">z</a> <a href="deeper/">deeper</a>`)
+		case "/a/p.html":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="w.pdf">w</a>`)
+		default:
+			io.WriteString(w, "file "+r.URL.Path)
+		}
+	})
+	for _, tt := range []struct {
+		name    string
+		o       crawl.Options
+		fetched []string // besides the start
+		files   []string
+	}{
+		{"accept pdf", crawl.Options{Accept: []string{"pdf"}},
+			[]string{"/a/x.pdf", "/a/sub/", "/a/p.html", "/a/sub/x.pdf", "/a/sub/deeper/", "/a/w.pdf"},
+			[]string{"a/sub/x.pdf", "a/w.pdf", "a/x.pdf"}},
+		{"accept a pattern, depth 1", crawl.Options{Accept: []string{"*.[pP][dD][fF]"}, MaxDepth: 1},
+			[]string{"/a/x.pdf", "/a/sub/"},
+			[]string{"a/x.pdf"}},
+		{"reject", crawl.Options{Reject: []string{"txt", "gen*", ".html"}},
+			[]string{"/a/x.pdf", "/a/sub/", "/a/p.html", "/a/sub/x.pdf", "/a/sub/Z.PDF", "/a/sub/deeper/", "/a/w.pdf"},
+			[]string{"a/sub/Z.PDF", "a/sub/deeper/index", "a/sub/x.pdf", "a/w.pdf", "a/x.pdf"}}, // the pages' index.html ends in .html too
+		{"no directories", crawl.Options{Accept: []string{"pdf", "PDF"}, NoDirectories: true},
+			[]string{"/a/x.pdf", "/a/sub/", "/a/p.html", "/a/sub/x.pdf", "/a/sub/Z.PDF", "/a/sub/deeper/", "/a/w.pdf"},
+			[]string{"Z.PDF", "w.pdf", "x.pdf", "x.pdf.1"}},
+	} {
+		before := map[string]int{}
+		all := []string{"/a/x.pdf", "/a/y.txt", "/a/sub/", "/a/p.html", "/a/gen", "/a/sub/x.pdf", "/a/sub/Z.PDF", "/a/sub/deeper/", "/a/w.pdf"}
+		for _, p := range all {
+			before[p] = asked(p)
+		}
+		dir := t.TempDir()
+		tt.o.OutputDir, tt.o.Prefix, tt.o.IgnoreRobots, tt.o.NoHostDirs = dir, true, true, true
+		tt.o.PerHost, tt.o.Parallel = 1, 1 // the order that gives x.pdf its name
+		if _, err := crawl.Run(context.Background(), client(), []string{s.URL + "/a/"}, tt.o); err != nil {
+			t.Fatal(err)
+		}
+		var fetched []string
+		for _, p := range all {
+			if asked(p) > before[p] {
+				fetched = append(fetched, p)
+			}
+		}
+		slices.Sort(fetched)
+		slices.Sort(tt.fetched)
+		files := treeFilesIn(t, dir)
+		if !slices.Equal(fetched, tt.fetched) || !slices.Equal(files, tt.files) {
+			t.Errorf("%s: fetched %q\nwant %q\nwrote %q\nwant %q", tt.name, fetched, tt.fetched, files, tt.files)
+		}
+		if tt.o.NoDirectories {
+			if b, _ := os.ReadFile(filepath.Join(dir, "x.pdf.1")); string(b) != "file /a/sub/x.pdf" {
+				t.Errorf("x.pdf.1 holds %q", b)
+			}
+		}
+	}
+}
+
+// treeFilesIn lists the files below dir, "/" separated and sorted.
+func treeFilesIn(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out
+}
+
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as
 // wget's -nH and --cut-dirs do, never cutting a file's own name, and the
 // converted links follow the files where they went.

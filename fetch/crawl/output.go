@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -104,13 +105,20 @@ func (fs *folders) closeAll() {
 }
 
 // create opens NAME.part for u's object, its folders made, inside the
-// root. URLs that differ in what the path leaves out (a query) share a
+// root; it returns nil when Accept or Reject keep the file from being
+// written. URLs that differ in what the path leaves out (a query) share a
 // path: their writers take turns at it (m.paths), the last one's object
 // staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
 	rel, err := localPath(u, resp, m.o.NoHostDirs, m.o.CutDirs, m.o.AdjustExtension)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
+	}
+	if !m.o.acceptable(path.Base(rel)) {
+		return nil, nil
+	}
+	if m.o.NoDirectories {
+		rel = m.flatName(rel)
 	}
 	unlock, err := m.paths.Lock(ctx, rel)
 	if err != nil {
@@ -129,6 +137,25 @@ func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*lo
 		return nil, fetch.WriteError(err)
 	}
 	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, rel: rel, f: f, unlock: func() { release(); unlock() }}, nil
+}
+
+// flatName is the name at the top of the output folder of the file the
+// tree would have at rel (NoDirectories): its own name, or with .1, .2,
+// ... after it when a file of another path took that name first.
+func (m *run) flatName(rel string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if name, ok := m.flat[rel]; ok {
+		return name
+	}
+	base := path.Base(rel)
+	name := base
+	for i := 1; m.flatTaken[name]; i++ {
+		name = base + "." + strconv.Itoa(i)
+	}
+	m.flat[rel] = name
+	m.flatTaken[name] = true
+	return name
 }
 
 // finish closes the file and gives it its name.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,64 @@ func TestPageRequisites(t *testing.T) {
 		}
 		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
 		got, want := treeFiles(t, mine), treeFiles(t, wgets)
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != tt.files {
+			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
+		}
+		for _, rel := range got {
+			a, _ := os.ReadFile(filepath.Join(mine, rel))
+			b, _ := os.ReadFile(filepath.Join(wgets, rel))
+			if !bytes.Equal(a, b) {
+				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
+			}
+		}
+	}
+}
+
+// TestAcceptReject: deref crawl -A, -R and -nd pick the same files of a
+// site as wget's, byte for byte: suffixes and patterns, pages fetched for
+// their links and not kept, a folder's page at the depth limit, and with
+// -nd -k the second x.pdf and index.html named NAME.1 and the links
+// converted to them. One difference is asserted: with -nd -A pdf, wget
+// removes its x.pdf.1 (its name no longer ends in pdf), deref keeps it.
+func TestAcceptReject(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	host := strings.TrimPrefix(base, "http://")
+	for _, tt := range []struct {
+		flags []string
+		files int
+		extra string // a file deref writes and wget does not
+	}{
+		{[]string{"-r", "-np", "-A", "pdf"}, 4, ""},
+		{[]string{"-r", "-np", "-R", "txt,pdf"}, 4, ""},
+		{[]string{"-r", "-np", "-l", "1", "-A", "pdf"}, 1, ""},
+		{[]string{"-r", "-np", "-nd", "-A", "*.PDF,z*"}, 2, ""},
+		{[]string{"-r", "-np", "-nd", "-k"}, 9, ""},
+		{[]string{"-r", "-np", "-nd", "-A", "pdf"}, 3, "x.pdf.1"},
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		args := append(append([]string{"crawl", "-s", "--no-netrc", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("deref %q: %v\n%s", args, err, out)
+		}
+		args = append(append([]string{"-q", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")
+		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
+			t.Fatalf("wget %q: %v\n%s", args, err, out)
+		}
+		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
+		if slices.Contains(tt.flags, "-nd") {
+			mine, wgets = ours, theirs
+		}
+		got, want := treeFiles(t, mine), treeFiles(t, wgets)
+		if tt.extra != "" {
+			if b, _ := os.ReadFile(filepath.Join(mine, tt.extra)); string(b) != "file acc/sub/x.pdf\n" {
+				t.Errorf("%q: %s holds %q", tt.flags, tt.extra, b)
+			}
+			got = slices.DeleteFunc(got, func(s string) bool { return s == tt.extra })
+		}
 		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != tt.files {
 			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
 		}

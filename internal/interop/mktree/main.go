@@ -86,6 +86,14 @@ func write(root string) error {
 		"req/static/nav.html":   []byte("<!doctype html><title>nav</title>\n"),
 		"req/other.html":        []byte("<!doctype html><title>other</title>\n"),
 	}
+	// A site of files to pick with deref crawl -A and -R, as with wget's:
+	// x.pdf twice, in two folders, for -nd.
+	files["acc/index.html"] = []byte("<!doctype html><title>acc</title>\n<a href=\"x.pdf\">x</a> <a href=\"y.txt\">y</a> <a href=\"sub/\">sub</a> <a href=\"p.html\">p</a> <a href=\"N.PDF\">n</a>\n")
+	files["acc/sub/index.html"] = []byte("<!doctype html><title>sub</title>\n<a href=\"x.pdf\">another x</a> <a href=\"z.pdf\">z</a> <a href=\"../y.txt\">y</a>\n")
+	files["acc/p.html"] = []byte("<!doctype html><title>p</title>\n<a href=\"w.pdf\">w</a>\n")
+	for _, name := range []string{"x.pdf", "y.txt", "w.pdf", "N.PDF", "sub/x.pdf", "sub/z.pdf"} {
+		files["acc/"+name] = []byte("file acc/" + name + "\n")
+	}
 	for _, name := range []string{"logo", "pic", "deep", "bg", "fimg", "icon"} {
 		files["req/static/"+name+".png"] = []byte("not a PNG: " + name + "\n")
 	}
