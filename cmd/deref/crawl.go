@@ -40,12 +40,18 @@ type crawlSettings struct {
 	asJSON  bool
 	// recursive: -r, -l or --max-depth was given (see -p).
 	recursive bool
+	// mirror: --mirror was given, which writes into the current folder
+	// unless --output-dir says another, as wget's does.
+	mirror bool
 }
 
 func runCrawl(args []string, stdout, stderr io.Writer) int {
 	o := options{maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
 	o.c.opts.Retries = 3
 	pos, err := parseCommandLine(cmdCrawl, args, &o)
+	if o.c.mirror && o.c.opts.OutputDir == "" {
+		o.c.opts.OutputDir = "." // as wget's --mirror writes
+	}
 	switch {
 	case errors.Is(err, errHelp):
 		writeHelp(stdout, cmdCrawl, crawlUsage)
@@ -58,6 +64,8 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, "--scope is host or prefix")
 	case o.c.domains != "" && !o.c.opts.SpanHosts:
 		return crawlUsageError(stderr, "--domains goes with --span-hosts")
+	case o.c.opts.OnlyNewer && o.c.opts.OutputDir == "":
+		return crawlUsageError(stderr, "-N (--timestamping, and --mirror) compares the files --output-dir (-P) writes: it goes with --output-dir")
 	case o.c.opts.ConvertLinks && (o.c.opts.OutputDir == "" || o.c.opts.State != ""):
 		return crawlUsageError(stderr, "--convert-links rewrites the pages --output-dir writes: it goes with --output-dir, and not with --state")
 	case len(o.cookies) > 0:
@@ -166,6 +174,9 @@ func crawlSummary(r *crawl.Report) string {
 	}
 	fmt.Fprintf(&b, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %s in %.1f s%s\n",
 		r.Fetched, r.Failed, r.Excluded, humanBytes(float64(r.Bytes)), r.Seconds, resumed)
+	if r.Unchanged > 0 {
+		fmt.Fprintf(&b, "deref crawl: %d of them no newer than their files, left as they were (-N)\n", r.Unchanged)
+	}
 	if r.Converted > 0 {
 		fmt.Fprintf(&b, "deref crawl: the links of %d pages converted\n", r.Converted)
 	}

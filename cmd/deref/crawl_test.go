@@ -98,6 +98,45 @@ func TestCrawlPageRequisitesFlag(t *testing.T) {
 	}
 }
 
+// TestCrawlMirrorFlag: deref crawl --mirror (-m) writes into the current
+// folder, as wget's, and run again asks If-Modified-Since and leaves the
+// files (-N); -N without a folder to compare is refused.
+func TestCrawlMirrorFlag(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<a href="a.txt">a</a>`), 0o644)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	var mu sync.Mutex
+	var conditional int
+	files := nethttp.FileServer(nethttp.Dir(root))
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		if r.Header.Get("If-Modified-Since") != "" {
+			conditional++
+		}
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	t.Chdir(t.TempDir())
+	host := strings.ReplaceAll(strings.TrimPrefix(s.URL, "http://"), ":", "_")
+	for run := range 2 {
+		r := runDeref(t, "", "crawl", "-m", "-e", "robots=off", s.URL+"/")
+		b, err := os.ReadFile(filepath.Join(host, "a.txt"))
+		if r.code != 0 || err != nil || string(b) != "a\n" {
+			t.Fatalf("run %d: exit %d, %q %v: %s", run, r.code, b, err, r.stderr)
+		}
+		mu.Lock()
+		n := conditional
+		mu.Unlock()
+		if want := run * 2; n != want || run == 1 && !strings.Contains(r.stderr, "2 of them no newer than their files") {
+			t.Errorf("run %d: %d conditional requests (want %d): %s", run, n, want, r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "crawl", "-N", s.URL+"/"); r.code == 0 || !strings.Contains(r.stderr, "goes with --output-dir") {
+		t.Errorf("-N alone: exit %d, %s", r.code, r.stderr)
+	}
+}
+
 // The status lines count each server's URLs, bytes and errors and the
 // queue; the summary has a line per server when there are several.
 func TestCrawlStatus(t *testing.T) {

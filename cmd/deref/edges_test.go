@@ -747,7 +747,7 @@ func TestMaxTimeBeforeAnyURL(t *testing.T) {
 		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
 	}
 	// The crawl and the mirror say so in the same words, not Go's.
-	for _, args := range [][]string{{"crawl", "-m", "1e-12", s.URL + "/"}, {"mirror", "-m", "1e-12", s.URL + "/", t.TempDir()}} {
+	for _, args := range [][]string{{"crawl", "--max-time", "1e-12", s.URL + "/"}, {"mirror", "-m", "1e-12", s.URL + "/", t.TempDir()}} {
 		r := runDeref(t, "", args...)
 		if r.code == 0 || !strings.Contains(r.stderr, "timed out after 0.000000000001 s (--max-time)") || strings.Contains(r.stderr, "deadline") {
 			t.Errorf("%s: %d %q", args[0], r.code, r.stderr)

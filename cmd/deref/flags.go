@@ -171,6 +171,16 @@ func recursive(set func(*options, string) error) func(*options, string) error {
 	}
 }
 
+// mirrorLine is the setter of deref crawl's --mirror, wget's -r -N -l
+// inf.
+func mirrorLine(o *options, v string) error {
+	if err := habit(o, v); err != nil {
+		return err
+	}
+	o.c.recursive, o.c.mirror, o.c.opts.OnlyNewer, o.c.opts.MaxDepth = true, true, true, 0
+	return nil
+}
+
 // habit is the setter of a flag of curl's that asks for what deref does
 // anyway: it is taken, as a switch, and changes nothing; it cannot be
 // turned off.
@@ -437,8 +447,10 @@ var flagTable = []flagDef{
 		help: "log in to the proxy (-x or the environment's) as USER", set: str(func(o *options) *string { return &o.proxyUser })},
 	{long: "proxy-password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --proxy-password: the password of --proxy-user", set: str(func(o *options) *string { return &o.proxyPassword })},
-	{long: "max-time", short: "m", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS",
+	{long: "max-time", short: "m", cmds: cmdGet | cmdMirror | cmdServe, group: "Connection", arg: "SECONDS",
 		help: "give up after SECONDS in all", set: secs(func(o *options) *float64 { return &o.maxTime })},
+	{long: "max-time", cmds: cmdCrawl, group: "Connection", arg: "SECONDS",
+		help: "give up after SECONDS in all; -m is wget's --mirror here", set: secs(func(o *options) *float64 { return &o.maxTime })},
 	{long: "ipv4", short: "4", cmds: cmdBoth | cmdServe, group: "Connection",
 		help: "connect over IPv4 only", set: switchValue(func(o *options) *string { return &o.network }, "tcp4")},
 	{long: "inet4-only", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "wget's spelling of --ipv4", set: switchValue(func(o *options) *string { return &o.network }, "tcp4")},
@@ -821,6 +833,10 @@ var flagTable = []flagDef{
 		help: "with --output-dir: leave the HOST folder out (DIR/PATH), as wget -nH", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
 	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: name HTML pages NAME.html and style sheets NAME.css where their names end otherwise, as wget -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
+	{long: "timestamping", short: "N", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: fetch what has a file there already only when the server's copy is newer or of another size, as wget -N (with -k, pages and style sheets are fetched again); files get the server's modification time", set: boolean(func(o *options) *bool { return &o.c.opts.OnlyNewer })},
+	{long: "mirror", short: "m", cmds: cmdCrawl, group: "Crawl",
+		help: "wget's --mirror: -r -N -l inf, into the current folder unless --output-dir (-P) says another", set: mirrorLine},
 	{long: "no-directories", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: write every file at the top of DIR, a name taken already by another file of the crawl given .1, .2, ... after it, as wget -nd", set: boolean(func(o *options) *bool { return &o.c.opts.NoDirectories })},
 	{long: "accept", short: "A", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
@@ -944,6 +960,23 @@ func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, 
 		letters := a[1:]
 		for j := 0; j < len(letters); j++ {
 			f := lookup(cmd, letters[j:j+1], true)
+			if f == nil && letters[j] == 'n' && j > 0 {
+				// wget's -n takes the letters after it, each a word
+				// (-nv, -np, -nH ...): -mkEpnp is -m -k -E -p -np.
+				for _, c := range letters[j+1:] {
+					w := lookup(cmd, "n"+string(c), false)
+					if w == nil || w.arg != "" {
+						return nil, fmt.Errorf("unknown flag -n%c in %s", c, a)
+					}
+					if err := visit(w, "", valueAt{arg: -1}); err != nil {
+						return nil, err
+					}
+				}
+				if j+1 == len(letters) {
+					return nil, fmt.Errorf("unknown flag -n in %s", a)
+				}
+				break
+			}
 			if f == nil {
 				return nil, fmt.Errorf("unknown flag -%c", letters[j])
 			}

@@ -566,6 +566,17 @@ func TestWgetSpellings(t *testing.T) {
 		}},
 		{cmdCrawl, []string{"--no-directories", "--user-agent", "ua/1"}, func(o *options) bool { return o.c.opts.NoDirectories && o.userAgent == "ua/1" }},
 		{cmdGet, []string{"-A", "pdf"}, func(o *options) bool { return o.userAgent == "pdf" }},
+		// wget's famous line, bundled: -m -k -E -p -np.
+		{cmdCrawl, []string{"-mkEpnp"}, func(o *options) bool {
+			c := o.c.opts
+			return o.c.recursive && c.OnlyNewer && c.MaxDepth == 0 && c.ConvertLinks && c.AdjustExtension && c.PageRequisites && o.c.scope == "prefix" && o.maxTime == 0
+		}},
+		{cmdCrawl, []string{"-l", "2", "--mirror"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 && o.c.opts.OnlyNewer }},
+		{cmdCrawl, []string{"--mirror", "-l", "2", "-rnH", "-np"}, func(o *options) bool {
+			return o.c.opts.MaxDepth == 2 && o.c.opts.NoHostDirs && o.c.scope == "prefix"
+		}},
+		{cmdCrawl, []string{"-N", "--max-time", "9"}, func(o *options) bool { return o.c.opts.OnlyNewer && o.maxTime == 9 && !o.c.recursive }},
+		{cmdGet, []string{"-m", "9"}, func(o *options) bool { return o.maxTime == 9 }},
 		{cmdMirror, []string{"-A", "ua/2"}, func(o *options) bool { return o.userAgent == "ua/2" }},
 	} {
 		var o options
@@ -587,6 +598,8 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "--execute=timeout=3", `no wgetrc command but robots=off, not "timeout=3"`},
 		{cmdGet, "-e timeout=3", "no wgetrc command"},
 		{cmdCrawl, "-A [a", "not a pattern"},
+		{cmdCrawl, "-mnx", "unknown flag -nx"},
+		{cmdCrawl, "-mn", "unknown flag -n"},
 		{cmdCrawl, "--level=deep", "not a count"},
 	} {
 		var o options

@@ -82,6 +82,15 @@ type Options struct {
 	// .1, .2, ... after it, as wget numbers them. (A file of an earlier
 	// run is written over, as the tree's are.)
 	NoDirectories bool
+	// OnlyNewer, with OutputDir, fetches an object whose file is there
+	// already (from an earlier run) only when the server's copy is newer
+	// than the file or of another size, as wget's -N (HTTP's
+	// If-Modified-Since, FTP's MDTM, Gopher+'s Mod-Date); a file written
+	// gets the server's modification time, as wget gives it. A page or
+	// style sheet left as it is gives its links from the file. With
+	// ConvertLinks, whose pages are rewritten, pages and style sheets are
+	// fetched again, as wget's are unless it keeps the originals.
+	OnlyNewer bool
 	// Accept and Reject are wget's -A and -R: lists of file-name
 	// suffixes, or of shell patterns (path.Match) where an entry holds *,
 	// ? or [, that the name of a URL's file (the last element of its path)
@@ -154,6 +163,9 @@ type Report struct {
 	Resumed int
 	// Converted counts the pages whose links ConvertLinks rewrote.
 	Converted int
+	// Unchanged counts the URLs OnlyNewer found no newer than their files,
+	// which were not fetched again (they count as fetched too).
+	Unchanged int
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
 	// Hosts sums up each server, sorted by Host.
@@ -519,7 +531,17 @@ type link struct {
 // page's links and what it is shown with (fetch.PageLinks), what a style
 // sheet loads (fetch.CSSLinks).
 func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
-	resp, err := m.c.Fetch(ctx, u, 0)
+	var fo fetch.FetchOptions
+	var local *localCopy
+	if m.root != nil && m.o.OnlyNewer {
+		if local = m.localCopy(u); local != nil {
+			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
+		}
+	}
+	resp, err := m.c.FetchWith(ctx, u, fo)
+	if local != nil && errors.Is(err, fetch.ErrNotModified) {
+		return m.unchanged(u, local)
+	}
 	if err != nil {
 		return 0, nil, err
 	}
@@ -590,6 +612,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	if err != nil {
 		return n, nil, err
 	}
+	return n, m.links(u, hrefs, base, listing, plus), nil
+}
+
+// links resolves the links a listing, page or style sheet at u gave
+// (hrefs; a page's relative to base, when it has one) into those a crawl
+// may follow, each once.
+func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing bool, plus map[string]bool) []link {
 	from := u // what a page's links are relative to
 	if base != "" {
 		if ref, err := url.ParseReference(url.Canonicalize(base)); err == nil {
@@ -608,6 +637,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		if listing {
 			// A listing's URLs are absolute and taken as they are: a
 			// Gopher selector is opaque, its dot segments included.
+			var err error
 			if l, err = url.Parse(h); err != nil {
 				continue
 			}
@@ -634,7 +664,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		}
 		out = append(out, link{norm, key, plus[h], hl.Inline})
 	}
-	return n, out, nil
+	return out
 }
 
 // seenKey says whether the URL whose normalised form's string is key was

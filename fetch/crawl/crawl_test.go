@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -839,6 +840,88 @@ func treeFilesIn(t *testing.T, dir string) []string {
 	})
 	slices.Sort(out)
 	return out
+}
+
+// TestCrawlOnlyNewer: with OnlyNewer a second crawl asks each file
+// If-Modified-Since the time its file was given (the server's), gets
+// 304s, and follows the links of the pages from their files; a file the
+// server changed is fetched again. With ConvertLinks the pages and style
+// sheets are fetched again, the rest not.
+func TestCrawlOnlyNewer(t *testing.T) {
+	root := t.TempDir()
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for name, body := range map[string]string{
+		"s/index.html":     `<link rel="stylesheet" href="style.css"><a href="a.txt">a</a> <a href="sub/">sub</a>`,
+		"s/style.css":      `p { background: url(img.png) }`,
+		"s/img.png":        "png",
+		"s/a.txt":          "a",
+		"s/sub/index.html": `<a href="b.txt">b</a>`,
+		"s/sub/b.txt":      "b",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+		os.Chtimes(p, old, old)
+	}
+	var mu sync.Mutex
+	codes := map[string]int{} // path: status, of the last run
+	files := nethttp.FileServer(nethttp.Dir(root))
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		rec := httptest.NewRecorder()
+		files.ServeHTTP(rec, r)
+		mu.Lock()
+		codes[r.URL.Path] = rec.Code
+		mu.Unlock()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	run := func(o crawl.Options) (*crawl.Report, map[string]int) {
+		mu.Lock()
+		clear(codes)
+		mu.Unlock()
+		o.OutputDir, o.NoHostDirs, o.OnlyNewer, o.IgnoreRobots, o.Prefix = dir, true, true, true, true
+		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/s/"}, o)
+		if err != nil || rep.Failed != 0 {
+			t.Fatalf("%v %+v", err, rep)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return rep, maps.Clone(codes)
+	}
+	all := func(code int) map[string]int {
+		return map[string]int{"/s/": code, "/s/style.css": code, "/s/img.png": code, "/s/a.txt": code, "/s/sub/": code, "/s/sub/b.txt": code}
+	}
+	rep, got := run(crawl.Options{})
+	if !maps.Equal(got, all(200)) || rep.Fetched != 6 || rep.Unchanged != 0 {
+		t.Fatalf("first run: %v %+v", got, rep)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "s", "a.txt")); err != nil || !st.ModTime().Equal(old) {
+		t.Errorf("a.txt's time: %v %v", st.ModTime(), err)
+	}
+	rep, got = run(crawl.Options{})
+	if !maps.Equal(got, all(304)) || rep.Fetched != 6 || rep.Unchanged != 6 {
+		t.Errorf("second run: %v %+v", got, rep)
+	}
+	now := time.Now().Truncate(time.Second)
+	os.WriteFile(filepath.Join(root, "s", "sub", "b.txt"), []byte("b, changed"), 0o644)
+	os.Chtimes(filepath.Join(root, "s", "sub", "b.txt"), now, now)
+	want := all(304)
+	want["/s/sub/b.txt"] = 200
+	rep, got = run(crawl.Options{})
+	if b, _ := os.ReadFile(filepath.Join(dir, "s", "sub", "b.txt")); !maps.Equal(got, want) || rep.Unchanged != 5 || string(b) != "b, changed" {
+		t.Errorf("after a change: %v %+v %q", got, rep, b)
+	}
+	want = all(304)
+	want["/s/"], want["/s/sub/"], want["/s/style.css"] = 200, 200, 200
+	rep, got = run(crawl.Options{ConvertLinks: true})
+	if !maps.Equal(got, want) || rep.Unchanged != 3 {
+		t.Errorf("with ConvertLinks: %v %+v", got, rep)
+	}
 }
 
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/safedir"
@@ -20,6 +21,7 @@ type localFile struct {
 	part, name string   // names in dir
 	rel        string   // its path below OutputDir
 	f          *os.File
+	mod        time.Time // the server's modification time, given to the file
 	done       bool
 	unlock     func() // lets the next writer of the path and the folder go
 }
@@ -136,7 +138,7 @@ func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*lo
 		unlock()
 		return nil, fetch.WriteError(err)
 	}
-	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, rel: rel, f: f, unlock: func() { release(); unlock() }}, nil
+	return &localFile{dir: d, part: name + fetch.PartSuffix, name: name, rel: rel, f: f, mod: resp.ModTime, unlock: func() { release(); unlock() }}, nil
 }
 
 // flatName is the name at the top of the output folder of the file the
@@ -165,6 +167,9 @@ func (l *localFile) finish() error {
 	if err := l.f.Close(); err != nil {
 		l.dir.Remove(l.part)
 		return fetch.WriteError(err)
+	}
+	if !l.mod.IsZero() {
+		_ = l.dir.Chtimes(l.part, time.Now(), l.mod) // as wget sets it; OnlyNewer compares it
 	}
 	if err := l.dir.Rename(l.part, l.name); err != nil {
 		l.dir.Remove(l.part)

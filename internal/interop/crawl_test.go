@@ -228,3 +228,42 @@ func TestAcceptReject(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorLine: wget's famous line, -mkEpnp (--mirror --convert-links
+// --adjust-extension --page-requisites --no-parent), run twice by deref
+// crawl and by wget into their own folders: the trees are the same, byte
+// for byte, after each run, and deref's second run leaves the files
+// nginx says are no newer (-N), fetching the converted pages again.
+func TestMirrorLine(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := filepath.Join(t.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	host := strings.TrimPrefix(base, "http://")
+	ours, theirs := t.TempDir(), t.TempDir()
+	for run := range 2 {
+		out, err := exec.Command(bin, "crawl", "--no-netrc", "-mkEpnp", "-e", "robots=off", "-P", ours, base+"/req/docs/").CombinedOutput()
+		if err != nil {
+			t.Fatalf("deref, run %d: %v\n%s", run, err, out)
+		}
+		if unchanged := strings.Contains(string(out), "6 of them no newer than their files"); unchanged != (run == 1) {
+			t.Errorf("deref, run %d:\n%s", run, out)
+		}
+		if out, err := exec.Command("wget", "-q", "-mkEpnp", "-e", "robots=off", "-P", theirs, base+"/req/docs/").CombinedOutput(); err != nil {
+			t.Fatalf("wget, run %d: %v\n%s", run, err, out)
+		}
+		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
+		got, want := treeFiles(t, mine), treeFiles(t, wgets)
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 12 {
+			t.Fatalf("run %d: deref wrote %q, wget %q", run, got, want)
+		}
+		for _, rel := range got {
+			a, _ := os.ReadFile(filepath.Join(mine, rel))
+			b, _ := os.ReadFile(filepath.Join(wgets, rel))
+			if !bytes.Equal(a, b) {
+				t.Errorf("run %d: %s differs:\nderef:\n%s\nwget:\n%s", run, rel, a, b)
+			}
+		}
+	}
+}
