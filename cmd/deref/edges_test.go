@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -927,5 +928,54 @@ func TestFailWithBody(t *testing.T) {
 	}
 	if r := runDeref(t, "", "--fail-with-body", "-C", "-", "-o", out, s.URL+"/gone"); r.code != 1 || !strings.Contains(r.stderr, "--fail-with-body") {
 		t.Errorf("with -C: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestRemoveOnError: a transfer cut short leaves NAME.part (for -C - to
+// continue), which --remove-on-error removes, as curl removes its file;
+// with --fail-with-body the error page written as NAME goes too; a file
+// already under the name the failed retrieval did not write stays.
+func TestRemoveOnError(t *testing.T) {
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close() // after ten bytes of a thousand
+		br := bufio.NewReader(c)
+		for line := ""; line != "\r\n"; {
+			var err error
+			if line, err = br.ReadString('\n'); err != nil {
+				return
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nonly ten b")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	short := ln.Addr().String()
+	missing, _ := rawHTTP(t, "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot here\n")
+	for _, tt := range []struct {
+		args []string
+		left []string
+	}{
+		{[]string{"-o", "f", "http://" + short + "/f"}, []string{"f.part"}},
+		{[]string{"--remove-on-error", "-o", "f", "http://" + short + "/f"}, nil},
+		{[]string{"--remove-on-error", "-O", "http://" + short + "/g.bin"}, nil},
+		{[]string{"--fail-with-body", "-o", "f", "http://" + missing + "/f"}, []string{"f"}},
+		{[]string{"--fail-with-body", "--remove-on-error", "-o", "f", "http://" + missing + "/f"}, nil},
+		{[]string{"--remove-on-error", "-o", "kept", "http://" + missing + "/f"}, []string{"kept"}},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "kept"), []byte("an earlier copy"), 0o644)
+		r := runDeref(t, "", append([]string{"--output-dir", dir}, tt.args...)...)
+		entries, _ := os.ReadDir(dir)
+		var left []string
+		for _, e := range entries {
+			if e.Name() != "kept" || slices.Contains(tt.args, "kept") {
+				left = append(left, e.Name())
+			}
+		}
+		if r.code == 0 || !slices.Equal(left, tt.left) {
+			t.Errorf("%q: exit %d, left %q, want %q; %s", tt.args, r.code, left, tt.left, r.stderr)
+		}
 	}
 }

@@ -256,6 +256,33 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 	return nil
 }
 
+// removePartial is --remove-on-error: what a retrieval of raw to a file
+// that failed with err left is removed: NAME.part and its segments file
+// (kept otherwise, for -C - to continue), and NAME when --fail-with-body
+// wrote an error page there. A NAME the failed retrieval did not write
+// is left: deref never leaves a partial object under it.
+func removePartial(o *options, raw string, err error) {
+	if o.output == "-" || o.output == "" && !o.remoteName || o.output != "" && isDevice(o.output) {
+		return
+	}
+	dir, name, terr := outputTarget(o)
+	if terr != nil {
+		return
+	}
+	if name == "" {
+		u, perr := parseArg(raw)
+		if perr != nil {
+			return
+		}
+		name = fetch.SuggestedName(u)
+	}
+	os.Remove(filepath.Join(dir, name+fetch.PartSuffix))
+	os.Remove(filepath.Join(dir, name+fetch.SegmentsSuffix))
+	if o.failWithBody && fetch.HTTPStatus(err) >= 400 {
+		os.Remove(filepath.Join(dir, name))
+	}
+}
+
 // outputTarget is the folder a file goes into (-o's with --output-dir,
 // made with --create-dirs) and its name ("" for -O: the URL's), checked
 // not to be a folder.

@@ -624,6 +624,8 @@ var flagTable = []flagDef{
 		help: "wget's -nd: --no-directories", set: boolean(func(o *options) *bool { return &o.c.opts.NoDirectories })},
 	{long: "nc", cmds: cmdGet, group: "Output", hidden: true,
 		help: "wget's -nc: --skip-existing", set: boolean(func(o *options) *bool { return &o.skipExisting })},
+	{long: "remove-on-error", cmds: cmdGet, group: "Output",
+		help: "with -o or -O: when the retrieval fails, remove what it left (NAME.part, which -C - would continue, and with --fail-with-body the error page), as curl --remove-on-error; a file under the final name is never partial", set: boolean(func(o *options) *bool { return &o.removeOnError })},
 	{long: "skip-existing", cmds: cmdGet, group: "Output",
 		help: "with -o or -O: leave a file that is there already as it is, and fetch nothing, as curl --skip-existing and wget -nc", set: boolean(func(o *options) *bool { return &o.skipExisting })},
 	{long: "no-clobber", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused(noClobberWords)},

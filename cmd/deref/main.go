@@ -109,6 +109,7 @@ type options struct {
 	spider                                                 bool           // wget's --spider: -I, printing nothing
 	retryStatuses                                          []int          // wget's --retry-on-http-error
 	skipExisting                                           bool           // --skip-existing, wget's -nc
+	removeOnError                                          bool           // --remove-on-error
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
@@ -352,6 +353,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					err = nil // -N, -z, --etag-compare, --skip-existing: the local file is as new, or the object older or the same, or the file there; nothing to do
 				} else if err == nil && o.etagSave != "" && res.etagSeen {
 					err = saveETag(o.etagSave, res.etag)
+				}
+				if err != nil && o.removeOnError {
+					removePartial(oj, raw, err)
 				}
 				if o.bars != nil {
 					o.bars.finish(raw, err)
