@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -312,8 +313,12 @@ func (m *run) openRoot(dst string) error {
 }
 
 // foldsCase creates a probe file and looks for it under another case.
+// The probe is named NAME.part, as what a run cut short leaves is: a
+// mirror killed between its creation and its removal leaves it as one,
+// and the next run removes it (removeStaleProbes).
 func foldsCase(r *os.Root) bool {
-	name := fmt.Sprintf(".deref-case-%d-%d", os.Getpid(), rand.Uint32())
+	removeStaleProbes(r)
+	name := fmt.Sprintf(".deref-case-%d-%d.part", os.Getpid(), rand.Uint32())
 	f, err := r.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return false
@@ -322,6 +327,32 @@ func foldsCase(r *os.Root) bool {
 	defer r.Remove(name)
 	_, err = r.Stat(strings.ToUpper(name))
 	return err == nil
+}
+
+// removeStaleProbes removes the probes of foldsCase that a mirror killed
+// left in the destination's top folder: those whose process is gone
+// (probeStale).
+func removeStaleProbes(r *os.Root) {
+	d, err := r.Open(".")
+	if err != nil {
+		return
+	}
+	entries, _ := d.ReadDir(-1)
+	d.Close()
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), ".deref-case-")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pid, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if err != nil || n == os.Getpid() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && probeStale(n, info.ModTime()) {
+			r.Remove(e.Name())
+		}
+	}
 }
 
 func (m *run) emit(ev Event) {
