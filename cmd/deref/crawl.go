@@ -33,11 +33,13 @@ exit code is 0 when nothing failed, else 1.
 
 // crawlSettings holds what deref crawl's own flags set.
 type crawlSettings struct {
-	opts    crawl.Options
-	wait    float64
-	scope   string
-	domains string
-	asJSON  bool
+	opts crawl.Options
+	wait float64
+	// waitRetry: the first wait before a retry (--waitretry).
+	waitRetry float64
+	scope     string
+	domains   string
+	asJSON    bool
 	// recursive: -r, -l or --max-depth was given (see -p).
 	recursive bool
 	// mirror: --mirror was given, which writes into the current folder
@@ -45,10 +47,17 @@ type crawlSettings struct {
 	mirror bool
 }
 
-func runCrawl(args []string, stdout, stderr io.Writer) int {
+func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := options{maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
 	o.c.opts.Retries = 3
 	pos, err := parseCommandLine(cmdCrawl, args, &o)
+	if err == nil && o.inputFile != "" {
+		more, lerr := readList(o.inputFile, stdin)
+		if lerr != nil {
+			return crawlUsageError(stderr, "-i "+lerr.Error())
+		}
+		pos = append(pos, more...)
+	}
 	if o.c.mirror && o.c.opts.OutputDir == "" {
 		o.c.opts.OutputDir = "." // as wget's --mirror writes
 	}
@@ -74,6 +83,9 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 	co := o.c.opts
 	co.RetryRefused = o.retryRefused
 	co.Wait = seconds(o.c.wait)
+	if o.c.waitRetry > 0 {
+		co.RetryWait = seconds(o.c.waitRetry)
+	}
 	co.Prefix = o.c.scope == "prefix"
 	if co.PageRequisites && !o.c.recursive {
 		co.MaxDepth = -1 // wget -p without -r: the pages and what they are shown with

@@ -137,6 +137,31 @@ func TestCrawlMirrorFlag(t *testing.T) {
 	}
 }
 
+// TestCrawlInputFile: -i reads start URLs from a file, or standard
+// input, as wget -i, beside those on the command line.
+func TestCrawlInputFile(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "leaf "+r.URL.Path)
+	}))
+	defer s.Close()
+	list := filepath.Join(t.TempDir(), "urls")
+	os.WriteFile(list, []byte(s.URL+"/a\n\n"+s.URL+"/b\n"), 0o644)
+	for _, tt := range []struct {
+		stdin string
+		args  []string
+		want  int
+	}{
+		{"", []string{"-i", list, s.URL + "/c"}, 3},
+		{s.URL + "/d\n", []string{"--input-file", "-"}, 1},
+	} {
+		r := runDeref(t, tt.stdin, append([]string{"crawl", "--json", "--ignore-robots"}, tt.args...)...)
+		var rep struct{ Fetched int }
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Fetched != tt.want {
+			t.Errorf("%q: exit %d, %q; %s", tt.args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 // The status lines count each server's URLs, bytes and errors and the
 // queue; the summary has a line per server when there are several.
 func TestCrawlStatus(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +64,18 @@ func str(field func(*options) *string) func(*options, string) error {
 
 func list(field func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
+}
+
+// regex compiles a regular expression (RE2) into a field.
+func regex(field func(*options) **regexp.Regexp) func(*options, string) error {
+	return func(o *options, v string) error {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a regular expression: %v", v, err)
+		}
+		*field(o) = re
+		return nil
+	}
 }
 
 // commaList adds the comma-separated entries of a value to a list.
@@ -443,8 +456,10 @@ var flagTable = []flagDef{
 		set: refused("deref logs in to HTTP servers with Basic and Digest only: no SPNEGO")},
 	{long: "oauth2-bearer", cmds: cmdBoth, group: "Connection", arg: "TOKEN",
 		help: "send Authorization: Bearer TOKEN to HTTP servers (not after a redirect to another site)", set: str(func(o *options) *string { return &o.bearer })},
-	{long: "proxy-user", short: "U", cmds: cmdBoth, group: "Connection", arg: "USER:PASSWORD",
+	{long: "proxy-user", short: "U", cmds: cmdGet | cmdMirror, group: "Connection", arg: "USER:PASSWORD",
 		help: "log in to the proxy (-x or the environment's) as USER", set: str(func(o *options) *string { return &o.proxyUser })},
+	{long: "proxy-user", cmds: cmdCrawl, group: "Connection", arg: "USER:PASSWORD",
+		help: "log in to the proxy (-x or the environment's) as USER; -U is wget's --user-agent here", set: str(func(o *options) *string { return &o.proxyUser })},
 	{long: "proxy-password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --proxy-password: the password of --proxy-user", set: str(func(o *options) *string { return &o.proxyPassword })},
 	{long: "max-time", short: "m", cmds: cmdGet | cmdMirror | cmdServe, group: "Connection", arg: "SECONDS",
@@ -517,12 +532,32 @@ var flagTable = []flagDef{
 	// ones mean other things to curl).
 	{long: "no-check-certificate", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true,
 		help: "wget's spelling of -k", set: boolean(func(o *options) *bool { return &o.insecure })},
-	{long: "timeout", cmds: cmdBoth | cmdServe, group: "Connection", arg: "SECONDS", hidden: true,
+	{long: "timeout", short: "T", cmds: cmdCrawl, group: "Connection", arg: "SECONDS", hidden: true,
 		help: "wget's --timeout: --connect-timeout and --idle-timeout both", set: func(o *options, v string) error {
 			f, err := parseSeconds(v)
 			o.connectTimeout, o.idleTimeout = f, f
 			return err
 		}},
+	{long: "timeout", cmds: cmdGet | cmdMirror | cmdServe, group: "Connection", arg: "SECONDS", hidden: true,
+		help: "wget's --timeout: --connect-timeout and --idle-timeout both", set: func(o *options, v string) error {
+			f, err := parseSeconds(v)
+			o.connectTimeout, o.idleTimeout = f, f
+			return err
+		}},
+	{long: "tries", short: "t", cmds: cmdCrawl, group: "Crawl", arg: "N", hidden: true,
+		help: "wget's --tries: N tries in all, --retry N-1 (0 or inf: a thousand)", set: func(o *options, v string) error {
+			n, err := strconv.Atoi(v)
+			switch {
+			case v == "inf" || err == nil && n == 0:
+				n = 1001
+			case err != nil || n < 0:
+				return fmt.Errorf("%q is not a number of tries", v)
+			}
+			o.c.opts.Retries = n - 1
+			return nil
+		}},
+	{long: "waitretry", cmds: cmdCrawl, group: "Crawl", arg: "SECONDS", hidden: true,
+		help: "wget's --waitretry: the first wait before a URL is tried again (the next ones double)", set: secs(func(o *options) *float64 { return &o.c.waitRetry })},
 	{long: "tries", cmds: cmdGet, group: "Connection", arg: "N", hidden: true,
 		help: "wget's --tries: N tries in all, --retry N-1", set: func(o *options, v string) error {
 			n, err := strconv.Atoi(v)
@@ -662,12 +697,14 @@ var flagTable = []flagDef{
 		help: "comma-separated PORTS that may be used although another protocol owns them", set: str(func(o *options) *string { return &o.allowPorts })},
 
 	// HTTP
-	{long: "header", short: "H", cmds: cmdBoth, group: "HTTP", arg: "'NAME: VALUE'",
+	{long: "header", short: "H", cmds: cmdGet | cmdMirror, group: "HTTP", arg: "'NAME: VALUE'",
 		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it", set: list(func(o *options) *[]string { return &o.headers })},
+	{long: "header", cmds: cmdCrawl, group: "HTTP", arg: "'NAME: VALUE'",
+		help: "send this header field (repeatable); it replaces deref's own field of that name, and 'NAME:' removes it; -H is wget's --span-hosts here", set: list(func(o *options) *[]string { return &o.headers })},
 	{long: "user-agent", short: "A", cmds: cmdGet | cmdMirror | cmdServe, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
-	{long: "user-agent", cmds: cmdCrawl, group: "HTTP", arg: "NAME",
-		help: "send User-Agent: NAME (default deref/VERSION); -A is wget's --accept here", set: str(func(o *options) *string { return &o.userAgent })},
+	{long: "user-agent", short: "U", cmds: cmdCrawl, group: "HTTP", arg: "NAME",
+		help: "send User-Agent: NAME (default deref/VERSION), as wget -U; -A is wget's --accept here", set: str(func(o *options) *string { return &o.userAgent })},
 	{long: "cookie", short: "b", cmds: cmdBoth, group: "HTTP", arg: "NAME=VALUE|FILE",
 		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too; deref URL only) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set",
 		set: func(o *options, v string) error {
@@ -813,8 +850,10 @@ var flagTable = []flagDef{
 		help: "N retrievals at once, across hosts (default 4)", set: integer(func(o *options) *int { return &o.c.opts.Parallel })},
 	{long: "per-host", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "at most N connections to one host at once (default 1)", set: integer(func(o *options) *int { return &o.c.opts.PerHost })},
-	{long: "wait", cmds: cmdCrawl, group: "Crawl", arg: "DURATION",
+	{long: "wait", short: "w", cmds: cmdCrawl, group: "Crawl", arg: "DURATION",
 		help: "pause this long after each request before the host's next one (default 0)", set: secs(func(o *options) *float64 { return &o.c.wait })},
+	{long: "random-wait", cmds: cmdCrawl, group: "Crawl",
+		help: "with --wait: pause from half of it to one and a half times it, at random, as wget --random-wait", set: boolean(func(o *options) *bool { return &o.c.opts.RandomWait })},
 	{long: "max-depth", cmds: cmdCrawl, group: "Crawl", arg: "N",
 		help: "follow links at most N steps from a start URL (0: no limit)", set: recursive(integer(func(o *options) *int { return &o.c.opts.MaxDepth }))},
 	{long: "page-requisites", short: "p", cmds: cmdCrawl, group: "Crawl",
@@ -823,10 +862,31 @@ var flagTable = []flagDef{
 		help: "stop after N URLs (0: no limit)", set: integer(func(o *options) *int { return &o.c.opts.MaxItems })},
 	{long: "scope", cmds: cmdCrawl, group: "Crawl", arg: "SCOPE", complete: "host prefix",
 		help: "host: the start URLs' hosts and ports (the default); prefix: below the start URLs", set: str(func(o *options) *string { return &o.c.scope })},
-	{long: "span-hosts", cmds: cmdCrawl, group: "Crawl",
+	{long: "span-hosts", short: "H", cmds: cmdCrawl, group: "Crawl",
 		help: "follow links to other hosts and schemes (those of --domains, when given)", set: boolean(func(o *options) *bool { return &o.c.opts.SpanHosts })},
-	{long: "domains", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+	{long: "domains", short: "D", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "with --span-hosts: only hosts of these comma-separated domains", set: str(func(o *options) *string { return &o.c.domains })},
+	{long: "exclude-domains", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "never follow links to hosts of these comma-separated domains, as wget --exclude-domains", set: commaList(func(o *options) *[]string { return &o.c.opts.ExcludeDomains })},
+	{long: "include-directories", short: "I", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "follow only links whose path is in one of these comma-separated folders (or below it), or matches one of these patterns, as wget -I", set: commaList(func(o *options) *[]string { return &o.c.opts.IncludeDirs })},
+	{long: "exclude-directories", short: "X", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
+		help: "never follow links whose path is in one of these folders (or below it), or matches one of these patterns, as wget -X", set: commaList(func(o *options) *[]string { return &o.c.opts.ExcludeDirs })},
+	{long: "accept-regex", cmds: cmdCrawl, group: "Crawl", arg: "REGEX",
+		help: "follow only links whose URL matches REGEX (Go's RE2 syntax), as wget --accept-regex", set: regex(func(o *options) **regexp.Regexp { return &o.c.opts.AcceptRegex })},
+	{long: "reject-regex", cmds: cmdCrawl, group: "Crawl", arg: "REGEX",
+		help: "never follow links whose URL matches REGEX, as wget --reject-regex", set: regex(func(o *options) **regexp.Regexp { return &o.c.opts.RejectRegex })},
+	{long: "regex-type", cmds: cmdCrawl, group: "Crawl", arg: "TYPE", hidden: true,
+		help: "wget's --regex-type: posix or pcre, both read as RE2", set: func(_ *options, v string) error {
+			if v != "posix" && v != "pcre" {
+				return fmt.Errorf("%q is not posix or pcre", v)
+			}
+			return nil
+		}},
+	{long: "ignore-case", cmds: cmdCrawl, group: "Crawl",
+		help: "match -A, -R, -I and -X without regard to case, as wget --ignore-case", set: boolean(func(o *options) *bool { return &o.c.opts.IgnoreCase })},
+	{long: "input-file", short: "i", cmds: cmdCrawl, group: "Crawl", arg: "FILE", complete: "file",
+		help: "read start URLs from FILE too, one per line (- for standard input)", set: str(func(o *options) *string { return &o.inputFile })},
 	{long: "output-dir", cmds: cmdCrawl, group: "Crawl", arg: "DIR", complete: "dir",
 		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
 	{long: "convert-links", short: "k", cmds: cmdCrawl, group: "Crawl",

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -577,6 +578,19 @@ func TestWgetSpellings(t *testing.T) {
 		}},
 		{cmdCrawl, []string{"-N", "--max-time", "9"}, func(o *options) bool { return o.c.opts.OnlyNewer && o.maxTime == 9 && !o.c.recursive }},
 		{cmdGet, []string{"-m", "9"}, func(o *options) bool { return o.maxTime == 9 }},
+		// More of wget's crawl flags, where curl's letters mean otherwise.
+		{cmdCrawl, []string{"-w", "2", "--random-wait", "-t", "3", "-T", "5", "--waitretry=4", "-U", "agent/1"}, func(o *options) bool {
+			return o.c.wait == 2 && o.c.opts.RandomWait && o.c.opts.Retries == 2 && o.connectTimeout == 5 && o.idleTimeout == 5 && o.c.waitRetry == 4 && o.userAgent == "agent/1" && o.proxyUser == ""
+		}},
+		{cmdCrawl, []string{"-t", "inf"}, func(o *options) bool { return o.c.opts.Retries == 1000 }},
+		{cmdCrawl, []string{"-H", "-D", "a.example,b.example", "--exclude-domains", "c.a.example", "--header", "X-A: 1"}, func(o *options) bool {
+			return o.c.opts.SpanHosts && o.c.domains == "a.example,b.example" && slices.Equal(o.c.opts.ExcludeDomains, []string{"c.a.example"}) && slices.Equal(o.headers, []string{"X-A: 1"})
+		}},
+		{cmdCrawl, []string{"-I", "/docs,/img", "-X", "/docs/old", "--accept-regex", `\.pdf$`, "--reject-regex=\\?", "--regex-type", "posix", "--ignore-case"}, func(o *options) bool {
+			c := o.c.opts
+			return slices.Equal(c.IncludeDirs, []string{"/docs", "/img"}) && slices.Equal(c.ExcludeDirs, []string{"/docs/old"}) && c.AcceptRegex.MatchString("a.pdf") && c.RejectRegex.MatchString("a?b") && c.IgnoreCase
+		}},
+		{cmdGet, []string{"-H", "X-B: 2", "-U", "p:w"}, func(o *options) bool { return slices.Equal(o.headers, []string{"X-B: 2"}) && o.proxyUser == "p:w" }},
 		{cmdMirror, []string{"-A", "ua/2"}, func(o *options) bool { return o.userAgent == "ua/2" }},
 	} {
 		var o options
@@ -600,6 +614,9 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "-A [a", "not a pattern"},
 		{cmdCrawl, "-mnx", "unknown flag -nx"},
 		{cmdCrawl, "-mn", "unknown flag -n"},
+		{cmdCrawl, "--accept-regex=(", "not a regular expression"},
+		{cmdCrawl, "--regex-type=glob", "not posix or pcre"},
+		{cmdCrawl, "-t -1", "not a number of tries"},
 		{cmdCrawl, "--level=deep", "not a count"},
 	} {
 		var o options

@@ -164,7 +164,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMirror(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "crawl" {
-		return runCrawl(args[1:], stdout, stderr)
+		return runCrawl(args[1:], stdin, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "serve" {
 		return runServe(args[1:], stdout, stderr)

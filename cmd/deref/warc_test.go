@@ -155,7 +155,9 @@ func TestRedactArgs(t *testing.T) {
 		{cmdGet, []string{"--user=bob", "--password", "pw7", "--password=pw8"}, []string{"--user=bob", "--password", "***", "--password=***"}},
 		{cmdGet, []string{"-b", "sid=1; k=2", "--cookie=sid=3", "-H", "Cookie: a=4; b=5"}, []string{"-b", "***", "--cookie=***", "-H", "Cookie: ***"}},
 		{cmdGet, []string{"--url", "ftp://bob:pw5@h/x", "--url=ftp://bob:pw6@h/y"}, []string{"--url", "ftp://bob:xxxxx@h/x", "--url=ftp://bob:xxxxx@h/y"}},
-		{cmdCrawl, []string{"--oauth2-bearer", "tok9", "-U", "p:pw10", "--proxy-user=p:pw11"}, []string{"--oauth2-bearer", "***", "-U", "***", "--proxy-user=***"}},
+		{cmdCrawl, []string{"--oauth2-bearer", "tok9", "--proxy-user", "p:pw10", "--proxy-user=p:pw11"}, []string{"--oauth2-bearer", "***", "--proxy-user", "***", "--proxy-user=***"}},
+		{cmdGet, []string{"-U", "p:pw12"}, []string{"-U", "***"}},
+		{cmdCrawl, []string{"-U", "agent/1", "--header", "Authorization: Basic YWxpY2U6cHcx"}, []string{"-U", "agent/1", "--header", "Authorization: Basic ***"}}, // -U is wget's user agent in crawl
 	} {
 		if got := redactArgs(tt.cmd, tt.args); strings.Join(got, "|") != strings.Join(tt.out, "|") {
 			t.Errorf("%q: %q, want %q", tt.args, got, tt.out)

@@ -13,14 +13,20 @@ import (
 // with; the name must match an entry of Accept, when Accept has any, and
 // none of Reject.
 func (o *Options) acceptable(name string) bool {
-	if len(o.Accept) > 0 && !matchesAny(o.Accept, name) {
+	if len(o.Accept) > 0 && !matchesAny(o.Accept, name, o.IgnoreCase) {
 		return false
 	}
-	return !matchesAny(o.Reject, name)
+	return !matchesAny(o.Reject, name, o.IgnoreCase)
 }
 
-func matchesAny(list []string, name string) bool {
+func matchesAny(list []string, name string, fold bool) bool {
+	if fold {
+		name = strings.ToLower(name)
+	}
 	for _, p := range list {
+		if fold {
+			p = strings.ToLower(p)
+		}
 		if strings.ContainsAny(p, "*?[") {
 			if ok, _ := path.Match(p, name); ok {
 				return true
@@ -36,16 +42,67 @@ func matchesAny(list []string, name string) bool {
 // last element of its path (a Gopher URL's selector), decoded; "" for a
 // folder's URL, which they do not judge.
 func fileName(u *url.URL) string {
-	var segs []string
-	if g, err := u.Gopher(); err == nil && (u.Scheme == "gopher" || u.Scheme == "gophers") {
-		segs = strings.Split(g.Selector, "/")
-	} else if s, err := u.Segments(); err == nil {
-		segs = s
-	}
+	segs := pathSegments(u)
 	if len(segs) == 0 {
 		return ""
 	}
 	return segs[len(segs)-1]
+}
+
+// folderOf is the folder of u's path as IncludeDirs and ExcludeDirs judge
+// it, as wget has it: the elements before the file's name, decoded,
+// joined by "/", without a leading one ("" at the top).
+func folderOf(u *url.URL) string {
+	segs := pathSegments(u)
+	if len(segs) == 0 {
+		return ""
+	}
+	return strings.Join(segs[:len(segs)-1], "/")
+}
+
+// pathSegments are the elements of u's path (a Gopher URL's selector's),
+// decoded.
+func pathSegments(u *url.URL) []string {
+	if g, err := u.Gopher(); err == nil && (u.Scheme == "gopher" || u.Scheme == "gophers") {
+		return strings.Split(strings.TrimPrefix(g.Selector, "/"), "/")
+	}
+	segs, _ := u.Segments()
+	return segs
+}
+
+// inDirs says whether the folder dir is one of list's or below it (an
+// entry without wildcards, its leading "/" dropped), or matches one of
+// its patterns whole, as wget's dir_matches_p has it.
+func inDirs(list []string, dir string, fold bool) bool {
+	if fold {
+		dir = strings.ToLower(dir)
+	}
+	for _, p := range list {
+		p = strings.TrimPrefix(p, "/")
+		if fold {
+			p = strings.ToLower(p)
+		}
+		if strings.ContainsAny(p, "*?[") {
+			if ok, _ := path.Match(p, dir); ok {
+				return true
+			}
+		} else if p == "" || dir == p || strings.HasPrefix(dir, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// hostIn says whether u's host is one of the domains or below one.
+func hostIn(u *url.URL, domains []string) bool {
+	h := strings.ToLower(u.Hostname())
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(d, "."))
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return true
+		}
+	}
+	return false
 }
 
 // htmlName says a file's name ends as a page's does (.html, .htm, and
@@ -60,11 +117,27 @@ func htmlName(name string) bool {
 }
 
 // fetchable says whether a link to u, at depth, is to be fetched as
-// Accept and Reject have it: a folder's URL is, and a page's (htmlName)
-// whose links may be followed in turn (it is not at MaxDepth, or
-// PageRequisites), for those links, as wget has it; any other only when
-// its file is acceptable.
+// ExcludeDomains, IncludeDirs and ExcludeDirs, AcceptRegex and
+// RejectRegex, and Accept and Reject have it. For the last two, a
+// folder's URL is, and a page's (htmlName) whose links may be followed
+// in turn (it is not at MaxDepth, or PageRequisites), for those links, as
+// wget has it; any other only when its file is acceptable.
 func (o *Options) fetchable(u *url.URL, depth int) bool {
+	if len(o.ExcludeDomains) > 0 && hostIn(u, o.ExcludeDomains) {
+		return false
+	}
+	if len(o.IncludeDirs) > 0 || len(o.ExcludeDirs) > 0 {
+		dir := folderOf(u)
+		if len(o.IncludeDirs) > 0 && !inDirs(o.IncludeDirs, dir, o.IgnoreCase) || inDirs(o.ExcludeDirs, dir, o.IgnoreCase) {
+			return false
+		}
+	}
+	if o.AcceptRegex != nil || o.RejectRegex != nil {
+		s := u.String()
+		if o.AcceptRegex != nil && !o.AcceptRegex.MatchString(s) || o.RejectRegex != nil && o.RejectRegex.MatchString(s) {
+			return false
+		}
+	}
 	if len(o.Accept) == 0 && len(o.Reject) == 0 {
 		return true
 	}

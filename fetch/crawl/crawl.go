@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,8 +34,11 @@ type Options struct {
 	// Parallel is how many retrievals run at once, across hosts; 0 means 4.
 	// PerHost caps those to one host; 0 means 1.
 	Parallel, PerHost int
-	// Wait is the pause after each request before the host's next one.
-	Wait time.Duration
+	// Wait is the pause after each request before the host's next one;
+	// with RandomWait, a random pause from half of Wait to one and a half
+	// times it, as wget's --random-wait.
+	Wait       time.Duration
+	RandomWait bool
 	// Retries is how many more times a URL that failed for a reason that
 	// may pass (fetch.Temporary: FTP 4xx, HTTP 429 and 5xx, a network
 	// failure) is tried, after a backoff (fetch.Retry, as the mirror's)
@@ -101,6 +106,23 @@ type Options struct {
 	// is fetched for its links and not written under OutputDir. A
 	// folder's URL is fetched, and its index written only if it passes.
 	Accept, Reject []string
+	// AcceptRegex and RejectRegex, when set, are what a link's URL (as
+	// the crawl has it, normalised and without its fragment) must match,
+	// and must not, to be followed, as wget's --accept-regex and
+	// --reject-regex; pages are not excepted.
+	AcceptRegex, RejectRegex *regexp.Regexp
+	// IncludeDirs and ExcludeDirs are wget's -I and -X: folders a link's
+	// path must be in (one of IncludeDirs, when it has any), and must not
+	// be in (ExcludeDirs), to be followed: a folder of the path and those
+	// below it, or a shell pattern with *, ? or [ that the path's folders
+	// match whole ("/a*/b" is /abc/b).
+	IncludeDirs, ExcludeDirs []string
+	// IgnoreCase matches Accept, Reject, IncludeDirs and ExcludeDirs
+	// without regard to case (wget's --ignore-case).
+	IgnoreCase bool
+	// ExcludeDomains are domains whose hosts, and those below them, a
+	// link is never followed to (wget's --exclude-domains).
+	ExcludeDomains []string
 	// AdjustExtension names an HTML page written NAME.html and a style
 	// sheet NAME.css where its name ends otherwise (wget's -E), so that a
 	// browser opening the tree's files takes them for what they are.
@@ -322,17 +344,7 @@ func (m *run) admitKey(key string) bool {
 // inScope says whether a link may be followed.
 func (m *run) inScope(u *url.URL) bool {
 	if m.o.SpanHosts {
-		if len(m.o.Domains) == 0 {
-			return true
-		}
-		h := strings.ToLower(u.Hostname())
-		for _, d := range m.o.Domains {
-			d = strings.ToLower(strings.TrimPrefix(d, "."))
-			if h == d || strings.HasSuffix(h, "."+d) {
-				return true
-			}
-		}
-		return false
+		return len(m.o.Domains) == 0 || hostIn(u, m.o.Domains)
 	}
 	for _, s := range m.starts {
 		switch {
@@ -413,8 +425,12 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		m.attributes(fctx, j.u)
 	}
 	if m.o.Wait > 0 {
+		wait := m.o.Wait
+		if m.o.RandomWait {
+			wait = wait/2 + rand.N(wait) // from half to one and a half times it
+		}
 		select {
-		case <-time.After(m.o.Wait):
+		case <-time.After(wait):
 		case <-ctx.Done():
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -824,6 +825,56 @@ func TestCrawlAcceptReject(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, "x.pdf.1")); string(b) != "file /a/sub/x.pdf" {
 				t.Errorf("x.pdf.1 holds %q", b)
 			}
+		}
+	}
+}
+
+// TestCrawlFolderAndRegexRules: IncludeDirs, ExcludeDirs (folders and
+// patterns, IgnoreCase), AcceptRegex, RejectRegex and ExcludeDomains
+// decide which links are followed, pages included.
+func TestCrawlFolderAndRegexRules(t *testing.T) {
+	var s *httptest.Server
+	s, asked := countingServer(t, func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<a href="/docs/a.html">a</a> <a href="/docs/old/b.html">b</a> <a href="/Docs2/c.html">c</a> <a href="/img/d.png">d</a> <a href="/x.cgi?id=1">x</a> <a href="%s/e.html">e</a>`,
+				strings.Replace(s.URL, "127.0.0.1", "localhost", 1))
+		default:
+			io.WriteString(w, "leaf")
+		}
+	})
+	all := []string{"/docs/a.html", "/docs/old/b.html", "/Docs2/c.html", "/img/d.png", "/x.cgi", "/e.html"}
+	re := regexp.MustCompile
+	for _, tt := range []struct {
+		name string
+		o    crawl.Options
+		want []string
+	}{
+		{"include docs", crawl.Options{IncludeDirs: []string{"/docs"}}, []string{"/docs/a.html", "/docs/old/b.html"}},
+		{"exclude docs/old", crawl.Options{ExcludeDirs: []string{"docs/old", "img"}}, []string{"/docs/a.html", "/Docs2/c.html", "/x.cgi"}},
+		{"a pattern, any case", crawl.Options{IncludeDirs: []string{"/docs*"}, IgnoreCase: true}, []string{"/docs/a.html", "/Docs2/c.html"}},
+		{"a pattern matches whole", crawl.Options{ExcludeDirs: []string{"/d*"}}, []string{"/docs/old/b.html", "/Docs2/c.html", "/img/d.png", "/x.cgi"}},
+		{"regexes", crawl.Options{AcceptRegex: re(`\.(html|cgi)`), RejectRegex: re(`id=`)}, []string{"/docs/a.html", "/docs/old/b.html", "/Docs2/c.html"}},
+		{"other hosts, one excluded", crawl.Options{SpanHosts: true, ExcludeDomains: []string{"localhost"}}, []string{"/docs/a.html", "/docs/old/b.html", "/Docs2/c.html", "/img/d.png", "/x.cgi"}},
+		{"other hosts", crawl.Options{SpanHosts: true}, all},
+	} {
+		before := map[string]int{}
+		for _, p := range all {
+			before[p] = asked(p)
+		}
+		tt.o.IgnoreRobots = true
+		if _, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, tt.o); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range all {
+			if asked(p) > before[p] {
+				got = append(got, p)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: fetched %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -171,8 +171,9 @@ func TestPageRequisites(t *testing.T) {
 	}
 }
 
-// TestAcceptReject: deref crawl -A, -R and -nd pick the same files of a
-// site as wget's, byte for byte: suffixes and patterns, pages fetched for
+// TestAcceptReject: deref crawl -A, -R, -I, -X, --accept-regex,
+// --reject-regex, --ignore-case and -nd pick the same files of a site as
+// wget's, byte for byte: suffixes and patterns, folders, pages fetched for
 // their links and not kept, a folder's page at the depth limit, and with
 // -nd -k the second x.pdf and index.html named NAME.1 and the links
 // converted to them. One difference is asserted: with -nd -A pdf, wget
@@ -195,6 +196,11 @@ func TestAcceptReject(t *testing.T) {
 		{[]string{"-r", "-np", "-nd", "-A", "*.PDF,z*"}, 2, ""},
 		{[]string{"-r", "-np", "-nd", "-k"}, 9, ""},
 		{[]string{"-r", "-np", "-nd", "-A", "pdf"}, 3, "x.pdf.1"},
+		{[]string{"-r", "-np", "-X", "/ACC/SUB", "--ignore-case"}, 6, ""},
+		{[]string{"-r", "-np", "-I", "/acc/sub"}, 4, ""},
+		{[]string{"-r", "-np", "--reject-regex", `sub|\.txt$`}, 5, ""},
+		{[]string{"-r", "-np", "--accept-regex", "pdf$"}, 2, ""}, // pages too must match
+		{[]string{"-r", "-np", "-A", "pdf", "--ignore-case"}, 5, ""},
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
 		args := append(append([]string{"crawl", "-s", "--no-netrc", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")
