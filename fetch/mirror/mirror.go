@@ -240,10 +240,7 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		defer m.root.Close()
 		defer m.closeDirs()
 	}
-	if o.LimitRate > 0 {
-		burst := int(min(max(o.LimitRate/8, 1), 64<<10))
-		m.limiter = rate.NewLimiter(rate.Limit(o.LimitRate), burst)
-	}
+	m.limiter = walk.NewLimiter(o.LimitRate)
 	r := m.tree.Root()
 	top := &dirNode{u: r.URL, depth: 1, sel: r.Selector}
 	listing, err := m.list(ctx, top)

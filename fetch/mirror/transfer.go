@@ -11,9 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
 )
 
@@ -130,7 +129,7 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	}
 	var body io.Reader = resp.Body
 	if m.limiter != nil {
-		body = &rateReader{ctx: ctx, r: resp.Body, l: m.limiter}
+		body = walk.RateReader(ctx, resp.Body, m.limiter)
 	}
 	var w io.Writer = f
 	if v != nil {
@@ -209,24 +208,3 @@ func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error
 // Temporary says whether err is worth another attempt; see
 // [fetch.Temporary].
 func Temporary(err error) bool { return fetch.Temporary(err) }
-
-// rateReader reads no faster than the limiter allows: each read is at
-// most a burst and waits for its tokens.
-type rateReader struct {
-	ctx context.Context
-	r   io.Reader
-	l   *rate.Limiter
-}
-
-func (r *rateReader) Read(p []byte) (int, error) {
-	if b := r.l.Burst(); len(p) > b {
-		p = p[:b]
-	}
-	n, err := r.r.Read(p)
-	if n > 0 {
-		if werr := r.l.WaitN(r.ctx, n); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return n, err
-}
