@@ -51,6 +51,13 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := options{maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
 	o.c.opts.Retries = 3
 	pos, err := parseCommandLine(cmdCrawl, args, &o)
+	if err == nil {
+		closeAsides, code := openAsides(&o, stdout, &stderr, "deref crawl")
+		defer closeAsides()
+		if code != 0 {
+			return code
+		}
+	}
 	if err == nil && o.inputFile != "" {
 		more, lerr := readList(o.inputFile, stdin)
 		if lerr != nil {
@@ -75,6 +82,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, "--domains goes with --span-hosts")
 	case o.c.opts.OnlyNewer && o.c.opts.OutputDir == "":
 		return crawlUsageError(stderr, "-N (--timestamping, and --mirror) compares the files --output-dir (-P) writes: it goes with --output-dir")
+	case o.c.opts.NoClobber && o.c.opts.OutputDir == "":
+		return crawlUsageError(stderr, "-nc (--no-clobber) keeps the files --output-dir (-P) writes: it goes with --output-dir")
 	case o.c.opts.ConvertLinks && (o.c.opts.OutputDir == "" || o.c.opts.State != ""):
 		return crawlUsageError(stderr, "--convert-links rewrites the pages --output-dir writes: it goes with --output-dir, and not with --state")
 	case len(o.cookies) > 0:
@@ -83,6 +92,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	co := o.c.opts
 	co.RetryRefused = o.retryRefused
 	co.Wait = seconds(o.c.wait)
+	co.LimitRate = float64(o.limitRate)
 	if o.c.waitRetry > 0 {
 		co.RetryWait = seconds(o.c.waitRetry)
 	}
@@ -187,7 +197,7 @@ func crawlSummary(r *crawl.Report) string {
 	fmt.Fprintf(&b, "deref crawl: %d fetched, %d failed, %d excluded by robots.txt, %s in %.1f s%s\n",
 		r.Fetched, r.Failed, r.Excluded, humanBytes(float64(r.Bytes)), r.Seconds, resumed)
 	if r.Unchanged > 0 {
-		fmt.Fprintf(&b, "deref crawl: %d of them no newer than their files, left as they were (-N)\n", r.Unchanged)
+		fmt.Fprintf(&b, "deref crawl: %d of them no newer than their files, or there already (-N, -nc), left as they were\n", r.Unchanged)
 	}
 	if r.Converted > 0 {
 		fmt.Fprintf(&b, "deref crawl: the links of %d pages converted\n", r.Converted)

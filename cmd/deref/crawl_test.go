@@ -162,6 +162,24 @@ func TestCrawlInputFile(t *testing.T) {
 	}
 }
 
+// TestCrawlLogFile: wget's -o and -a write what deref crawl says into a
+// file (-a at its end), standard error left empty.
+func TestCrawlLogFile(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "leaf")
+	}))
+	defer s.Close()
+	log := filepath.Join(t.TempDir(), "log")
+	for i, flag := range []string{"-o", "-a", "-o"} {
+		r := runDeref(t, "", "crawl", "--ignore-robots", flag, log, s.URL+"/")
+		b, _ := os.ReadFile(log)
+		want := []int{1, 2, 1}[i]
+		if r.code != 0 || r.stderr != "" || strings.Count(string(b), "deref crawl: 1 fetched") != want {
+			t.Errorf("%s: exit %d, stderr %q, log %q", flag, r.code, r.stderr, b)
+		}
+	}
+}
+
 // The status lines count each server's URLs, bytes and errors and the
 // queue; the summary has a line per server when there are several.
 func TestCrawlStatus(t *testing.T) {

@@ -583,6 +583,10 @@ func TestWgetSpellings(t *testing.T) {
 			return o.c.wait == 2 && o.c.opts.RandomWait && o.c.opts.Retries == 2 && o.connectTimeout == 5 && o.idleTimeout == 5 && o.c.waitRetry == 4 && o.userAgent == "agent/1" && o.proxyUser == ""
 		}},
 		{cmdCrawl, []string{"-t", "inf"}, func(o *options) bool { return o.c.opts.Retries == 1000 }},
+		{cmdCrawl, []string{"-nc", "--limit-rate", "200k", "-a", "log"}, func(o *options) bool {
+			return o.c.opts.NoClobber && o.limitRate == 200<<10 && o.stderrFile == "log" && o.stderrAppend
+		}},
+		{cmdCrawl, []string{"--no-clobber", "-o", "log"}, func(o *options) bool { return o.c.opts.NoClobber && o.stderrFile == "log" && !o.stderrAppend }},
 		{cmdCrawl, []string{"-H", "-D", "a.example,b.example", "--exclude-domains", "c.a.example", "--header", "X-A: 1"}, func(o *options) bool {
 			return o.c.opts.SpanHosts && o.c.domains == "a.example,b.example" && slices.Equal(o.c.opts.ExcludeDomains, []string{"c.a.example"}) && slices.Equal(o.headers, []string{"X-A: 1"})
 		}},

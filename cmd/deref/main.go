@@ -185,27 +185,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printVersion(stdout)
 		return 0
 	}
-	for _, aside := range []struct {
-		flag, name string
-		to         *io.Writer
-	}{{"--stderr", o.stderrFile, &stderr}, {"--trace-ascii", o.traceFile, &o.traceOut}} {
-		switch aside.name {
-		case "":
-		case "-":
-			*aside.to = stdout
-		default:
-			flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-			if aside.to == &stderr && o.stderrAppend {
-				flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-			}
-			f, err := os.OpenFile(aside.name, flags, 0o666)
-			if err != nil {
-				fmt.Fprintln(stderr, "deref: "+aside.flag+": "+oneLine(err.Error()))
-				return fetch.ExitCode(fetch.WriteError(err))
-			}
-			defer f.Close()
-			*aside.to = f
-		}
+	closeAsides, asideCode := openAsides(&o, stdout, &stderr, "deref")
+	defer closeAsides()
+	if asideCode != 0 {
+		return asideCode
 	}
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
@@ -560,6 +543,42 @@ func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Se
 // oneLine makes server text one line that is safe on a terminal: see
 // protocols.Printable.
 func oneLine(s string) string { return protocols.Printable(s) }
+
+// openAsides opens the files --stderr (wget's -o and -a) and
+// --trace-ascii name, pointing stderr and o.traceOut at them ("-":
+// stdout), and returns what closes them, with a non-zero exit code when
+// one cannot be opened (said on stderr, after prefix).
+func openAsides(o *options, stdout io.Writer, stderr *io.Writer, prefix string) (func(), int) {
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, aside := range []struct {
+		flag, name string
+		to         *io.Writer
+	}{{"--stderr", o.stderrFile, stderr}, {"--trace-ascii", o.traceFile, &o.traceOut}} {
+		switch aside.name {
+		case "":
+		case "-":
+			*aside.to = stdout
+		default:
+			flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if aside.to == stderr && o.stderrAppend {
+				flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			}
+			f, err := os.OpenFile(aside.name, flags, 0o666)
+			if err != nil {
+				fmt.Fprintln(*stderr, prefix+": "+aside.flag+": "+oneLine(err.Error()))
+				return closeAll, fetch.ExitCode(fetch.WriteError(err))
+			}
+			files = append(files, f)
+			*aside.to = f
+		}
+	}
+	return closeAll, 0
+}
 
 func readList(name string, stdin io.Reader) ([]string, error) {
 	r := stdin

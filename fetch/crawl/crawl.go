@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/keylock"
@@ -96,6 +98,14 @@ type Options struct {
 	// ConvertLinks, whose pages are rewritten, pages and style sheets are
 	// fetched again, as wget's are unless it keeps the originals.
 	OnlyNewer bool
+	// NoClobber, with OutputDir, fetches nothing whose file is there
+	// already, as wget's -nc with -r: a page or style sheet gives its links
+	// from the file. With ConvertLinks, pages and style sheets are fetched
+	// (their files were rewritten).
+	NoClobber bool
+	// LimitRate caps the bytes per second of all transfers together; 0
+	// means no cap.
+	LimitRate float64
 	// Accept and Reject are wget's -A and -R: lists of file-name
 	// suffixes, or of shell patterns (path.Match) where an entry holds *,
 	// ? or [, that the name of a URL's file (the last element of its path)
@@ -232,6 +242,8 @@ type run struct {
 	flat      map[string]string
 	flatTaken map[string]bool
 
+	limiter *rate.Limiter // LimitRate's
+
 	state   *state         // State
 	archive *warc.Writer   // the client's WARC writer, with State
 	commits sync.WaitGroup // groups committed whose lines are still to write
@@ -248,6 +260,7 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "crawl", Err: fmt.Errorf("%w: ConvertLinks goes with OutputDir, and not with State", fetch.ErrBadURL)}
 	}
 	m.hosts.PerHost = max(o.PerHost, 1)
+	m.limiter = walk.NewLimiter(o.LimitRate)
 	for _, raw := range starts {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -549,8 +562,10 @@ type link struct {
 func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var fo fetch.FetchOptions
 	var local *localCopy
-	if m.root != nil && m.o.OnlyNewer {
-		if local = m.localCopy(u); local != nil {
+	if m.root != nil && (m.o.OnlyNewer || m.o.NoClobber) {
+		if local = m.localCopy(u); local != nil && m.o.NoClobber {
+			return m.unchanged(u, local)
+		} else if local != nil {
 			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
 		}
 	}
@@ -569,6 +584,10 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var base string           // an HTML page's <base href>
 	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
+	var body io.Reader = resp.Body
+	if m.limiter != nil {
+		body = walk.RateReader(ctx, resp.Body, m.limiter)
+	}
 	var sink io.Writer = io.Discard
 	var file *localFile
 	if m.root != nil {
@@ -591,9 +610,9 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 				}
 			}
 		}
-		n, err = io.Copy(sink, resp.Body)
+		n, err = io.Copy(sink, body)
 	case resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml" || resp.MediaType == "text/css":
-		cr := &countReader{r: io.TeeReader(resp.Body, sink)}
+		cr := &countReader{r: io.TeeReader(body, sink)}
 		if resp.MediaType == "text/css" {
 			var css []string
 			css, err = fetch.CSSLinks(cr)
@@ -608,7 +627,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 		}
 		n = cr.n
 	default:
-		n, err = io.Copy(sink, resp.Body)
+		n, err = io.Copy(sink, body)
 	}
 	if err == nil {
 		err = resp.Body.Close()

@@ -973,6 +973,17 @@ func TestCrawlOnlyNewer(t *testing.T) {
 	if !maps.Equal(got, want) || rep.Unchanged != 3 {
 		t.Errorf("with ConvertLinks: %v %+v", got, rep)
 	}
+	// NoClobber (wget's -nc) asks nothing of a file that is there; the
+	// pages, rewritten by ConvertLinks, are fetched again.
+	rep, got = run(crawl.Options{NoClobber: true, ConvertLinks: true})
+	if want := map[string]int{"/s/": 200, "/s/sub/": 200, "/s/style.css": 200}; !maps.Equal(got, want) || rep.Unchanged != 3 || rep.Fetched != 6 {
+		t.Errorf("NoClobber: %v %+v", got, rep)
+	}
+	os.Remove(filepath.Join(dir, "s", "a.txt"))
+	rep, got = run(crawl.Options{NoClobber: true})
+	if want := map[string]int{"/s/a.txt": 200}; !maps.Equal(got, want) || rep.Unchanged != 5 {
+		t.Errorf("NoClobber, a.txt removed: %v %+v", got, rep)
+	}
 }
 
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as
