@@ -5,6 +5,7 @@ package interop
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,10 +83,7 @@ func TestCrawl(t *testing.T) {
 // a link above the start made absolute; and so with -nH --cut-dirs=1 -E.
 func TestConvertLinks(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
-	bin := filepath.Join(t.TempDir(), "deref")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildDeref(t)
 	host := strings.TrimPrefix(base, "http://")
 	for _, tt := range []struct {
 		flags         []string
@@ -96,26 +94,10 @@ func TestConvertLinks(t *testing.T) {
 		{[]string{"-nH", "--cut-dirs=1", "-E"}, "", "", false}, // the files at the top, as wget puts them
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
-		args := append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/conv/")
-		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("deref %q: %v\n%s", args, err, out)
-		}
-		args = append(append([]string{"-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/conv/")
-		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
-			t.Fatalf("wget %q: %v\n%s", args, err, out)
-		}
-		mine, wgets := filepath.Join(ours, tt.mine), filepath.Join(theirs, tt.theirs)
-		got, want := treeFiles(t, mine), treeFiles(t, wgets)
-		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 6 {
-			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
-		}
-		for _, rel := range got {
-			a, _ := os.ReadFile(filepath.Join(mine, rel))
-			b, _ := os.ReadFile(filepath.Join(wgets, rel))
-			if !bytes.Equal(a, b) {
-				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
-			}
-		}
+		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/conv/")...)
+		runTool(t, "wget", append(append([]string{"-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/conv/")...)
+		mine := filepath.Join(ours, tt.mine)
+		sameFiles(t, fmt.Sprintf("%q", tt.flags), mine, filepath.Join(theirs, tt.theirs), 6, "")
 		if !tt.checkAbsolute {
 			continue
 		}
@@ -133,10 +115,7 @@ func TestConvertLinks(t *testing.T) {
 // @import) and of a <style> element converted alike.
 func TestPageRequisites(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
-	bin := filepath.Join(t.TempDir(), "deref")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildDeref(t)
 	host := strings.TrimPrefix(base, "http://")
 	for _, tt := range []struct {
 		flags []string
@@ -148,26 +127,9 @@ func TestPageRequisites(t *testing.T) {
 		{[]string{"-r", "-l", "1", "-p"}, 11}, // above the start too, without -np
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
-		args := append(append([]string{"crawl", "-s", "--no-netrc", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/req/docs/")
-		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("deref %q: %v\n%s", args, err, out)
-		}
-		args = append(append([]string{"-q", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/req/docs/")
-		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
-			t.Fatalf("wget %q: %v\n%s", args, err, out)
-		}
-		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
-		got, want := treeFiles(t, mine), treeFiles(t, wgets)
-		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != tt.files {
-			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
-		}
-		for _, rel := range got {
-			a, _ := os.ReadFile(filepath.Join(mine, rel))
-			b, _ := os.ReadFile(filepath.Join(wgets, rel))
-			if !bytes.Equal(a, b) {
-				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
-			}
-		}
+		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/req/docs/")...)
+		runTool(t, "wget", append(append([]string{"-q", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/req/docs/")...)
+		sameFiles(t, fmt.Sprintf("%q", tt.flags), filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host), tt.files, "")
 	}
 }
 
@@ -180,10 +142,7 @@ func TestPageRequisites(t *testing.T) {
 // removes its x.pdf.1 (its name no longer ends in pdf), deref keeps it.
 func TestAcceptReject(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
-	bin := filepath.Join(t.TempDir(), "deref")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildDeref(t)
 	host := strings.TrimPrefix(base, "http://")
 	for _, tt := range []struct {
 		flags []string
@@ -203,35 +162,18 @@ func TestAcceptReject(t *testing.T) {
 		{[]string{"-r", "-np", "-A", "pdf", "--ignore-case"}, 5, ""},
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
-		args := append(append([]string{"crawl", "-s", "--no-netrc", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")
-		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("deref %q: %v\n%s", args, err, out)
-		}
-		args = append(append([]string{"-q", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")
-		if out, err := exec.Command("wget", args...).CombinedOutput(); err != nil {
-			t.Fatalf("wget %q: %v\n%s", args, err, out)
-		}
+		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")...)
+		runTool(t, "wget", append(append([]string{"-q", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")...)
 		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
 		if slices.Contains(tt.flags, "-nd") {
 			mine, wgets = ours, theirs
 		}
-		got, want := treeFiles(t, mine), treeFiles(t, wgets)
 		if tt.extra != "" {
 			if b, _ := os.ReadFile(filepath.Join(mine, tt.extra)); string(b) != "file acc/sub/x.pdf\n" {
 				t.Errorf("%q: %s holds %q", tt.flags, tt.extra, b)
 			}
-			got = slices.DeleteFunc(got, func(s string) bool { return s == tt.extra })
 		}
-		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != tt.files {
-			t.Fatalf("%q: deref wrote %q, wget %q", tt.flags, got, want)
-		}
-		for _, rel := range got {
-			a, _ := os.ReadFile(filepath.Join(mine, rel))
-			b, _ := os.ReadFile(filepath.Join(wgets, rel))
-			if !bytes.Equal(a, b) {
-				t.Errorf("%q: %s differs:\nderef:\n%s\nwget:\n%s", tt.flags, rel, a, b)
-			}
-		}
+		sameFiles(t, fmt.Sprintf("%q", tt.flags), mine, wgets, tt.files, tt.extra)
 	}
 }
 
@@ -242,34 +184,57 @@ func TestAcceptReject(t *testing.T) {
 // nginx says are no newer (-N), fetching the converted pages again.
 func TestMirrorLine(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := buildDeref(t)
+	host := strings.TrimPrefix(base, "http://")
+	ours, theirs := t.TempDir(), t.TempDir()
+	for run := range 2 {
+		out := runTool(t, bin, "crawl", "--no-netrc", "-mkEpnp", "-e", "robots=off", "-P", ours, base+"/req/docs/")
+		if unchanged := strings.Contains(out, "6 of them no newer than their files"); unchanged != (run == 1) {
+			t.Errorf("deref, run %d:\n%s", run, out)
+		}
+		runTool(t, "wget", "-q", "-mkEpnp", "-e", "robots=off", "-P", theirs, base+"/req/docs/")
+		sameFiles(t, fmt.Sprintf("run %d", run), filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host), 12, "")
+	}
+}
+
+// buildDeref builds the command into a temporary folder.
+func buildDeref(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "deref")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	host := strings.TrimPrefix(base, "http://")
-	ours, theirs := t.TempDir(), t.TempDir()
-	for run := range 2 {
-		out, err := exec.Command(bin, "crawl", "--no-netrc", "-mkEpnp", "-e", "robots=off", "-P", ours, base+"/req/docs/").CombinedOutput()
-		if err != nil {
-			t.Fatalf("deref, run %d: %v\n%s", run, err, out)
-		}
-		if unchanged := strings.Contains(string(out), "6 of them no newer than their files"); unchanged != (run == 1) {
-			t.Errorf("deref, run %d:\n%s", run, out)
-		}
-		if out, err := exec.Command("wget", "-q", "-mkEpnp", "-e", "robots=off", "-P", theirs, base+"/req/docs/").CombinedOutput(); err != nil {
-			t.Fatalf("wget, run %d: %v\n%s", run, err, out)
-		}
-		mine, wgets := filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host)
-		got, want := treeFiles(t, mine), treeFiles(t, wgets)
-		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 12 {
-			t.Fatalf("run %d: deref wrote %q, wget %q", run, got, want)
-		}
-		for _, rel := range got {
-			a, _ := os.ReadFile(filepath.Join(mine, rel))
-			b, _ := os.ReadFile(filepath.Join(wgets, rel))
-			if !bytes.Equal(a, b) {
-				t.Errorf("run %d: %s differs:\nderef:\n%s\nwget:\n%s", run, rel, a, b)
-			}
+	return bin
+}
+
+// runTool runs a command that must succeed, and returns what it said.
+func runTool(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %q: %v\n%s", filepath.Base(name), args, err, out)
+	}
+	return string(out)
+}
+
+// sameFiles checks that the trees mine (deref's) and wgets hold the same
+// n files, byte for byte, but for extra, a file deref alone writes, and
+// returns their paths.
+func sameFiles(t *testing.T, label, mine, wgets string, n int, extra string) []string {
+	t.Helper()
+	got, want := treeFiles(t, mine), treeFiles(t, wgets)
+	if extra != "" {
+		got = slices.DeleteFunc(got, func(s string) bool { return s == extra })
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != n {
+		t.Fatalf("%s: deref wrote %q, wget %q", label, got, want)
+	}
+	for _, rel := range got {
+		a, _ := os.ReadFile(filepath.Join(mine, rel))
+		b, _ := os.ReadFile(filepath.Join(wgets, rel))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: %s differs:\nderef:\n%s\nwget:\n%s", label, rel, a, b)
 		}
 	}
+	return got
 }
