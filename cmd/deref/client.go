@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -38,6 +39,18 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			return nil, fmt.Errorf("--interface: %w", err)
 		}
 		c.LocalAddr = ip
+	}
+	if o.unixSocket != "" {
+		if o.iface != "" {
+			return nil, fmt.Errorf("--unix-socket and --interface do not go together")
+		}
+		path, d := o.unixSocket, net.Dialer{Timeout: c.ConnectTimeout}
+		if d.Timeout <= 0 {
+			d.Timeout = 30 * time.Second // --connect-timeout's default
+		}
+		c.Dial = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", path) // every connection, whatever its host
+		}
 	}
 	c.Compressed = o.compressed
 	c.NoProxy = o.noProxy

@@ -979,3 +979,33 @@ func TestRemoveOnError(t *testing.T) {
 		}
 	}
 }
+
+// TestUnixSocket: --unix-socket sends every connection to the socket,
+// whatever the URL's host, as curl's does; the request still names it.
+func TestUnixSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sock") // a short path: socket names are bounded
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no Unix sockets here: %v", err)
+	}
+	srv := &nethttp.Server{Handler: nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "over the socket: "+r.Host+r.URL.Path)
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	r := runDeref(t, "", "--unix-socket", sock, "http://docker.example/v1/version")
+	if r.code != 0 || r.stdout != "over the socket: docker.example/v1/version" {
+		t.Errorf("exit %d, %q: %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runDeref(t, "", "--unix-socket", filepath.Join(dir, "none"), "http://h/x"); r.code == 0 {
+		t.Errorf("a missing socket: exit 0, %q", r.stdout)
+	}
+	if r := runDeref(t, "", "--unix-socket", sock, "--interface", "127.0.0.1", "http://h/x"); r.code == 0 || !strings.Contains(r.stderr, "do not go together") {
+		t.Errorf("with --interface: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -106,6 +106,7 @@ type options struct {
 	etagSave, etagCompare                                  string         // --etag-save, --etag-compare: file names
 	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
 	iface                                                  string         // --interface, --bind-address
+	unixSocket                                             string         // --unix-socket, --abstract-unix-socket ("@NAME")
 	spider                                                 bool           // wget's --spider: -I, printing nothing
 	retryStatuses                                          []int          // wget's --retry-on-http-error
 	skipExisting                                           bool           // --skip-existing, wget's -nc

@@ -341,3 +341,24 @@ func TestDigestLogin(t *testing.T) {
 		t.Errorf("a wrong password: %v, want exit 5", err)
 	}
 }
+
+// TestUnixSocket: nginx listening on a Unix domain socket too; deref
+// --unix-socket fetches through it what curl --unix-socket fetches, the
+// file the daemon serves.
+func TestUnixSocket(t *testing.T) {
+	sock, root := env(t, "DEREF_INTEROP_HTTP_SOCKET"), env(t, "DEREF_INTEROP_TREE")
+	bin := buildDeref(t)
+	want, err := os.ReadFile(filepath.Join(root, "pub", "random.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{bin, "-s", "--no-netrc", "--unix-socket", sock, "http://localhost/pub/random.bin"},
+		{"curl", "-sf", "--unix-socket", sock, "http://localhost/pub/random.bin"},
+	} {
+		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err != nil || !bytes.Equal(out, want) {
+			t.Errorf("%s: %v, %d bytes of %d", filepath.Base(argv[0]), err, len(out), len(want))
+		}
+	}
+}
