@@ -337,6 +337,18 @@ var flagTable = []flagDef{
 		help: "with -o, -O or -i: skip the transfer when the local file is as new as the remote (HTTP If-Modified-Since, FTP MDTM and SIZE, Gopher+ Mod-Date)", set: boolean(func(o *options) *bool { return &o.onlyNewer })},
 	{long: "input-file", short: "i", cmds: cmdGet, group: "Output", arg: "FILE", complete: "file",
 		help: "read URLs from FILE, one per line (- for standard input)", set: str(func(o *options) *string { return &o.inputFile })},
+	{long: "parallel-max", cmds: cmdGet, group: "Output", arg: "N", hidden: true,
+		help: "curl's --parallel-max: --parallel N", set: integer(func(o *options) *int { return &o.parallel })},
+	{short: "Z", long: "parallel-switch", cmds: cmdGet, group: "Output", hidden: true,
+		help: "curl's -Z: --parallel 50, curl's default most at once", set: func(o *options, v string) error {
+			if err := habit(o, v); err != nil {
+				return err
+			}
+			if o.parallel <= 1 {
+				o.parallel = 50
+			}
+			return nil
+		}},
 	{long: "parallel", cmds: cmdGet, group: "Output", arg: "N",
 		help: "fetch up to N URLs at once (with -O)", set: integer(func(o *options) *int { return &o.parallel })},
 	{long: "segments", cmds: cmdGet, group: "Output", arg: "N",
@@ -408,10 +420,28 @@ var flagTable = []flagDef{
 		}
 		return nil
 	}},
-	{long: "data", short: "d", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
-	{long: "data-raw", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
-	{long: "data-binary", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
-	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "include", cmds: cmdGet, group: "HTTP", hidden: true,
+		help: "curl's --include: -D - (the head to standard output, before the object; with -o, not into the file)", set: func(o *options, v string) error {
+			if err := habit(o, v); err != nil {
+				return err
+			}
+			o.dumpHeader = "-"
+			return nil
+		}},
+	{long: "location-trusted", cmds: cmdGet, group: "HTTP", hidden: true, help: "refused",
+		set: refused("deref sends a login, Authorization and Cookie fields only to the site asked for, never after a redirect to another")},
+	{long: "proxy-basic", cmds: cmdGet, group: "Connection", hidden: true, help: "Basic to the proxy (what -U sends)", set: habit},
+	{long: "ftp-pasv", cmds: cmdGet, group: "Connection", hidden: true, help: "passive FTP data connections (the default)", set: habit},
+	{long: "parallel-immediate", cmds: cmdGet, group: "Output", hidden: true, help: "connect at once (what --parallel does)", set: habit},
+	{long: "get", short: "G", cmds: cmdGet, group: "HTTP",
+		help: "put the data of -d, --data-urlencode and the like into the URL's query, as curl -G (deref sends no request body)", set: boolean(func(o *options) *bool { return &o.getQuery })},
+	{long: "url-query", cmds: cmdGet, group: "HTTP", arg: "DATA",
+		help: "add DATA to the URL's query, encoded as --data-urlencode encodes it ('+DATA': as it is), as curl --url-query", set: queryFlag("url-query")},
+	{long: "data", short: "d", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data")},
+	{long: "data-ascii", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-ascii")},
+	{long: "data-raw", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-raw")},
+	{long: "data-binary", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-binary")},
+	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data, encoded", set: queryFlag("data-urlencode")},
 	{long: "post-data", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "post-file", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "form", short: "F", cmds: cmdGet, group: "HTTP", arg: "FIELD", hidden: true, help: "refused", set: refused("deref retrieves: it sends no form")},
@@ -520,7 +550,9 @@ var flagTable = []flagDef{
 		help: "read credentials from FILE", set: str(func(o *options) *string { return &o.netrcFile })},
 	{long: "cacert", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", complete: "file",
 		help: "verify TLS servers against the certificates in FILE (PEM) instead of the system's", set: str(func(o *options) *string { return &o.caCert })},
-	{long: "cert", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", complete: "file",
+	{long: "cert", short: "E", cmds: cmdGet | cmdMirror | cmdServe, group: "Connection", arg: "FILE", complete: "file",
+		help: "present the client certificate in FILE (PEM) to TLS servers that ask, with its key from --key or from FILE", set: str(func(o *options) *string { return &o.cert })},
+	{long: "cert", cmds: cmdCrawl, group: "Connection", arg: "FILE", complete: "file",
 		help: "present the client certificate in FILE (PEM) to TLS servers that ask, with its key from --key or from FILE", set: str(func(o *options) *string { return &o.cert })},
 	{long: "key", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", complete: "file",
 		help: "the private key (PEM, not encrypted) of --cert", set: str(func(o *options) *string { return &o.key })},

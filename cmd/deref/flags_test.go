@@ -105,6 +105,13 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--inet6-only", "--ipv6=false", "u"}, []string{"u"}, func(o *options) bool { return o.network == "" }},
 		{[]string{"--inet4-only", "--ipv6=false", "u"}, []string{"u"}, func(o *options) bool { return o.network == "tcp4" }},
 		{[]string{"a", "--url", "b", "-o", "f", "--url=c", "d"}, []string{"a", "b", "c", "d"}, func(o *options) bool { return o.output == "f" }},
+		// curl's --include is -D -; -E is --cert; -Z and --parallel-max set
+		// --parallel; --proxy-basic, --ftp-pasv and --parallel-immediate are
+		// what deref does.
+		{[]string{"--include", "-E", "c.pem", "-Z", "--proxy-basic", "--ftp-pasv", "--parallel-immediate", "u"}, []string{"u"}, func(o *options) bool {
+			return o.dumpHeader == "-" && o.cert == "c.pem" && o.parallel == 50
+		}},
+		{[]string{"--parallel-max", "7", "-Z", "u"}, []string{"u"}, func(o *options) bool { return o.parallel == 7 }},
 	} {
 		var o options
 		pos, err := parseFlags(cmdGet, tt.args, &o)
@@ -112,7 +119,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: %v %q %+v", tt.args, err, pos, o)
 		}
 	}
-	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}} {
+	for _, args := range [][]string{{"--max-tiem", "2"}, {"-Z=no"}, {"-o"}, {"--retry", "many"}, {"--limit-rate", "fast"}, {"--location=false"}, {"--fail=no"}, {"-R=false"}, {"--globoff=0"}, {"--url"}, {"--tries=0"}, {"--timeout=soon"}} {
 		var o options
 		if _, err := parseFlags(cmdGet, args, &o); err == nil {
 			t.Errorf("%q accepted", args)
@@ -123,8 +130,9 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("no suggestion: %v", err)
 	}
 	// What deref does not do is refused saying why, not as unknown; -X
-	// GET asks for what it does.
-	for args, why := range map[string]string{"-d a=1": "no request body", "--data-binary @f": "no request body", "--post-data=a": "no request body", "-X POST": "not POST",
+	// GET asks for what it does. (-d without -G is refused once the
+	// command line is read: TestQueryData.)
+	for args, why := range map[string]string{"--post-data=a": "no request body", "-X POST": "not POST",
 		"-F a=b": "no form", "-T f": "uploads nothing", "-J": "Content-Disposition", "--content-disposition": "Content-Disposition",
 		"--http2-prior-knowledge": "HTTP/1.1 only", "--http3-only": "HTTP/1.1 only", "--http1.0": "HTTP/1.1 only"} {
 		var o options
@@ -618,6 +626,7 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "-A [a", "not a pattern"},
 		{cmdCrawl, "-mnx", "unknown flag -nx"},
 		{cmdCrawl, "-mn", "unknown flag -n"},
+		{cmdGet, "--location-trusted", "never after a redirect to another"},
 		{cmdCrawl, "--accept-regex=(", "not a regular expression"},
 		{cmdCrawl, "--regex-type=glob", "not posix or pcre"},
 		{cmdCrawl, "-t -1", "not a number of tries"},

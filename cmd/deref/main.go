@@ -111,6 +111,8 @@ type options struct {
 	retryStatuses                                          []int          // wget's --retry-on-http-error
 	skipExisting                                           bool           // --skip-existing, wget's -nc
 	removeOnError                                          bool           // --remove-on-error
+	getQuery                                               bool           // -G
+	query                                                  []queryPiece   // -d, --data-urlencode ..., --url-query
 	ifNoneMatch                                            string         // the entity tag --etag-compare's file holds
 	traceOut                                               io.Writer
 	bearer, proxyUser, proxyPassword                       string  // --oauth2-bearer, --proxy-user, --proxy-password
@@ -206,6 +208,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if msg := checkOptions(&o, len(urls)); msg != "" {
 		return usageError(stderr, msg)
+	}
+	if len(o.query) > 0 {
+		body := slices.ContainsFunc(o.query, func(p queryPiece) bool { return p.flag != "url-query" })
+		if body && !o.getQuery {
+			return usageError(stderr, "deref retrieves: it sends no request body; with -G the data of -d go into the URL's query, as curl -G puts them")
+		}
+		q, err := queryString(o.query, stdin)
+		if err != nil {
+			return usageError(stderr, oneLine(err.Error()))
+		}
+		for i, u := range urls {
+			urls[i] = withQuery(u, q)
+		}
 	}
 	if o.etagCompare != "" {
 		tag, err := readETag(o.etagCompare)
