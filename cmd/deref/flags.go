@@ -937,6 +937,8 @@ var flagTable = []flagDef{
 		help: "also write what is fetched into DIR as a browsable tree, DIR/HOST/PATH (a folder's listing or page as its index)", set: str(func(o *options) *string { return &o.c.opts.OutputDir })},
 	{long: "convert-links", short: "k", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: once the crawl is over, make the links of the pages and style sheets written lead to the files written (and the others, absolute, to the server), as wget -k; not with --state", set: boolean(func(o *options) *bool { return &o.c.opts.ConvertLinks })},
+	{long: "backup-converted", short: "K", cmds: cmdCrawl, group: "Crawl",
+		help: "with -k: keep each page as it came as NAME.orig, by which -N and -nc judge it next time, as wget -K", set: boolean(func(o *options) *bool { return &o.c.opts.BackupConverted })},
 	{long: "no-host-directories", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: leave the HOST folder out (DIR/PATH), as wget -nH", set: boolean(func(o *options) *bool { return &o.c.opts.NoHostDirs })},
 	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",

@@ -595,6 +595,7 @@ func TestWgetSpellings(t *testing.T) {
 			return o.c.opts.NoClobber && o.limitRate == 200<<10 && o.stderrFile == "log" && o.stderrAppend
 		}},
 		{cmdCrawl, []string{"--no-clobber", "-o", "log"}, func(o *options) bool { return o.c.opts.NoClobber && o.stderrFile == "log" && !o.stderrAppend }},
+		{cmdCrawl, []string{"-mkKEpnp"}, func(o *options) bool { return o.c.opts.BackupConverted && o.c.opts.ConvertLinks && o.c.opts.OnlyNewer }},
 		{cmdCrawl, []string{"-H", "-D", "a.example,b.example", "--exclude-domains", "c.a.example", "--header", "X-A: 1"}, func(o *options) bool {
 			return o.c.opts.SpanHosts && o.c.domains == "a.example,b.example" && slices.Equal(o.c.opts.ExcludeDomains, []string{"c.a.example"}) && slices.Equal(o.headers, []string{"X-A: 1"})
 		}},

@@ -95,10 +95,16 @@ func (m *run) convertPage(p writtenPage) (bool, error) {
 	part := name + fetch.PartSuffix
 	out := &spill{create: func() (*os.File, error) { return d.Create(part) }}
 	var changed bool
+	m.linksConverted = 0
 	if p.kind == styleSheet {
 		changed, err = m.rewriteStyleSheet(out, in, func() (io.ReadCloser, error) { return d.Open(name) }, p.u, p)
 	} else {
 		changed, err = m.rewrite(out, in, p)
+	}
+	if m.o.BackupConverted && m.linksConverted > 0 {
+		// wget's -K keeps the original of every page with a link to
+		// convert, even one whose text stays the same.
+		changed = true
 	}
 	if err == nil && changed && out.f == nil {
 		err = out.spill()
@@ -113,8 +119,19 @@ func (m *run) convertPage(p writtenPage) (bool, error) {
 		d.Remove(part)
 		return false, ignoreUnconverted(err)
 	}
+	in.Close() // before its name is taken: some systems refuse to rename an open file
+	if m.o.BackupConverted {
+		if err := d.Rename(name, name+origSuffix); err != nil {
+			d.Remove(part)
+			return false, err
+		}
+	}
 	return true, d.Rename(part, name)
 }
+
+// origSuffix ends the name of a page's original, kept by
+// BackupConverted.
+const origSuffix = ".orig"
 
 func ignoreUnconverted(err error) error {
 	if errors.Is(err, errNotConverted) {
@@ -363,6 +380,7 @@ func (m *run) rewriteLink(v string, base *url.URL, p writtenPage) string {
 	}
 	abs := base.ResolveReference(ref)
 	if rel, ok := m.written[linkKey(abs)]; ok {
+		m.linksConverted++
 		local := relativeLink(p.rel, rel)
 		if abs.HasFragment {
 			local += "#" + abs.Fragment
@@ -370,6 +388,7 @@ func (m *run) rewriteLink(v string, base *url.URL, p writtenPage) string {
 		return local
 	}
 	if ref.Scheme == "" && m.c.Follows(p.u, abs) {
+		m.linksConverted++
 		return abs.String()
 	}
 	return v

@@ -148,6 +148,11 @@ type Options struct {
 	// token past 1 MiB is left as it is. It does not go with State: the
 	// pages an earlier run wrote are not known to a resumed one.
 	ConvertLinks bool
+	// BackupConverted keeps each page ConvertLinks rewrites, as it came,
+	// as NAME.orig (wget's -K); OnlyNewer and NoClobber then judge the
+	// page by its original and take its links from it, rather than
+	// fetching it again.
+	BackupConverted bool
 	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
 	// and a Gopher server's where it serves one, as gophernicus does);
 	// otherwise such URLs are skipped and reported.
@@ -236,6 +241,10 @@ type run struct {
 	written   map[string]string
 	pages     []writtenPage
 	pageFiles map[string]bool // the pages' paths
+	// linksConverted counts the links of the page being rewritten that
+	// lead to a file written or were made absolute (the pages are
+	// rewritten one after another).
+	linksConverted int
 
 	// NoDirectories: the name each tree path was given, and the names
 	// taken.

@@ -984,6 +984,30 @@ func TestCrawlOnlyNewer(t *testing.T) {
 	if want := map[string]int{"/s/a.txt": 200}; !maps.Equal(got, want) || rep.Unchanged != 5 {
 		t.Errorf("NoClobber, a.txt removed: %v %+v", got, rep)
 	}
+	// BackupConverted (wget's -K) keeps the pages as they came as
+	// NAME.orig, by which the next run judges them: 304s throughout, the
+	// links read from the originals.
+	dir = t.TempDir() // a tree no run without -K converted
+	if _, got = run(crawl.Options{ConvertLinks: true, BackupConverted: true}); !maps.Equal(got, all(200)) {
+		t.Errorf("BackupConverted, first: %v", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "s", "index.html.orig")); !strings.Contains(string(b), `href="sub/"`) {
+		t.Errorf("index.html.orig: %q", b)
+	}
+	rep, got = run(crawl.Options{ConvertLinks: true, BackupConverted: true})
+	if !maps.Equal(got, all(304)) || rep.Unchanged != 6 {
+		t.Errorf("BackupConverted, again: %v %+v", got, rep)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "s", "index.html")); !strings.Contains(string(b), `href="sub/index.html"`) {
+		t.Errorf("index.html, converted: %q", b)
+	}
+	// The original of every page with a link to convert, its text
+	// changed or not (sub/index.html's b.txt stays b.txt), as wget's.
+	for _, name := range []string{"index.html.orig", "sub/index.html.orig", "style.css.orig"} {
+		if _, err := os.Stat(filepath.Join(dir, "s", name)); err != nil {
+			t.Errorf("no %s", name)
+		}
+	}
 }
 
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as

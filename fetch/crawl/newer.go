@@ -15,6 +15,7 @@ import (
 // localCopy is the file an earlier run wrote for a URL (OnlyNewer).
 type localCopy struct {
 	rel  string // its path below OutputDir
+	orig bool   // judged by NAME.orig, the page as it came (BackupConverted)
 	size int64
 	mod  time.Time
 }
@@ -22,7 +23,9 @@ type localCopy struct {
 // localCopy finds the file u's object was written to, if any: where it
 // goes as a file, a page or a style sheet (a folder's index, -E's names).
 // With ConvertLinks a page or style sheet is not taken: its file was
-// rewritten, and says nothing of the server's copy.
+// rewritten, and says nothing of the server's copy; with BackupConverted
+// its original (NAME.orig) is, or where there is none (it had no link to
+// convert) the file itself, as wget -K -N judges it.
 func (m *run) localCopy(u *url.URL) *localCopy {
 	var cands []string
 	for _, mt := range []string{"", "text/html", "text/css"} {
@@ -39,7 +42,14 @@ func (m *run) localCopy(u *url.URL) *localCopy {
 	}
 	for _, rel := range cands {
 		if m.o.ConvertLinks && converted(rel) {
-			continue
+			if !m.o.BackupConverted {
+				continue
+			}
+			// Its original; where there is none, converting it found
+			// no link to convert, and the page is as it came.
+			if st, err := m.root.Lstat(rel + origSuffix); err == nil && st.Mode().IsRegular() {
+				return &localCopy{rel: rel, orig: true, size: st.Size(), mod: st.ModTime()}
+			}
 		}
 		st, err := m.root.Lstat(rel)
 		if err == nil && st.Mode().IsRegular() {
@@ -71,7 +81,11 @@ func (m *run) unchanged(u *url.URL, l *localCopy) (int64, []link, error) {
 	if !htmlName(name) && !css {
 		return 0, nil, nil
 	}
-	f, err := m.root.Open(l.rel)
+	from := l.rel
+	if l.orig {
+		from += origSuffix // the links as they came, not as converted
+	}
+	f, err := m.root.Open(from)
 	if err != nil {
 		return 0, nil, fetch.WriteError(err)
 	}

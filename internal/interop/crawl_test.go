@@ -178,22 +178,33 @@ func TestAcceptReject(t *testing.T) {
 }
 
 // TestMirrorLine: wget's famous line, -mkEpnp (--mirror --convert-links
-// --adjust-extension --page-requisites --no-parent), run twice by deref
-// crawl and by wget into their own folders: the trees are the same, byte
-// for byte, after each run, and deref's second run leaves the files
-// nginx says are no newer (-N), fetching the converted pages again.
+// --adjust-extension --page-requisites --no-parent), and with -K
+// (--backup-converted), each run twice by deref crawl and by wget into
+// their own folders: the trees are the same, byte for byte, after each
+// run, .orig files included. deref's second run leaves the files nginx
+// says are no newer (-N): without -K it fetches the converted pages
+// again, with -K it judges them by their originals and fetches nothing.
 func TestMirrorLine(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
 	bin := buildDeref(t)
 	host := strings.TrimPrefix(base, "http://")
-	ours, theirs := t.TempDir(), t.TempDir()
-	for run := range 2 {
-		out := runTool(t, bin, "crawl", "--no-netrc", "-mkEpnp", "-e", "robots=off", "-P", ours, base+"/req/docs/")
-		if unchanged := strings.Contains(out, "6 of them no newer than their files"); unchanged != (run == 1) {
-			t.Errorf("deref, run %d:\n%s", run, out)
+	for _, tt := range []struct {
+		flag      string
+		files     int
+		unchanged string // what deref's second run says
+	}{
+		{"-mkEpnp", 12, "6 of them no newer than their files"},
+		{"-mkKEpnp", 17, "12 of them no newer than their files"},
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		for run := range 2 {
+			out := runTool(t, bin, "crawl", "--no-netrc", tt.flag, "-e", "robots=off", "-P", ours, base+"/req/docs/")
+			if unchanged := strings.Contains(out, tt.unchanged); unchanged != (run == 1) {
+				t.Errorf("%s: deref, run %d:\n%s", tt.flag, run, out)
+			}
+			runTool(t, "wget", "-q", tt.flag, "-e", "robots=off", "-P", theirs, base+"/req/docs/")
+			sameFiles(t, fmt.Sprintf("%s, run %d", tt.flag, run), filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host), tt.files, "")
 		}
-		runTool(t, "wget", "-q", "-mkEpnp", "-e", "robots=off", "-P", theirs, base+"/req/docs/")
-		sameFiles(t, fmt.Sprintf("run %d", run), filepath.Join(ours, strings.ReplaceAll(host, ":", "_")), filepath.Join(theirs, host), 12, "")
 	}
 }
 
