@@ -308,8 +308,8 @@ func (m *run) rewriteStyleSheet(w io.Writer, r io.Reader, open func() (io.ReadCl
 			changes = append(changes, change{l.Start, l.End, cssEscape(repl, l.Quote)})
 		}
 	}
-	if len(changes) == 0 {
-		return false, nil
+	if len(changes) == 0 && !(m.o.BackupConverted && m.linksConverted > 0) {
+		return false, nil // else copied as it is: -K rewrites it, as wget does
 	}
 	in, err := open()
 	if err != nil {

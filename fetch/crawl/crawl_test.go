@@ -1008,6 +1008,10 @@ func TestCrawlOnlyNewer(t *testing.T) {
 			t.Errorf("no %s", name)
 		}
 	}
+	// A style sheet whose text stays the same is still whole.
+	if b, _ := os.ReadFile(filepath.Join(dir, "s", "style.css")); string(b) != `p { background: url(img.png) }` {
+		t.Errorf("style.css: %q", b)
+	}
 }
 
 // TestCrawlOutputDirCut: NoHostDirs and CutDirs shorten the paths as
