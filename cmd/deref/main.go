@@ -596,16 +596,24 @@ func openAsides(o *options, stdout io.Writer, stderr *io.Writer, prefix string) 
 	return closeAll, 0
 }
 
-func readList(name string, stdin io.Reader) ([]string, error) {
-	r := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+// openInput opens the file name, or is stdin for "-"; done closes it.
+func openInput(name string, stdin io.Reader) (r io.Reader, done func(), err error) {
+	if name == "-" {
+		return stdin, func() {}, nil
 	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+func readList(name string, stdin io.Reader) ([]string, error) {
+	r, done, err := openInput(name, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	var urls []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -122,15 +121,11 @@ func escapeQuery(s string) string {
 // readData reads a data file ("-": stdin), at most a mebibyte: it goes
 // into a URL.
 func readData(name string, stdin io.Reader) ([]byte, error) {
-	r := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	r, done, err := openInput(name, stdin)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	b, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
 	if err == nil && len(b) > 1<<20 {
 		err = fmt.Errorf("%s holds more than 1 MiB: too much for a URL", name)
