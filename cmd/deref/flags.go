@@ -944,7 +944,7 @@ var flagTable = []flagDef{
 	{long: "adjust-extension", short: "E", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: name HTML pages NAME.html and style sheets NAME.css where their names end otherwise, as wget -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
 	{long: "timestamping", short: "N", cmds: cmdCrawl, group: "Crawl",
-		help: "with --output-dir: fetch what has a file there already only when the server's copy is newer or of another size, as wget -N (with -k, pages and style sheets are fetched again); files get the server's modification time", set: boolean(func(o *options) *bool { return &o.c.opts.OnlyNewer })},
+		help: "with --output-dir: fetch what has a file there already only when the server's copy is newer or of another size, as wget -N (with -k, pages and style sheets are fetched again unless -K kept their originals); files get the server's modification time", set: boolean(func(o *options) *bool { return &o.c.opts.OnlyNewer })},
 	{long: "mirror", short: "m", cmds: cmdCrawl, group: "Crawl",
 		help: "wget's --mirror: -r -N -l inf, into the current folder unless --output-dir (-P) says another", set: mirrorLine},
 	{long: "no-directories", cmds: cmdCrawl, group: "Crawl",
