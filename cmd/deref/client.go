@@ -114,8 +114,15 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		}
 		c.TLSConfig.Certificates = []tls.Certificate{pair}
 	}
-	if len(o.resolve) > 0 {
+	if len(o.resolve) > 0 || len(o.connectTo) > 0 {
 		c.Resolve = map[string]string{}
+		for _, r := range o.connectTo {
+			hostPort, to, err := connectToEntry(r)
+			if err != nil {
+				return nil, err
+			}
+			c.Resolve[hostPort] = to
+		}
 		for _, r := range o.resolve {
 			hostPort, addr, err := resolveEntry(r)
 			if err != nil {
@@ -365,6 +372,58 @@ func resolveEntry(v string) (hostPort, addr string, err error) {
 		return "", "", fmt.Errorf("--resolve: %q in %q is not an IP address", ip, v)
 	}
 	return strings.ToLower(net.JoinHostPort(strings.Trim(host, "[]"), port)), net.JoinHostPort(ip, port), nil
+}
+
+// connectToEntry reads curl's --connect-to HOST1:PORT1:HOST2:PORT2 (an
+// IPv6 address in brackets): connections for HOST1:PORT1 go to
+// HOST2:PORT2, HOST2 and PORT2 being HOST1's and PORT1's when empty.
+// deref takes it with HOST1 and PORT1 given (curl's empty ones, "any",
+// are refused).
+func connectToEntry(v string) (hostPort, to string, err error) {
+	bad := fmt.Errorf("--connect-to: %q is not HOST1:PORT1:HOST2:PORT2", v)
+	var parts []string
+	rest := v
+	for i := 0; i < 4; i++ {
+		var p string
+		if i%2 == 0 && strings.HasPrefix(rest, "[") {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return "", "", bad
+			}
+			p, rest = rest[1:end], rest[end+1:]
+			if i < 3 && !strings.HasPrefix(rest, ":") && rest != "" {
+				return "", "", bad
+			}
+			rest = strings.TrimPrefix(rest, ":")
+		} else if i < 3 {
+			var ok bool
+			if p, rest, ok = strings.Cut(rest, ":"); !ok {
+				return "", "", bad
+			}
+		} else {
+			p, rest = rest, ""
+		}
+		parts = append(parts, p)
+	}
+	if rest != "" {
+		return "", "", bad
+	}
+	host1, port1, host2, port2 := parts[0], parts[1], parts[2], parts[3]
+	if host1 == "" || port1 == "" {
+		return "", "", fmt.Errorf("--connect-to: %q: deref takes HOST1 and PORT1 given, not curl's any host or port", v)
+	}
+	for _, p := range []string{port1, port2} {
+		if n, err := strconv.Atoi(p); p != "" && (err != nil || n < 1 || n > 65535) {
+			return "", "", bad
+		}
+	}
+	if host2 == "" {
+		host2 = host1
+	}
+	if port2 == "" {
+		port2 = port1
+	}
+	return strings.ToLower(net.JoinHostPort(host1, port1)), net.JoinHostPort(host2, port2), nil
 }
 
 // literalCookies refuses -b NAME=VALUE to a mirror or crawl, whose

@@ -1009,3 +1009,34 @@ func TestUnixSocket(t *testing.T) {
 		t.Errorf("with --interface: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestConnectTo: curl's --connect-to sends HOST1:PORT1's connections to
+// HOST2:PORT2 (HOST1's or PORT1's where empty), the request still naming
+// HOST1; curl's "any host" and "any port" are refused.
+func TestConnectTo(t *testing.T) {
+	for v, want := range map[string][2]string{
+		"example.test:80:127.0.0.1:8080": {"example.test:80", "127.0.0.1:8080"},
+		"Example.Test:443::8443":         {"example.test:443", "Example.Test:8443"},
+		"[::1]:80:[::2]:":                {"[::1]:80", "[::2]:80"},
+		"h:80:other.test:":               {"h:80", "other.test:80"},
+	} {
+		hp, to, err := connectToEntry(v)
+		if err != nil || hp != want[0] || to != want[1] {
+			t.Errorf("%s: %q %q %v, want %q", v, hp, to, err, want)
+		}
+	}
+	for _, v := range []string{"::127.0.0.1:80", "h::a:1", "h:80:a", "h:x:a:1", "[::1:80:a:1", "h:80:a:1:2"} {
+		if _, _, err := connectToEntry(v); err == nil {
+			t.Errorf("%s taken", v)
+		}
+	}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "host "+r.Host)
+	}))
+	defer s.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	r := runDeref(t, "", "--connect-to", "example.test:80:127.0.0.1:"+port, "http://example.test/x")
+	if r.code != 0 || r.stdout != "host example.test" {
+		t.Errorf("exit %d, %q: %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -528,6 +528,8 @@ var flagTable = []flagDef{
 		help: "reach these hosts directly, whatever -x or the environment says (comma-separated; .domain and * too)", set: str(func(o *options) *string { return &o.noProxy })},
 	{long: "proxy", short: "x", cmds: cmdBoth, group: "Connection", arg: "URL", complete: "url",
 		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "connect-to", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOST1:PORT1:HOST2:PORT2",
+		help: "connect to HOST2:PORT2 for HOST1:PORT1 (repeatable; an empty HOST2 or PORT2 is HOST1's or PORT1's), the request still naming HOST1, as curl --connect-to", set: list(func(o *options) *[]string { return &o.connectTo })},
 	{long: "unix-socket", cmds: cmdBoth, group: "Connection", arg: "PATH", complete: "file",
 		help: "connect through the Unix domain socket PATH instead of the network, as curl --unix-socket (deref --unix-socket /var/run/docker.sock http://localhost/version asks Docker)", set: str(func(o *options) *string { return &o.unixSocket })},
 	{long: "abstract-unix-socket", cmds: cmdBoth, group: "Connection", arg: "NAME",

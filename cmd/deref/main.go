@@ -107,6 +107,7 @@ type options struct {
 	httpAuth                                               fetch.HTTPAuth // --basic, --digest, --anyauth
 	iface                                                  string         // --interface, --bind-address
 	unixSocket                                             string         // --unix-socket, --abstract-unix-socket ("@NAME")
+	connectTo                                              []string       // --connect-to
 	spider                                                 bool           // wget's --spider: -I, printing nothing
 	retryStatuses                                          []int          // wget's --retry-on-http-error
 	skipExisting                                           bool           // --skip-existing, wget's -nc
