@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -130,7 +129,7 @@ func readData(name string, stdin io.Reader) ([]byte, error) {
 	if err == nil && len(b) > 1<<20 {
 		err = fmt.Errorf("%s holds more than 1 MiB: too much for a URL", name)
 	}
-	return bytes.Clone(b), err
+	return b, err
 }
 
 // withQuery adds query to raw's query ("?" or "&"), before a fragment.

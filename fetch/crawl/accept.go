@@ -23,10 +23,7 @@ func matchesAny(list []string, name string, fold bool) bool {
 	if fold {
 		name = strings.ToLower(name)
 	}
-	for _, p := range list {
-		if fold {
-			p = strings.ToLower(p)
-		}
+	for _, p := range list { // lowered already with fold (foldRules)
 		if strings.ContainsAny(p, "*?[") {
 			if ok, _ := path.Match(p, name); ok {
 				return true
@@ -36,6 +33,22 @@ func matchesAny(list []string, name string, fold bool) bool {
 		}
 	}
 	return false
+}
+
+// foldRules lowers Accept, Reject, IncludeDirs and ExcludeDirs once,
+// with IgnoreCase, so that each link's name and folder is all that is
+// lowered as it is judged.
+func (o *Options) foldRules() {
+	if !o.IgnoreCase {
+		return
+	}
+	for _, list := range []*[]string{&o.Accept, &o.Reject, &o.IncludeDirs, &o.ExcludeDirs} {
+		lowered := make([]string, len(*list))
+		for i, p := range *list {
+			lowered[i] = strings.ToLower(p)
+		}
+		*list = lowered // a copy: the caller's Options stay as they were
+	}
 }
 
 // fileName is the name of u's file, as Accept and Reject judge it: the
@@ -77,11 +90,8 @@ func inDirs(list []string, dir string, fold bool) bool {
 	if fold {
 		dir = strings.ToLower(dir)
 	}
-	for _, p := range list {
+	for _, p := range list { // lowered already with fold (foldRules)
 		p = strings.TrimPrefix(p, "/")
-		if fold {
-			p = strings.ToLower(p)
-		}
 		if strings.ContainsAny(p, "*?[") {
 			if ok, _ := path.Match(p, dir); ok {
 				return true

@@ -270,6 +270,7 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	}
 	m.hosts.PerHost = max(o.PerHost, 1)
 	m.limiter = walk.NewLimiter(o.LimitRate)
+	m.o.foldRules()
 	for _, raw := range starts {
 		u, err := url.Parse(raw)
 		if err != nil {

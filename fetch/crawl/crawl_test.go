@@ -854,6 +854,7 @@ func TestCrawlFolderAndRegexRules(t *testing.T) {
 		{"include docs", crawl.Options{IncludeDirs: []string{"/docs"}}, []string{"/docs/a.html", "/docs/old/b.html"}},
 		{"exclude docs/old", crawl.Options{ExcludeDirs: []string{"docs/old", "img"}}, []string{"/docs/a.html", "/Docs2/c.html", "/x.cgi"}},
 		{"a pattern, any case", crawl.Options{IncludeDirs: []string{"/docs*"}, IgnoreCase: true}, []string{"/docs/a.html", "/Docs2/c.html"}},
+		{"a folder in capitals, any case", crawl.Options{IncludeDirs: []string{"/DOCS"}, IgnoreCase: true}, []string{"/docs/a.html", "/docs/old/b.html"}},
 		{"a pattern matches whole", crawl.Options{ExcludeDirs: []string{"/d*"}}, []string{"/docs/old/b.html", "/Docs2/c.html", "/img/d.png", "/x.cgi"}},
 		{"regexes", crawl.Options{AcceptRegex: re(`\.(html|cgi)`), RejectRegex: re(`id=`)}, []string{"/docs/a.html", "/docs/old/b.html", "/Docs2/c.html"}},
 		{"other hosts, one excluded", crawl.Options{SpanHosts: true, ExcludeDomains: []string{"localhost"}}, []string{"/docs/a.html", "/docs/old/b.html", "/Docs2/c.html", "/img/d.png", "/x.cgi"}},
