@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -49,7 +50,7 @@ func TestCrawlCommand(t *testing.T) {
 	out := filepath.Join(dir, "tree")
 	r = runDeref(t, "", "crawl", "-s", "--output-dir", out, "gopher://"+gs.Addr()+"/1/")
 	host, port, _ := strings.Cut(gs.Addr(), ":")
-	if b, err := os.ReadFile(filepath.Join(out, host+"_"+port, "docs", "old", "notes.txt")); r.code != 0 || string(b) != "notes\n" {
+	if b, err := os.ReadFile(filepath.Join(out, siteDir(host+":"+port), "docs", "old", "notes.txt")); r.code != 0 || string(b) != "notes\n" {
 		t.Errorf("--output-dir: exit %d, %q %v: %s", r.code, b, err, r.stderr)
 	}
 	r = runDeref(t, "", "crawl", "--max-depth", "1", "--json", "gopher://"+gs.Addr()+"/1/")
@@ -118,7 +119,7 @@ func TestCrawlMirrorFlag(t *testing.T) {
 	}))
 	defer s.Close()
 	t.Chdir(t.TempDir())
-	host := strings.ReplaceAll(strings.TrimPrefix(s.URL, "http://"), ":", "_")
+	host := siteDir(strings.TrimPrefix(s.URL, "http://"))
 	for run := range 2 {
 		r := runDeref(t, "", "crawl", "-m", "-e", "robots=off", s.URL+"/")
 		b, err := os.ReadFile(filepath.Join(host, "a.txt"))
@@ -273,4 +274,13 @@ func TestCrawlCookies(t *testing.T) {
 			t.Errorf("%q: exit %d, %s", args, r.code, r.stderr)
 		}
 	}
+}
+
+// siteDir is the folder deref crawl writes a site's files in: HOST:PORT,
+// or on Windows HOST+PORT, as wget names them.
+func siteDir(site string) string {
+	if runtime.GOOS == "windows" {
+		return strings.ReplaceAll(site, ":", "+")
+	}
+	return site
 }

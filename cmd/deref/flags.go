@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/crawl"
 )
 
 // command is a set of deref's commands: a flag belongs to one or both.
@@ -951,6 +952,13 @@ var flagTable = []flagDef{
 		help: "wget's --mirror: -r -N -l inf, into the current folder unless --output-dir (-P) says another", set: mirrorLine},
 	{long: "no-directories", cmds: cmdCrawl, group: "Crawl",
 		help: "with --output-dir: write every file at the top of DIR, a name taken already by another file of the crawl given .1, .2, ... after it, as wget -nd", set: boolean(func(o *options) *bool { return &o.c.opts.NoDirectories })},
+	{long: "restrict-file-names", cmds: cmdCrawl, group: "Crawl", arg: "MODES",
+		help: "with --output-dir: how URLs become file names, as wget --restrict-file-names: unix (\"/\" and control characters written %XX; HOST:PORT, NAME?QUERY) or windows (\\ | : ? \" * < > too; HOST+PORT, NAME@QUERY), by default unix (windows on Windows); nocontrol, ascii (bytes above 0x7F written %XX), lowercase, uppercase; comma-separated",
+		set: func(o *options, v string) error {
+			fn, err := crawl.ParseFileNames(v)
+			o.c.opts.FileNames = fn
+			return err
+		}},
 	{long: "accept", short: "A", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "follow only links to files whose names end with one of these comma-separated suffixes, or match one of these patterns (with *, ? or [), as wget -A; pages (.html, .htm) are still fetched for their links, and written only if they pass (repeatable)", set: commaList(func(o *options) *[]string { return &o.c.opts.Accept })},
 	{long: "reject", short: "R", cmds: cmdCrawl, group: "Crawl", arg: "LIST",

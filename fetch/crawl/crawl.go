@@ -70,14 +70,19 @@ type Options struct {
 	SpanHosts bool
 	Domains   []string
 	// OutputDir, when set, is where every object fetched is also written,
-	// as a browsable tree: DIR/HOST/PATH (HOST_PORT for a port not the
-	// scheme's own; a Gopher URL's path is its selector). A URL whose path
-	// ends at a folder, and a listing, is written as the folder's index
-	// (index.html for HTTP, index for the rest). A file is written as
-	// NAME.part and renamed when whole, through an os.Root on DIR; a URL
-	// with a path element that is not a single safe name (as the mirror
-	// judges names) is not written, and says so.
+	// as a browsable tree: DIR/HOST/PATH (HOST:PORT for a port not the
+	// scheme's own; a Gopher URL's path is its selector), with the query
+	// after the name (PATH?QUERY), the names made as FileNames says. A URL
+	// whose path ends at a folder, and a listing, is written as the
+	// folder's index (index.html for HTTP, index for the rest). A file is
+	// written as NAME.part and renamed when whole, through an os.Root on
+	// DIR; a URL that would need a name this system cannot hold as one
+	// file (a device name on Windows) is not written, and says so.
 	OutputDir string
+	// FileNames is how a URL's host, path and query become names below
+	// OutputDir, as wget's --restrict-file-names; the zero value is
+	// wget's default on this system.
+	FileNames FileNames
 	// NoHostDirs leaves HOST out of OutputDir's paths (wget's -nH), and
 	// CutDirs leaves out the first CutDirs folders of PATH (wget's
 	// --cut-dirs; never the file's own name). Objects of two hosts, or of

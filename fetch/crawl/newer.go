@@ -29,7 +29,7 @@ type localCopy struct {
 func (m *run) localCopy(u *url.URL) *localCopy {
 	var cands []string
 	for _, mt := range []string{"", "text/html", "text/css"} {
-		rel, err := localPath(u, &fetch.Response{Kind: fetch.KindFile, MediaType: mt}, m.o.NoHostDirs, m.o.CutDirs, m.o.AdjustExtension)
+		rel, err := localPath(u, &fetch.Response{Kind: fetch.KindFile, MediaType: mt}, &m.o)
 		if err != nil {
 			continue
 		}

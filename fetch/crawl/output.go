@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
-	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/url"
 )
 
@@ -112,7 +111,7 @@ func (fs *folders) closeAll() {
 // path: their writers take turns at it (m.paths), the last one's object
 // staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
-	rel, err := localPath(u, resp, m.o.NoHostDirs, m.o.CutDirs, m.o.AdjustExtension)
+	rel, err := localPath(u, resp, &m.o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
 	}
@@ -189,20 +188,24 @@ func (l *localFile) abandon() {
 }
 
 // localPath is where u's object goes below the output folder, "/"
-// separated: HOST[_PORT]/PATH, a folder's index where the path ends at a
-// folder or the object is a listing; without HOST with noHost, and
-// without the first cut folders of PATH; with adjust, an HTML page's name
-// ends in .html and a style sheet's in .css.
-func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int, adjust bool) (string, error) {
+// separated: HOST[:PORT]/PATH[?QUERY], each part made a name by o's
+// FileNames; a folder's index where the path ends at a folder or the
+// object is a listing; without HOST with NoHostDirs, and without the first
+// CutDirs folders of PATH; with AdjustExtension, an HTML page's name ends
+// in .html and a style sheet's in .css (after the query, as wget's).
+func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
+	fn := o.FileNames
 	host := strings.ToLower(u.Hostname())
 	if host == "" {
 		host = u.Scheme // news: names no server
 	}
+	host = fn.name(host)
 	if u.Port != "" && u.PortNumber() != url.DefaultPorts[u.Scheme] {
-		host += "_" + u.Port
+		host += fn.portSep() + u.Port
 	}
 	var segs []string
-	if g, err := u.Gopher(); err == nil && (u.Scheme == "gopher" || u.Scheme == "gophers") {
+	gopher := u.Scheme == "gopher" || u.Scheme == "gophers"
+	if g, err := u.Gopher(); err == nil && gopher {
 		segs = strings.Split(g.Selector, "/")
 	} else if s, err := u.Segments(); err == nil {
 		segs = s
@@ -212,7 +215,7 @@ func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int, adjust bo
 	var kept []string
 	for _, s := range segs {
 		if s != "" {
-			kept = append(kept, s)
+			kept = append(kept, fn.name(s))
 		}
 	}
 	folder := len(segs) == 0 || segs[len(segs)-1] == "" || resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList
@@ -221,12 +224,19 @@ func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int, adjust bo
 		if resp.MediaType == "text/html" {
 			index = "index.html"
 		}
-		kept = append(kept, index)
+		kept = append(kept, fn.name(index)) // in upper case too, as wget's
 	}
-	if cut > 0 {
-		kept = kept[min(cut, len(kept)-1):] // the file's own name stays
+	if u.HasQuery && !gopher {
+		q, err := url.Unescape(u.Query)
+		if err != nil {
+			return "", err
+		}
+		kept[len(kept)-1] += fn.querySep() + fn.name(q)
 	}
-	if adjust {
+	if o.CutDirs > 0 {
+		kept = kept[min(o.CutDirs, len(kept)-1):] // the file's own name stays
+	}
+	if o.AdjustExtension {
 		last := &kept[len(kept)-1]
 		lower := strings.ToLower(*last)
 		switch {
@@ -236,19 +246,13 @@ func localPath(u *url.URL, resp *fetch.Response, noHost bool, cut int, adjust bo
 			*last += ".css"
 		}
 	}
-	if !noHost {
+	if !o.NoHostDirs {
 		kept = append([]string{host}, kept...)
 	}
 	for _, s := range kept {
-		if !safeName(s) {
+		if !localName(s) {
 			return "", fmt.Errorf("%q is not a single safe name", s)
 		}
 	}
 	return strings.Join(kept, "/"), nil
-}
-
-// safeName is the mirror's rule for a local name (safedir.LocalName),
-// and no name of a part file.
-func safeName(n string) bool {
-	return safedir.LocalName(n) && !strings.HasSuffix(n, fetch.PartSuffix)
 }
