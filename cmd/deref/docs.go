@@ -233,6 +233,7 @@ func manPage() string {
 					first = false
 				}
 				b.WriteString(".TP\n")
+				f := asShown(cmd, f)
 				spell := `\fB\-\-` + esc.Replace(f.long) + `\fR`
 				if f.short != "" {
 					spell = `\fB\-` + f.short + `\fR, ` + spell

@@ -610,7 +610,9 @@ var flagTable = []flagDef{
 		help: "wget's --continue: -C -", set: switchValue(func(o *options) *string { return &o.resume }, "-")},
 	{long: "password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --password: the password of --user", set: str(func(o *options) *string { return &o.password })},
-	{long: "quiet", cmds: cmdBoth, group: "Output", hidden: true,
+	{long: "quiet", short: "q", cmds: cmdCrawl, group: "Output", hidden: true,
+		help: "wget's -q: -s (--disable is spelt long here)", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "quiet", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
 		help: "wget's --quiet: -s", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "no-verbose", cmds: cmdBoth, group: "Output", hidden: true,
 		help: "wget's --no-verbose: -s", set: boolean(func(o *options) *bool { return &o.silent })},
@@ -1243,7 +1245,7 @@ func readConfig(cmd command, path string, o *options, missingOK bool) error {
 // the config files: the default file (unless -q or --disable comes
 // first), then each -K file.
 func parseCommandLine(cmd command, args []string, o *options) ([]string, error) {
-	skipDefault := len(args) > 0 && (args[0] == "-q" || args[0] == "--disable")
+	skipDefault := len(args) > 0 && (args[0] == "-q" && cmd != cmdCrawl || args[0] == "--disable")
 	// A first pass finds the -K files (and -h, which needs no config).
 	var scan options
 	if _, err := parseFlags(cmd, args, &scan); err != nil && !errors.Is(err, errHelp) {
@@ -1285,7 +1287,7 @@ func writeHelp(w io.Writer, cmd command, intro string) {
 			if f.cmds&cmd == 0 || f.group != g || f.hidden {
 				continue
 			}
-			rows = append(rows, [2]string{flagSpelling(f), f.help})
+			rows = append(rows, [2]string{flagSpelling(asShown(cmd, f)), f.help})
 		}
 		if len(rows) == 0 {
 			continue
@@ -1295,6 +1297,18 @@ func writeHelp(w io.Writer, cmd command, intro string) {
 			writeRow(w, r[0], r[1])
 		}
 	}
+}
+
+// asShown is f as -h, the manual and the completions show it for cmd:
+// without its short name where another flag of cmd takes that letter
+// first (deref crawl's -K is wget's --backup-converted, not --config).
+func asShown(cmd command, f flagDef) flagDef {
+	if f.short != "" {
+		if g := lookup(cmd, f.short, true); g == nil || g.long != f.long {
+			f.short = ""
+		}
+	}
+	return f
 }
 
 // flagSpelling is how -h shows a flag: "-o, --output FILE".
@@ -1343,7 +1357,7 @@ func visibleFlags(cmd command) []flagDef {
 			continue
 		}
 		seen[f.long] = true
-		out = append(out, f)
+		out = append(out, asShown(cmd, f))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].long < out[j].long })
 	return out

@@ -557,6 +557,10 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"--execute", "robots = on"}, func(o *options) bool { return !o.c.opts.IgnoreRobots }},
 		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
+		{cmdCrawl, []string{"-r", "-q"}, func(o *options) bool { return o.silent && !o.noConfig }},
+		{cmdCrawl, []string{"--restrict-file-names=windows,lowercase"}, func(o *options) bool {
+			return o.c.opts.FileNames.System == "windows" && o.c.opts.FileNames.Case == "lower"
+		}},
 		{cmdCrawl, []string{"-rl2", "-np"}, func(o *options) bool { return o.c.opts.MaxDepth == 2 && o.c.scope == "prefix" }},
 		{cmdCrawl, []string{"--no-parent"}, func(o *options) bool { return o.c.scope == "prefix" }},
 		{cmdCrawl, []string{"-nH", "--cut-dirs=2", "-E"}, func(o *options) bool {
@@ -947,5 +951,32 @@ func TestSkipExisting(t *testing.T) {
 	}
 	if r := runDeref(t, "", "--skip-existing", s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "goes with -o or -O") {
 		t.Errorf("to standard output: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// Every short name -h, the manual and the completions show for a command
+// is the flag the command takes it for: deref crawl's -K is wget's
+// --backup-converted, and its -q wget's --quiet, not --config and
+// --disable.
+func TestShownShortNames(t *testing.T) {
+	for _, cmd := range []command{cmdGet, cmdMirror, cmdCrawl, cmdServe} {
+		shown := map[string]string{}
+		for _, f := range visibleFlags(cmd) {
+			if f.short == "" {
+				continue
+			}
+			if g := lookup(cmd, f.short, true); g == nil || g.long != f.long {
+				t.Errorf("command %d shows -%s for --%s", cmd, f.short, f.long)
+			}
+			if other, ok := shown[f.short]; ok {
+				t.Errorf("command %d shows -%s for --%s and --%s", cmd, f.short, other, f.long)
+			}
+			shown[f.short] = f.long
+		}
+	}
+	var b strings.Builder
+	writeHelp(&b, cmdCrawl, "")
+	if strings.Contains(b.String(), "-K, --config") || strings.Contains(b.String(), "-q, --disable") || !strings.Contains(b.String(), "-K, --backup-converted") {
+		t.Errorf("deref crawl -h:\n%s", b.String())
 	}
 }
