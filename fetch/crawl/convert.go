@@ -33,17 +33,23 @@ const (
 	styleSheet            // its url( )s and @imports
 )
 
-// noteWritten records that u's object is rel below OutputDir, for
-// ConvertLinks, which rewrites it as kind says.
-func (m *run) noteWritten(u *url.URL, rel string, kind pageKind) {
+// noteWritten records that u's object, which redirects found at final
+// (u when none), is rel below OutputDir, for ConvertLinks, which rewrites
+// it as kind says, its links relative to final.
+func (m *run) noteWritten(u, final *url.URL, rel string, kind pageKind) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.written[linkKey(u)] = rel
+	if final != u {
+		if _, ok := m.written[linkKey(final)]; !ok {
+			m.written[linkKey(final)] = rel
+		}
+	}
 	if kind != notConverted && !m.pageFiles[rel] {
 		// Once for a file that several URLs led to (/ and /index.html):
 		// its links are rewritten once.
 		m.pageFiles[rel] = true
-		m.pages = append(m.pages, writtenPage{u, rel, kind})
+		m.pages = append(m.pages, writtenPage{final, rel, kind})
 	}
 }
 

@@ -233,14 +233,17 @@ type run struct {
 	starts []*url.URL
 	hosts  walk.Hosts
 
-	mu     sync.Mutex
-	seen   map[string]bool
-	robots map[string]*robots // by robots.txt URL
-	report Report
-	hostOf map[string]*HostReport
-	root   *os.Root    // OutputDir
-	dirs   folders     // root's folders being written in
-	paths  keylock.Set // the paths being written under root
+	mu   sync.Mutex
+	seen map[string]bool
+	// reached holds the URLs redirects led to, fetched there: a job for
+	// one of them (queued before) is not fetched again.
+	reached map[string]bool
+	robots  map[string]*robots // by robots.txt URL
+	report  Report
+	hostOf  map[string]*HostReport
+	root    *os.Root    // OutputDir
+	dirs    folders     // root's folders being written in
+	paths   keylock.Set // the paths being written under root
 
 	// ConvertLinks: the objects written, by linkKey, and the pages.
 	written   map[string]string
@@ -268,7 +271,7 @@ type run struct {
 // the crawl; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{},
+	m := &run{c: c, o: o, seen: map[string]bool{}, reached: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{},
 		flat: map[string]string{}, flatTaken: map[string]bool{}}
 	if o.ConvertLinks && (o.OutputDir == "" || o.State != "") {
 		return nil, &fetch.Error{Op: "crawl", Err: fmt.Errorf("%w: ConvertLinks goes with OutputDir, and not with State", fetch.ErrBadURL)}
@@ -420,6 +423,15 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	host := hostKey(j.u)
 	release, err := m.hosts.Slot(ctx, host)
 	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	reached := m.reached[j.u.Normalize().String()]
+	m.mu.Unlock()
+	if reached {
+		// A redirect led to it while it waited, and it was fetched there.
+		release()
+		m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth}, nil, nil)
 		return
 	}
 	if !m.o.IgnoreRobots {
@@ -579,14 +591,19 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var local *localCopy
 	if m.root != nil && (m.o.OnlyNewer || m.o.NoClobber) {
 		if local = m.localCopy(u); local != nil && m.o.NoClobber {
-			return m.unchanged(u, local)
+			return m.unchanged(u, u, local)
 		} else if local != nil {
 			fo.IfModifiedSince, fo.LocalSize = local.mod, local.size
 		}
 	}
+	final := u // where redirects led: what the page's links are relative to
+	fo.Redirect = func(_, to *url.URL) { final = to }
 	resp, err := m.c.FetchWith(ctx, u, fo)
+	if final != u {
+		m.sawRedirect(final)
+	}
 	if local != nil && errors.Is(err, fetch.ErrNotModified) {
-		return m.unchanged(u, local)
+		return m.unchanged(u, final, local)
 	}
 	if err != nil {
 		return 0, nil, err
@@ -606,7 +623,16 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var sink io.Writer = io.Discard
 	var file *localFile
 	if m.root != nil {
-		if file, err = m.create(ctx, u, resp); err != nil {
+		named := u // wget's name, the URL asked for, unless a folder's
+		if folderOf := *u; u.Path != "" && final.Path == u.Path+"/" {
+			folderOf.Path = final.Path
+			if folderOf.Normalize().String() == final.Normalize().String() {
+				// dir led to dir/: its page is the folder's index, not a
+				// file in the way of the folder's files.
+				named = final
+			}
+		}
+		if file, err = m.create(ctx, named, resp); err != nil {
 			return 0, nil, err
 		}
 		if file != nil {
@@ -656,13 +682,13 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 			case "text/css":
 				kind = styleSheet
 			}
-			m.noteWritten(u, file.rel, kind)
+			m.noteWritten(u, final, file.rel, kind)
 		}
 	}
 	if err != nil {
 		return n, nil, err
 	}
-	return n, m.links(u, hrefs, base, listing, plus), nil
+	return n, m.links(final, hrefs, base, listing, plus), nil
 }
 
 // links resolves the links a listing, page or style sheet at u gave
@@ -715,6 +741,19 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 		out = append(out, link{norm, key, plus[h], hl.Inline})
 	}
 	return out
+}
+
+// sawRedirect marks the URL a redirect led to as seen and reached, as
+// wget has it: a link to it is not fetched again, queued already or not.
+// (Within MaxItems or not: it was fetched.)
+func (m *run) sawRedirect(to *url.URL) {
+	c := *to
+	c.HasFragment, c.Fragment = false, ""
+	key := c.Normalize().String()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen[key] = true
+	m.reached[key] = true
 }
 
 // seenKey says whether the URL whose normalised form's string is key was

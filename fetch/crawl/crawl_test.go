@@ -1152,3 +1152,61 @@ func siteDir(site string) string {
 	}
 	return site
 }
+
+// TestCrawlRedirects: a page's links are relative to where redirects led
+// (dir to dir/, as web servers send a folder's URL without its slash),
+// as wget takes them; the page of dir/ is the folder's index, not a file
+// named dir in the way of the folder's files; a link to dir/ is not
+// fetched again, and -k leads both links to the one file.
+func TestCrawlRedirects(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, `<a href="dir">dir</a> <a href="old.html">old</a> <a href="dir/">dir/</a>`)
+		case "/dir", "/old.html":
+			to := map[string]string{"/dir": "/dir/", "/old.html": "/new/page.html"}[r.URL.Path]
+			nethttp.Redirect(w, r, to, nethttp.StatusMovedPermanently)
+		case "/dir/":
+			io.WriteString(w, `<a href="a.html">a</a>`)
+		case "/new/page.html":
+			io.WriteString(w, `<a href="b.html">b</a>`)
+		case "/dir/a.html", "/new/b.html":
+			io.WriteString(w, "leaf")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{OutputDir: dir, IgnoreRobots: true, ConvertLinks: true})
+	if err != nil || rep.Failed != 0 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	for _, p := range []string{"/", "/dir", "/dir/", "/dir/a.html", "/old.html", "/new/page.html", "/new/b.html"} {
+		if asked[p] != 1 {
+			t.Errorf("%s asked %d times (%v)", p, asked[p], asked)
+		}
+	}
+	if len(asked) != 7 {
+		t.Errorf("asked %v", asked)
+	}
+	u, _ := url.Parse(s.URL)
+	site := filepath.Join(dir, siteDir(u.Site()))
+	for name, want := range map[string]string{
+		"index.html":     `<a href="dir/index.html">dir</a> <a href="old.html">old</a> <a href="dir/index.html">dir/</a>`,
+		"dir/index.html": `<a href="a.html">a</a>`,
+		"dir/a.html":     "leaf",
+		"old.html":       `<a href="new/b.html">b</a>`, // wget's name; its link relative to where it led
+		"new/b.html":     "leaf",
+	} {
+		if b, err := os.ReadFile(filepath.Join(site, filepath.FromSlash(name))); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v, want %q", name, b, err, want)
+		}
+	}
+}

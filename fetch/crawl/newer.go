@@ -67,8 +67,9 @@ func converted(rel string) bool {
 }
 
 // unchanged takes the links of u's object from its file, which OnlyNewer
-// found no older than the server's copy, as fetch would from the server.
-func (m *run) unchanged(u *url.URL, l *localCopy) (int64, []link, error) {
+// found no older than the server's copy, as fetch would from the server:
+// relative to final, where redirects led (u when none).
+func (m *run) unchanged(u, final *url.URL, l *localCopy) (int64, []link, error) {
 	m.mu.Lock()
 	m.report.Unchanged++
 	m.mu.Unlock()
@@ -76,7 +77,7 @@ func (m *run) unchanged(u *url.URL, l *localCopy) (int64, []link, error) {
 	lower := strings.ToLower(name)
 	css := strings.HasSuffix(lower, ".css")
 	if m.o.ConvertLinks {
-		m.noteWritten(u, l.rel, notConverted) // converted() kept pages out
+		m.noteWritten(u, final, l.rel, notConverted) // converted() kept pages out
 	}
 	if !htmlName(name) && !css {
 		return 0, nil, nil
@@ -104,5 +105,5 @@ func (m *run) unchanged(u *url.URL, l *localCopy) (int64, []link, error) {
 	if err != nil && err != io.EOF {
 		return 0, nil, fetch.WriteError(&fs.PathError{Op: "read", Path: l.rel, Err: err})
 	}
-	return 0, m.links(u, hrefs, base, false, nil), nil
+	return 0, m.links(final, hrefs, base, false, nil), nil
 }
