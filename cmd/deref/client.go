@@ -170,7 +170,10 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	if len(o.cookies) > 0 {
 		c.Header = append(c.Header, [2]string{"Cookie", strings.Join(o.cookies, "; ")})
 	}
-	if len(o.cookieFiles) > 0 || o.cookieJar != "" {
+	if o.noCookies && (len(o.cookieFiles) > 0 || o.cookieJar != "") {
+		return nil, errors.New("--no-cookies keeps no cookies: not with -b or -c")
+	}
+	if len(o.cookieFiles) > 0 || o.cookieJar != "" || o.memoryJar && !o.noCookies {
 		o.jar = &cookiefile.Jar{}
 		for _, name := range o.cookieFiles {
 			if err := loadCookies(o.jar, name, o.stdin, o.junkSessions); err != nil {

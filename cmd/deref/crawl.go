@@ -14,6 +14,8 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
 )
 
 const crawlUsage = `usage: deref crawl [flags] URL...
@@ -105,6 +107,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			co.Domains = append(co.Domains, d)
 		}
 	}
+	o.memoryJar = true // the cookies servers set are sent back to them, as wget's are
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return crawlUsageError(stderr, err.Error())
@@ -122,6 +125,20 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !o.silent && !o.c.asJSON && isTerminal(stderr) {
 		status = newCrawlStatus(ctx, stderr)
 		out = status.p
+	}
+	if o.serverResponse {
+		// wget's -S: what the servers said, indented, among the messages.
+		own := c.Trace
+		c.Trace = func(u *url.URL, ev fetch.TraceEvent) {
+			if ev.Dir == protocols.TraceRecv {
+				errMu.Lock()
+				fmt.Fprintln(out, "  "+oneLine(ev.Text))
+				errMu.Unlock()
+			}
+			if own != nil {
+				own(u, ev)
+			}
+		}
 	}
 	co.Events = func(ev crawl.Event) {
 		if status != nil {

@@ -181,6 +181,28 @@ func TestCrawlLogFile(t *testing.T) {
 	}
 }
 
+// TestCrawlServerResponse: wget's -S writes each reply's head, indented
+// by two spaces, with the messages; -q (wget's --quiet) the summary not.
+func TestCrawlServerResponse(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("X-Served", r.URL.Path)
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			io.WriteString(w, `<a href="leaf">leaf</a>`)
+		}
+	}))
+	defer s.Close()
+	r := runDeref(t, "", "crawl", "--ignore-robots", "-q", "-S", s.URL+"/")
+	for _, want := range []string{"  HTTP/1.1 200 OK\n", "  X-Served: /\n", "  X-Served: /leaf\n"} {
+		if r.code != 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("exit %d, no %q in:\n%s", r.code, want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "deref crawl:") || strings.Contains(r.stderr, "> GET") {
+		t.Errorf("more than the replies:\n%s", r.stderr)
+	}
+}
+
 // The status lines count each server's URLs, bytes and errors and the
 // queue; the summary has a line per server when there are several.
 func TestCrawlStatus(t *testing.T) {
@@ -221,6 +243,38 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestCrawlSessionCookies: as wget's, a crawl keeps the cookies servers
+// set for the run and sends them back, without -b or -c; --no-cookies
+// keeps none, and is refused beside -c.
+func TestCrawlSessionCookies(t *testing.T) {
+	var mu sync.Mutex
+	withCookie := map[string]bool{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		_, err := r.Cookie("session")
+		mu.Lock()
+		withCookie[r.URL.Path] = err == nil
+		mu.Unlock()
+		if r.URL.Path == "/" {
+			nethttp.SetCookie(w, &nethttp.Cookie{Name: "session", Value: "s1", Path: "/"})
+			io.WriteString(w, `<a href="/leaf">leaf</a>`)
+		}
+	}))
+	defer s.Close()
+	for _, tt := range []struct {
+		flags []string
+		sent  bool
+	}{{nil, true}, {[]string{"--no-cookies"}, false}} {
+		withCookie = map[string]bool{}
+		r := runDeref(t, "", append(append([]string{"crawl", "-s", "--ignore-robots"}, tt.flags...), s.URL+"/")...)
+		if r.code != 0 || withCookie["/"] || withCookie["/leaf"] != tt.sent {
+			t.Errorf("%q: exit %d, cookie sent %v; %s", tt.flags, r.code, withCookie, r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "crawl", "--no-cookies", "-c", filepath.Join(t.TempDir(), "jar"), s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "--no-cookies") {
+		t.Errorf("--no-cookies -c: exit %d, %s", r.code, r.stderr)
+	}
 }
 
 // TestCrawlCookies: a crawl sends the cookies of a -b file to their site,

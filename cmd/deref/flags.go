@@ -640,6 +640,8 @@ var flagTable = []flagDef{
 		help: "wget's --output-file: --stderr", set: func(o *options, v string) error { o.stderrFile, o.stderrAppend = v, false; return nil }},
 	{long: "append-output", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
 		help: "wget's --append-output: --stderr, added to the end of FILE", set: func(o *options, v string) error { o.stderrFile, o.stderrAppend = v, true; return nil }},
+	{long: "server-response", short: "S", cmds: cmdCrawl, group: "Output", hidden: true,
+		help: "wget's -S: what the servers reply (HTTP heads, FTP, NNTP and other replies), indented, with the messages", set: boolean(func(o *options) *bool { return &o.serverResponse })},
 	{long: "server-response", cmds: cmdGet, group: "Output", hidden: true,
 		help: "wget's --server-response: -D to standard error", set: boolean(func(o *options) *bool { return &o.serverResponse })},
 	{long: "no-cache", cmds: cmdBoth, group: "HTTP", hidden: true,
@@ -778,6 +780,8 @@ var flagTable = []flagDef{
 			o.cookieJar, o.wgetJar = v, true
 			return nil
 		}},
+	{long: "no-cookies", cmds: cmdBoth, group: "HTTP", hidden: true,
+		help: "wget's --no-cookies: keep no cookies (deref crawl keeps those servers set for the run, as wget does; deref URL and deref mirror only with -b or -c)", set: boolean(func(o *options) *bool { return &o.noCookies })},
 	{long: "keep-session-cookies", cmds: cmdBoth, group: "HTTP", hidden: true,
 		help: "wget's --keep-session-cookies: --save-cookies writes session cookies too", set: boolean(func(o *options) *bool { return &o.keepSessions })},
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",

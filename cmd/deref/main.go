@@ -79,6 +79,7 @@ type options struct {
 	cookieFiles                                            []string // -b FILE, --load-cookies
 	cookieJar                                              string   // -c, --save-cookies
 	wgetJar, keepSessions, junkSessions                    bool     // --save-cookies, --keep-session-cookies, -j
+	noCookies, memoryJar                                   bool     // wget's --no-cookies; deref crawl's cookies kept in memory, as wget's
 	jar                                                    *cookiefile.Jar
 	dumpHeader                                             string    // -D
 	timeCond                                               string    // -z, as given
