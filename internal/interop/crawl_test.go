@@ -212,6 +212,40 @@ func TestFileNames(t *testing.T) {
 	}
 }
 
+// TestRedirectedFolders: links to folders without their slash, which
+// nginx sends on to the folders' URLs with it: deref crawl takes the
+// folders' pages' links relative to where nginx sent it, as wget does,
+// and fetches the same files; it writes those pages as the folders'
+// index.html, where wget writes each as a file named after the folder
+// and removes it to make the folder for the files.
+func TestRedirectedFolders(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := buildDeref(t)
+	ours, theirs := t.TempDir(), t.TempDir()
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=off", "-P", ours, base+"/redir/")
+	runTool(t, "wget", "-q", "-r", "-np", "-e", "robots=off", "-P", theirs, base+"/redir/")
+	host := strings.TrimPrefix(base, "http://")
+	pages := []string{host + "/redir/sub/deeper/index.html", host + "/redir/sub/index.html"}
+	got := treeFiles(t, ours)
+	for _, p := range pages {
+		if !slices.Contains(got, p) {
+			t.Errorf("no %s in %q", p, got)
+		}
+	}
+	got = slices.DeleteFunc(got, func(s string) bool { return slices.Contains(pages, s) })
+	want := treeFiles(t, theirs)
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(want) != 3 {
+		t.Fatalf("deref wrote %q besides the folders' pages, wget %q", got, want)
+	}
+	for _, rel := range got {
+		a, _ := os.ReadFile(filepath.Join(ours, rel))
+		b, _ := os.ReadFile(filepath.Join(theirs, rel))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs: %q, wget %q", rel, a, b)
+		}
+	}
+}
+
 // TestMirrorLine: wget's famous line, -mkEpnp (--mirror --convert-links
 // --adjust-extension --page-requisites --no-parent), and with -K
 // (--backup-converted), each run twice by deref crawl and by wget into

@@ -104,6 +104,13 @@ func write(root string) error {
 	for _, name := range []string{"a.html", "b.html", "c:d.html", "e f.html", "gé.html", `b\c.html`, "h%i.html", "A.HTML", "j#k.html"} {
 		files["names/"+name] = []byte("file names/" + name + "\n")
 	}
+	// Links to folders without their slash, which nginx sends on to the
+	// folder's URL with it: their pages' links are relative to that.
+	files["redir/index.html"] = []byte("<!doctype html><title>redir</title>\n<a href=\"sub\">sub</a> <a href=\"sub/deeper\">deeper</a>\n")
+	files["redir/sub/index.html"] = []byte("<!doctype html><title>sub</title>\n<a href=\"leaf.txt\">leaf</a> <a href=\"deeper\">deeper</a>\n")
+	files["redir/sub/leaf.txt"] = []byte("leaf\n")
+	files["redir/sub/deeper/index.html"] = []byte("<!doctype html><title>deeper</title>\n<a href=\"end.txt\">end</a>\n")
+	files["redir/sub/deeper/end.txt"] = []byte("end\n")
 	for _, name := range []string{"logo", "pic", "deep", "bg", "fimg", "icon"} {
 		files["req/static/"+name+".png"] = []byte("not a PNG: " + name + "\n")
 	}
