@@ -47,6 +47,8 @@ type crawlSettings struct {
 	// mirror: --mirror was given, which writes into the current folder
 	// unless --output-dir says another, as wget's does.
 	mirror bool
+	// deleteAfter: wget's --delete-after, which keeps no files.
+	deleteAfter bool
 }
 
 func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -69,6 +71,12 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.c.mirror && o.c.opts.OutputDir == "" {
 		o.c.opts.OutputDir = "." // as wget's --mirror writes
+	}
+	if o.c.deleteAfter {
+		// wget writes each file and removes it: nothing is kept, and what
+		// goes with the files has nothing to work on.
+		o.c.opts.OutputDir = ""
+		o.c.opts.ConvertLinks, o.c.opts.BackupConverted, o.c.opts.OnlyNewer, o.c.opts.NoClobber = false, false, false, false
 	}
 	switch {
 	case errors.Is(err, errHelp):
@@ -93,6 +101,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	co := o.c.opts
 	co.RetryRefused = o.retryRefused
+	co.RetryStatuses = o.retryStatuses
 	co.Wait = seconds(o.c.wait)
 	co.LimitRate = float64(o.limitRate)
 	if o.c.waitRetry > 0 {
@@ -218,6 +227,9 @@ func crawlSummary(r *crawl.Report) string {
 	}
 	if r.Converted > 0 {
 		fmt.Fprintf(&b, "deref crawl: the links of %d pages converted\n", r.Converted)
+	}
+	if r.OverQuota > 0 {
+		fmt.Fprintf(&b, "deref crawl: the quota (-Q) passed, %d URLs left unfetched\n", r.OverQuota)
 	}
 	return b.String()
 }

@@ -245,6 +245,27 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// TestCrawlDeleteAfter: wget's --delete-after fetches everything and
+// keeps nothing, -P and -k with it or not.
+func TestCrawlDeleteAfter(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			io.WriteString(w, `<a href="leaf">leaf</a>`)
+		}
+	}))
+	defer s.Close()
+	dir := filepath.Join(t.TempDir(), "d")
+	r := runDeref(t, "", "crawl", "--json", "--ignore-robots", "--delete-after", "-k", "-P", dir, s.URL+"/")
+	var rep struct{ Fetched int }
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Fetched != 2 {
+		t.Errorf("exit %d, %q %v; %s", r.code, r.stdout, err, r.stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s: %v", dir, err)
+	}
+}
+
 // TestCrawlSessionCookies: as wget's, a crawl keeps the cookies servers
 // set for the run and sends them back, without -b or -c; --no-cookies
 // keeps none, and is refused beside -c.

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -400,7 +401,7 @@ var flagTable = []flagDef{
 		}},
 	{long: "ftp-ssl-reqd", cmds: cmdBoth | cmdServe, group: "FTP", hidden: true, help: "curl's old spelling of --ftp-ssl", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
 	{long: "retry-all-errors", cmds: cmdGet, group: "Connection", help: "with --retry: try again after any failure, a 404 too (not a write error or a bad URL), as curl", set: boolean(func(o *options) *bool { return &o.retryAll })},
-	{long: "retry-on-http-error", cmds: cmdGet, group: "Connection", arg: "CODES",
+	{long: "retry-on-http-error", cmds: cmdGet | cmdCrawl, group: "Connection", arg: "CODES",
 		help: "with --retry: try again after these HTTP statuses too (comma-separated, such as 404), as wget; 408, 429 and 5xx always are", set: func(o *options, v string) error {
 			for _, f := range strings.Split(v, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -965,6 +966,76 @@ var flagTable = []flagDef{
 			o.c.opts.FileNames = fn
 			return err
 		}},
+	// wget's other crawl flags, as wget spells them.
+	{long: "html-extension", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's old spelling of -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
+	{long: "http-user", cmds: cmdCrawl, group: "Connection", arg: "USER", hidden: true,
+		help: "wget's --http-user: -u (for every scheme)", set: str(func(o *options) *string { return &o.user })},
+	{long: "http-password", cmds: cmdCrawl, group: "Connection", arg: "PASSWORD", hidden: true,
+		help: "wget's --http-password: --password (for every scheme)", set: str(func(o *options) *string { return &o.password })},
+	{long: "ftp-user", cmds: cmdCrawl, group: "Connection", arg: "USER", hidden: true,
+		help: "wget's --ftp-user: -u (for every scheme)", set: str(func(o *options) *string { return &o.user })},
+	{long: "ftp-password", cmds: cmdCrawl, group: "Connection", arg: "PASSWORD", hidden: true,
+		help: "wget's --ftp-password: --password (for every scheme)", set: str(func(o *options) *string { return &o.password })},
+	{long: "quota", short: "Q", cmds: cmdCrawl, group: "Crawl", arg: "SIZE",
+		help: "start no more retrievals once SIZE bytes are fetched (suffixes k, M, G), as wget -Q; the one under way ends whole, and with --state the rest wait for the next run", set: size(func(o *options) *int64 { return &o.c.opts.Quota })},
+	{long: "https-only", cmds: cmdCrawl, group: "Crawl",
+		help: "follow only links to https URLs, as wget --https-only", set: boolean(func(o *options) *bool { return &o.c.opts.HTTPSOnly })},
+	{long: "relative", short: "L", cmds: cmdCrawl, group: "Crawl",
+		help: "follow only the links of pages that name no scheme (/x, x, ../x), as wget -L", set: boolean(func(o *options) *bool { return &o.c.opts.RelativeOnly })},
+	{long: "trust-server-names", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: name a file after the URL the last redirect led to, not the one asked for, as wget --trust-server-names", set: boolean(func(o *options) *bool { return &o.c.opts.TrustServerNames })},
+	{long: "default-page", cmds: cmdCrawl, group: "Crawl", arg: "NAME",
+		help: "with --output-dir: the name of an HTTP folder's page (default index.html), as wget --default-page", set: func(o *options, v string) error {
+			if v == "" || v == "." || v == ".." || strings.ContainsAny(v, "/\\\x00") {
+				return fmt.Errorf("%q is not one file name", v)
+			}
+			o.c.opts.DefaultPage = v
+			return nil
+		}},
+	{long: "protocol-directories", cmds: cmdCrawl, group: "Crawl",
+		help: "with --output-dir: put each file below a folder named after its scheme, DIR/SCHEME/HOST/PATH, as wget --protocol-directories", set: boolean(func(o *options) *bool { return &o.c.opts.ProtocolDirs })},
+	{long: "delete-after", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's --delete-after: keep no files (what deref crawl does without --output-dir)", set: boolean(func(o *options) *bool { return &o.c.deleteAfter })},
+	{long: "follow-ftp", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "what deref crawl does: it follows FTP links in its scope (with -H, on other hosts too)", set: habit},
+	{long: "content-disposition", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused",
+		set: refused("deref crawl names files after their URLs, never after what the server says (Content-Disposition); --trust-server-names takes the URL a redirect led to")},
+	{long: "debug", short: "d", cmds: cmdCrawl, group: "Output", hidden: true,
+		help: "wget's --debug: -v", set: boolean(func(o *options) *bool { return &o.verbose })},
+	{long: "no-config", cmds: cmdCrawl, group: "General", hidden: true,
+		help: "wget's --no-config: --disable, anywhere among the arguments", set: boolean(func(o *options) *bool { return &o.noConfig })},
+	{long: "dns-timeout", cmds: cmdCrawl, group: "Connection", arg: "SECONDS", hidden: true,
+		help: "wget's --dns-timeout: taken (--connect-timeout bounds the lookup too)", set: func(_ *options, v string) error {
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				return fmt.Errorf("%q is not a number of seconds", v)
+			}
+			return nil
+		}},
+	{long: "no-dns-cache", cmds: cmdCrawl, group: "Connection", hidden: true, help: "what deref does: it keeps no DNS cache of its own", set: habit},
+	{long: "no-http-keep-alive", cmds: cmdCrawl, group: "HTTP", hidden: true, help: "taken: deref keeps connections for the next request to the same server", set: habit},
+	{long: "no-hsts", cmds: cmdCrawl, group: "HTTP", hidden: true, help: "what deref does: it keeps no HSTS list", set: habit},
+	{long: "no-iri", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
+	{long: "iri", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
+	{long: "local-encoding", cmds: cmdCrawl, group: "Crawl", arg: "ENC", hidden: true, help: "taken: file names are the URLs' bytes, decoded", set: func(*options, string) error { return nil }},
+	{long: "remote-encoding", cmds: cmdCrawl, group: "Crawl", arg: "ENC", hidden: true, help: "taken: links are read as URLs", set: func(*options, string) error { return nil }},
+	{long: "secure-protocol", cmds: cmdCrawl, group: "Connection", arg: "PROTOCOL", hidden: true,
+		help: "wget's --secure-protocol: auto, TLSv1_2 or TLSv1_3 (that version only)", set: func(o *options, v string) error {
+			switch strings.ToLower(v) {
+			case "auto", "pfs":
+				return nil
+			case "tlsv1_2":
+				o.tlsMax = tls.VersionTLS12
+				return tlsMin(tls.VersionTLS12)(o, "")
+			case "tlsv1_3":
+				o.tlsMax = tls.VersionTLS13
+				return tlsMin(tls.VersionTLS13)(o, "")
+			}
+			return fmt.Errorf("%q is not auto, TLSv1_2 or TLSv1_3 (deref speaks TLS 1.2 and 1.3)", v)
+		}},
+	{long: "post-data", cmds: cmdCrawl, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "post-file", cmds: cmdCrawl, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
+	{long: "no-passive-ftp", cmds: cmdCrawl, group: "FTP", hidden: true, help: "refused", set: refused("deref speaks passive FTP only (EPSV, PASV)")},
 	{long: "accept", short: "A", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "follow only links to files whose names end with one of these comma-separated suffixes, or match one of these patterns (with *, ? or [), as wget -A; pages (.html, .htm) are still fetched for their links, and written only if they pass (repeatable)", set: commaList(func(o *options) *[]string { return &o.c.opts.Accept })},
 	{long: "reject", short: "R", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
@@ -1249,7 +1320,8 @@ func readConfig(cmd command, path string, o *options, missingOK bool) error {
 // the config files: the default file (unless -q or --disable comes
 // first), then each -K file.
 func parseCommandLine(cmd command, args []string, o *options) ([]string, error) {
-	skipDefault := len(args) > 0 && (args[0] == "-q" && cmd != cmdCrawl || args[0] == "--disable")
+	skipDefault := len(args) > 0 && (args[0] == "-q" && cmd != cmdCrawl || args[0] == "--disable") ||
+		cmd == cmdCrawl && slices.Contains(args, "--no-config") // wget's, anywhere
 	// A first pass finds the -K files (and -h, which needs no config).
 	var scan options
 	if _, err := parseFlags(cmd, args, &scan); err != nil && !errors.Is(err, errHelp) {

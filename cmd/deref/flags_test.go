@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/md5"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -558,6 +559,19 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-r", "-q"}, func(o *options) bool { return o.silent && !o.noConfig }},
+		{cmdCrawl, []string{"--html-extension", "--http-user=a", "--http-password=b"}, func(o *options) bool {
+			return o.c.opts.AdjustExtension && o.user == "a" && o.password == "b"
+		}},
+		{cmdCrawl, []string{"-Q", "10m", "--https-only", "-L", "--trust-server-names", "--default-page=home.htm", "--protocol-directories"}, func(o *options) bool {
+			c := o.c.opts
+			return c.Quota == 10<<20 && c.HTTPSOnly && c.RelativeOnly && c.TrustServerNames && c.DefaultPage == "home.htm" && c.ProtocolDirs
+		}},
+		{cmdCrawl, []string{"-d", "--delete-after", "--retry-on-http-error=404,503"}, func(o *options) bool {
+			return o.verbose && o.c.deleteAfter && slices.Equal(o.retryStatuses, []int{404, 503})
+		}},
+		{cmdCrawl, []string{"--secure-protocol=TLSv1_3", "--no-hsts", "--follow-ftp", "--dns-timeout=3"}, func(o *options) bool {
+			return o.tlsMin == tls.VersionTLS13 && o.tlsMax == tls.VersionTLS13
+		}},
 		{cmdCrawl, []string{"--restrict-file-names=windows,lowercase"}, func(o *options) bool {
 			return o.c.opts.FileNames.System == "windows" && o.c.opts.FileNames.Case == "lower"
 		}},
@@ -636,6 +650,13 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "--regex-type=glob", "not posix or pcre"},
 		{cmdCrawl, "-t -1", "not a number of tries"},
 		{cmdCrawl, "--level=deep", "not a count"},
+		{cmdCrawl, "--content-disposition", "never after what the server says"},
+		{cmdCrawl, "--post-data=a", "no request body"},
+		{cmdCrawl, "--no-passive-ftp", "passive FTP only"},
+		{cmdCrawl, "--default-page=a/b", "not one file name"},
+		{cmdCrawl, "--secure-protocol=SSLv3", "TLS 1.2 and 1.3"},
+		{cmdCrawl, "--restrict-file-names=vms", "not unix, windows"},
+		{cmdCrawl, "--dns-timeout=soon", "not a number of seconds"},
 	} {
 		var o options
 		if _, err := parseFlags(tt.cmd, append(strings.Fields(tt.args), "u"), &o); err == nil || !strings.Contains(err.Error(), tt.why) {

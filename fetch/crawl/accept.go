@@ -133,6 +133,9 @@ func htmlName(name string) bool {
 // in turn (it is not at MaxDepth, or PageRequisites), for those links, as
 // wget has it; any other only when its file is acceptable.
 func (o *Options) fetchable(u *url.URL, depth int) bool {
+	if o.HTTPSOnly && u.Scheme != "https" {
+		return false
+	}
 	if len(o.ExcludeDomains) > 0 && hostIn(u, o.ExcludeDomains) {
 		return false
 	}

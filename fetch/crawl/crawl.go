@@ -46,10 +46,13 @@ type Options struct {
 	// failure) is tried, after a backoff (fetch.Retry, as the mirror's)
 	// whose first wait is RetryWait (0: one second); the host's slot is
 	// kept meanwhile. A refused connection is tried again only with
-	// RetryRefused (fetch.Retry's Refused).
-	Retries      int
-	RetryWait    time.Duration
-	RetryRefused bool
+	// RetryRefused (fetch.Retry's Refused), an HTTP status otherwise
+	// final only when RetryStatuses holds it (fetch.Retry's Statuses,
+	// wget's --retry-on-http-error).
+	Retries       int
+	RetryWait     time.Duration
+	RetryRefused  bool
+	RetryStatuses []int
 	// MaxDepth > 0 stops following links that far from a start URL (its
 	// links are at depth 1); MaxDepth < 0 follows none (but, with
 	// PageRequisites, what the start pages are shown with). MaxItems > 0
@@ -158,6 +161,28 @@ type Options struct {
 	// page by its original and take its links from it, rather than
 	// fetching it again.
 	BackupConverted bool
+	// HTTPSOnly follows only links to https URLs (wget's --https-only);
+	// the start URLs are fetched whatever their scheme.
+	HTTPSOnly bool
+	// RelativeOnly follows only the links of pages and style sheets that
+	// name no scheme (wget's --relative: "/x", "x" and "../x", not
+	// "http://host/x"); listings' links are followed as they are.
+	RelativeOnly bool
+	// TrustServerNames names a file written after the URL the last
+	// redirect led to, not the one asked for (wget's --trust-server-names).
+	TrustServerNames bool
+	// DefaultPage is the name of an HTTP folder's page (a URL whose path
+	// ends at a folder) below OutputDir; "" is index.html (wget's
+	// --default-page).
+	DefaultPage string
+	// ProtocolDirs puts each file below a folder named after its URL's
+	// scheme: DIR/SCHEME/HOST/PATH (wget's --protocol-directories).
+	ProtocolDirs bool
+	// Quota, when positive, is how many bytes the crawl fetches before it
+	// starts no more retrievals (wget's -Q): the one under way when the
+	// quota is passed ends whole. With State, the URLs left wait for the
+	// next run.
+	Quota int64
 	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
 	// and a Gopher server's where it serves one, as gophernicus does);
 	// otherwise such URLs are skipped and reported.
@@ -208,6 +233,8 @@ type Report struct {
 	// Unchanged counts the URLs OnlyNewer found no newer than their files,
 	// which were not fetched again (they count as fetched too).
 	Unchanged int
+	// OverQuota counts the URLs left unfetched because Quota was passed.
+	OverQuota int
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string
 	// Hosts sums up each server, sorted by Host.
@@ -434,6 +461,18 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth}, nil, nil)
 		return
 	}
+	if m.o.Quota > 0 {
+		m.mu.Lock()
+		over := m.report.Bytes >= m.o.Quota
+		if over {
+			m.report.OverQuota++ // left for a next run, unsettled
+		}
+		m.mu.Unlock()
+		if over {
+			release()
+			return
+		}
+	}
 	if !m.o.IgnoreRobots {
 		if r := m.robotsFor(ctx, j.u); r != nil && !r.allowed(robotsPath(j.u)) {
 			release()
@@ -455,7 +494,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	var n int64
 	var found []link
-	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused}
+	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused, Statuses: m.o.RetryStatuses}
 	err = policy.Do(ctx, func() error {
 		var err error
 		n, found, err = m.fetch(fctx, j.u)
@@ -624,7 +663,9 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 	var file *localFile
 	if m.root != nil {
 		named := u // wget's name, the URL asked for, unless a folder's
-		if folderOf := *u; u.Path != "" && final.Path == u.Path+"/" {
+		if m.o.TrustServerNames {
+			named = final
+		} else if folderOf := *u; u.Path != "" && final.Path == u.Path+"/" {
 			folderOf.Path = final.Path
 			if folderOf.Normalize().String() == final.Normalize().String() {
 				// dir led to dir/: its page is the folder's index, not a
@@ -719,7 +760,7 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 			}
 		} else {
 			ref, err := url.ParseReference(url.Canonicalize(strings.TrimSpace(h)))
-			if err != nil {
+			if err != nil || m.o.RelativeOnly && ref.Scheme != "" {
 				continue
 			}
 			l = from.ResolveReference(ref)

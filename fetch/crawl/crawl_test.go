@@ -1210,3 +1210,87 @@ func TestCrawlRedirects(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlLinkAndNameOptions: wget's --relative, --https-only,
+// --trust-server-names, --default-page, --protocol-directories, -Q and
+// --retry-on-http-error, each against the same site.
+func TestCrawlLinkAndNameOptions(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	tries := 0
+	var s *httptest.Server
+	s = httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<a href="rel.txt">r</a> <a href="%s/abs.txt">a</a> <a href="moved">m</a> <a href="late.txt">l</a>`, s.URL)
+		case "/moved":
+			nethttp.Redirect(w, r, "/target.txt", nethttp.StatusFound)
+		case "/late.txt":
+			mu.Lock()
+			tries++
+			n := tries
+			mu.Unlock()
+			if n == 1 {
+				nethttp.NotFound(w, r) // not published yet
+				return
+			}
+			io.WriteString(w, strings.Repeat("x", 100))
+		default:
+			io.WriteString(w, strings.Repeat("x", 100))
+		}
+	}))
+	defer s.Close()
+	u, _ := url.Parse(s.URL)
+	site := siteDir(u.Site())
+	for _, tt := range []struct {
+		name   string
+		o      crawl.Options
+		asked  string   // the paths asked for, sorted
+		files  []string // below OutputDir
+		failed int
+	}{
+		{"relative", crawl.Options{RelativeOnly: true, RetryStatuses: []int{404}}, "/ /late.txt /late.txt /moved /rel.txt /target.txt", nil, 0},
+		{"https-only", crawl.Options{HTTPSOnly: true}, "/", nil, 0},
+		{"names", crawl.Options{TrustServerNames: true, DefaultPage: "home.htm", ProtocolDirs: true, RetryStatuses: []int{404}},
+			"/ /abs.txt /late.txt /late.txt /moved /rel.txt /target.txt",
+			[]string{"http/" + site + "/abs.txt", "http/" + site + "/home.htm", "http/" + site + "/late.txt", "http/" + site + "/rel.txt", "http/" + site + "/target.txt"}, 0},
+		{"404 final", crawl.Options{}, "/ /abs.txt /late.txt /moved /rel.txt /target.txt", nil, 1},
+		{"quota", crawl.Options{Quota: 150}, "/ /rel.txt", nil, 0},
+	} {
+		asked, tries = nil, 0
+		dir := t.TempDir()
+		tt.o.IgnoreRobots = true
+		tt.o.Retries, tt.o.RetryWait = 1, time.Millisecond
+		if tt.files != nil {
+			tt.o.OutputDir = dir
+		}
+		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, tt.o)
+		if err != nil || rep.Failed != tt.failed {
+			t.Errorf("%s: %v, report %+v", tt.name, err, rep)
+		}
+		slices.Sort(asked)
+		if got := strings.Join(asked, " "); got != tt.asked {
+			t.Errorf("%s: asked %s, want %s", tt.name, got, tt.asked)
+		}
+		if tt.name == "quota" && rep.OverQuota != 3 {
+			t.Errorf("quota: %d left, want 3", rep.OverQuota)
+		}
+		if tt.files != nil {
+			var got []string
+			filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+				if err == nil && !de.IsDir() {
+					rel, _ := filepath.Rel(dir, p)
+					got = append(got, filepath.ToSlash(rel))
+				}
+				return err
+			})
+			if strings.Join(got, " ") != strings.Join(tt.files, " ") {
+				t.Errorf("%s: wrote %q, want %q", tt.name, got, tt.files)
+			}
+		}
+	}
+}

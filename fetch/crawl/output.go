@@ -188,9 +188,11 @@ func (l *localFile) abandon() {
 }
 
 // localPath is where u's object goes below the output folder, "/"
-// separated: HOST[:PORT]/PATH[?QUERY], each part made a name by o's
-// FileNames; a folder's index where the path ends at a folder or the
-// object is a listing; without HOST with NoHostDirs, and without the first
+// separated: [SCHEME/]HOST[:PORT]/PATH[?QUERY] (SCHEME with
+// ProtocolDirs), each part made a name by o's FileNames; a folder's index
+// (index, or for an HTML page DefaultPage or index.html) where the path
+// ends at a folder or the object is a listing; without HOST with
+// NoHostDirs, and without the first
 // CutDirs folders of PATH; with AdjustExtension, an HTML page's name ends
 // in .html and a style sheet's in .css (after the query, as wget's).
 func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
@@ -223,6 +225,9 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 		index := "index"
 		if resp.MediaType == "text/html" {
 			index = "index.html"
+			if o.DefaultPage != "" {
+				index = o.DefaultPage
+			}
 		}
 		kept = append(kept, fn.name(index)) // in upper case too, as wget's
 	}
@@ -248,6 +253,9 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 	}
 	if !o.NoHostDirs {
 		kept = append([]string{host}, kept...)
+	}
+	if o.ProtocolDirs {
+		kept = append([]string{u.Scheme}, kept...)
 	}
 	for _, s := range kept {
 		if !localName(s) {
