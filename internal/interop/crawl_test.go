@@ -212,6 +212,39 @@ func TestFileNames(t *testing.T) {
 	}
 }
 
+// TestWgetCrawlFlags: more of wget's recursive flags, deref crawl and
+// wget on the same site: the same files, byte for byte.
+func TestWgetCrawlFlags(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := buildDeref(t)
+	for _, tt := range []struct {
+		flags []string
+		files int
+	}{
+		{[]string{"--https-only"}, 1},
+		{[]string{"-Q", "300"}, 5},
+		{[]string{"-L", "--protocol-directories", "--default-page=home.htm"}, 9},
+		{[]string{"-nH", "--protocol-directories", "--trust-server-names"}, 9},
+		{[]string{"--delete-after"}, 0},
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")...)
+		runTool(t, "wget", append(append([]string{"-q", "-r", "-np", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")...)
+		if tt.files == 0 {
+			for _, d := range []string{ours, theirs} {
+				filepath.WalkDir(d, func(p string, de os.DirEntry, err error) error {
+					if err == nil && !de.IsDir() {
+						t.Errorf("%q: %s left", tt.flags, p)
+					}
+					return err
+				})
+			}
+			continue
+		}
+		sameFiles(t, fmt.Sprintf("%q", tt.flags), ours, theirs, tt.files, "")
+	}
+}
+
 // TestRedirectedFolders: links to folders without their slash, which
 // nginx sends on to the folders' URLs with it: deref crawl takes the
 // folders' pages' links relative to where nginx sent it, as wget does,
