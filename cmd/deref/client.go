@@ -94,7 +94,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	case o.netrcFile != "":
 		c.NetrcFile = o.netrcFile
 	}
-	if o.insecure || o.caCert != "" || o.cert != "" || o.tlsMin != 0 || o.tlsMax != 0 {
+	if o.insecure || o.caCert != "" || o.caPath != "" || o.cert != "" || o.tlsMin != 0 || o.tlsMax != 0 {
 		c.TLSConfig = &tls.Config{InsecureSkipVerify: o.insecure, MinVersion: o.tlsMin, MaxVersion: o.tlsMax}
 	}
 	if o.tlsMin != 0 && o.tlsMax != 0 && o.tlsMax < o.tlsMin {
@@ -131,14 +131,21 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			c.Resolve[hostPort] = addr
 		}
 	}
-	if o.caCert != "" {
-		b, err := os.ReadFile(o.caCert)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
-		}
+	if o.caCert != "" || o.caPath != "" {
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("--cacert: %s holds no PEM certificate", o.caCert)
+		if o.caCert != "" {
+			b, err := os.ReadFile(o.caCert)
+			if err != nil {
+				return nil, fmt.Errorf("--cacert: %w", err)
+			}
+			if !pool.AppendCertsFromPEM(b) {
+				return nil, fmt.Errorf("--cacert: %s holds no PEM certificate", o.caCert)
+			}
+		}
+		if o.caPath != "" {
+			if err := addCertDir(pool, o.caPath); err != nil {
+				return nil, fmt.Errorf("--capath: %w", err)
+			}
 		}
 		c.TLSConfig.RootCAs = pool
 	}
@@ -150,6 +157,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 	}
 	c.FTP.ExplicitTLS = o.ftpSSL
 	c.FTP.NoPipelining = o.ftpSync
+	c.FTP.DisableEPSV = o.noEPSV
 	if o.password != "" {
 		switch {
 		case o.user == "":
@@ -268,6 +276,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 				prefix = "> "
 			case protocols.TraceRecv:
 				prefix = "< "
+			}
+			if o.traceTime {
+				prefix = time.Now().Format("15:04:05.000000 ") + prefix
 			}
 			errMu.Lock()
 			fmt.Fprintln(to, prefix+oneLine(ev.Text))
@@ -598,4 +609,28 @@ func pickFamily(ips []net.IP, network string) net.IP {
 		return nil
 	}
 	return v6
+}
+
+// addCertDir adds to pool the PEM certificates of the regular files in
+// dir (OpenSSL's hashed links to them included), as curl's --capath
+// reads a folder; a folder with none is an error.
+func addCertDir(pool *x509.CertPool, dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue // a folder, a broken link: not a certificate
+		}
+		if pool.AppendCertsFromPEM(b) {
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("%s holds no PEM certificate", dir)
+	}
+	return nil
 }

@@ -440,6 +440,15 @@ func TestCACert(t *testing.T) {
 	if r := runDeref(t, "", "--cacert", empty, s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "holds no PEM certificate") {
 		t.Errorf("--cacert without a certificate: exit %d, %s", r.code, r.stderr)
 	}
+	// curl's --capath: the certificates of a folder's files; a folder
+	// without any is a usage error.
+	if r := runDeref(t, "", "--capath", dir, s.URL+"/x"); r.code != 0 || r.stdout != "trusted" {
+		t.Errorf("--capath: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	os.Remove(ca)
+	if r := runDeref(t, "", "--capath", dir, s.URL+"/x"); r.code != 1 || !strings.Contains(r.stderr, "holds no PEM certificate") {
+		t.Errorf("--capath without a certificate: exit %d, %s", r.code, r.stderr)
+	}
 }
 
 // TestWgetPassword: wget's --user and --password log in together; a

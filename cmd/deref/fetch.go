@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -231,6 +232,17 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		fmt.Fprintln(stderr, "deref: "+resp.Note)
 	}
 	switch {
+	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && o.listOnly && !o.json:
+		bw := bufio.NewWriter(stdout)
+		for _, e := range resp.Entries {
+			if e.Name != "" && e.Kind != protocols.KindInfo {
+				bw.WriteString(oneLine(e.Name) + "\n")
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return fetch.WriteError(err)
+		}
+		return resp.Body.Close()
 	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && !o.raw:
 		if err := printEntries(stdout, resp.Entries, o.json); err != nil {
 			return fetch.WriteError(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/url"
 )
 
 // command is a set of deref's commands: a flag belongs to one or both.
@@ -434,6 +435,46 @@ var flagTable = []flagDef{
 		set: refused("deref sends a login, Authorization and Cookie fields only to the site asked for, never after a redirect to another")},
 	{long: "proxy-basic", cmds: cmdGet, group: "Connection", hidden: true, help: "Basic to the proxy (what -U sends)", set: habit},
 	{long: "ftp-pasv", cmds: cmdGet, group: "Connection", hidden: true, help: "passive FTP data connections (the default)", set: habit},
+	{long: "disable-epsv", cmds: cmdBoth, group: "FTP",
+		help: "ask FTP servers for data connections with PASV only, not EPSV first, as curl --disable-epsv", set: boolean(func(o *options) *bool { return &o.noEPSV })},
+	{long: "disable-eprt", cmds: cmdBoth, group: "FTP", hidden: true, help: "what deref does: its data connections are passive", set: habit},
+	{long: "ftp-skip-pasv-ip", cmds: cmdBoth, group: "FTP", hidden: true, help: "what deref does: data connections go to the control connection's address, whatever PASV names", set: habit},
+	{long: "quote", short: "Q", cmds: cmdGet, group: "FTP", arg: "COMMAND", hidden: true, help: "refused", set: refused("deref sends no raw commands: it retrieves")},
+	{long: "trace-time", cmds: cmdBoth, group: "Output",
+		help: "with -v or --trace-ascii: begin each line of the trace with the time, as curl --trace-time", set: boolean(func(o *options) *bool { return &o.traceTime })},
+	{long: "capath", cmds: cmdBoth | cmdServe, group: "Connection", arg: "DIR", complete: "dir",
+		help: "verify TLS servers against the certificates (PEM) of the files in DIR instead of the system's, as curl --capath", set: str(func(o *options) *string { return &o.caPath })},
+	{long: "ca-native", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "what deref does without --cacert: the system's certificates", set: habit},
+	{long: "ssl-no-revoke", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "what deref does: it asks no revocation list", set: habit},
+	{long: "no-sessionid", cmds: cmdBoth | cmdServe, group: "Connection", hidden: true, help: "taken: deref resumes no TLS sessions from one run to the next", set: habit},
+	{long: "false-start", cmds: cmdBoth, group: "Connection", hidden: true, help: "taken: curl's TLS False Start, which Go's TLS does not do", set: habit},
+	{long: "tcp-fastopen", cmds: cmdBoth, group: "Connection", hidden: true, help: "taken: connections are opened as usual", set: habit},
+	{long: "tcp-nodelay", cmds: cmdBoth, group: "Connection", hidden: true, help: "what deref does (Go sets TCP_NODELAY)", set: habit},
+	{long: "no-keepalive", cmds: cmdBoth, group: "Connection", hidden: true, help: "taken: deref keeps Go's TCP keep-alive probes", set: habit},
+	{long: "keepalive-time", cmds: cmdBoth, group: "Connection", arg: "SECONDS", hidden: true, help: "taken: deref keeps Go's TCP keep-alive interval", set: func(_ *options, v string) error {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			return fmt.Errorf("%q is not a number of seconds", v)
+		}
+		return nil
+	}},
+	{long: "happy-eyeballs-timeout-ms", cmds: cmdBoth, group: "Connection", arg: "MS", hidden: true, help: "taken: deref tries the next address after Go's 300 ms", set: func(_ *options, v string) error {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			return fmt.Errorf("%q is not a number of milliseconds", v)
+		}
+		return nil
+	}},
+	{long: "styled-output", cmds: cmdBoth, group: "Output", hidden: true, help: "taken: deref styles no output", set: habit},
+	{long: "no-styled-output", cmds: cmdBoth, group: "Output", hidden: true, help: "what deref does", set: habit},
+	{long: "post301", cmds: cmdGet, group: "HTTP", hidden: true, help: "what deref does: it sends GET after any redirect", set: habit},
+	{long: "post302", cmds: cmdGet, group: "HTTP", hidden: true, help: "what deref does: it sends GET after any redirect", set: habit},
+	{long: "post303", cmds: cmdGet, group: "HTTP", hidden: true, help: "what deref does: it sends GET after any redirect", set: habit},
+	{long: "hsts", cmds: cmdBoth, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref keeps no HSTS cache: give https:// URLs (redirects never lead from https to http without --allow-downgrade)")},
+	{long: "alt-svc", cmds: cmdBoth, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 and keeps no Alt-Svc cache")},
+	{long: "doh-url", cmds: cmdBoth, group: "Connection", arg: "URL", hidden: true, help: "refused", set: refused("deref resolves names with the system's resolver; --resolve and --connect-to pin addresses")},
+	{long: "dns-servers", cmds: cmdBoth, group: "Connection", arg: "ADDRESSES", hidden: true, help: "refused", set: refused("deref resolves names with the system's resolver; --resolve and --connect-to pin addresses")},
+	{long: "libcurl", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true, help: "refused", set: refused("deref writes no C program: the library is fetch.Get and fetch.Client")},
+	{long: "metalink", cmds: cmdGet, group: "Output", hidden: true, help: "refused", set: refused("deref reads no Metalink files (curl dropped them too)")},
+	{long: "http0.9", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
 	{long: "parallel-immediate", cmds: cmdGet, group: "Output", hidden: true, help: "connect at once (what --parallel does)", set: habit},
 	{long: "get", short: "G", cmds: cmdGet, group: "HTTP",
 		help: "put the data of -d, --data-urlencode and the like into the URL's query, as curl -G (deref sends no request body)", set: boolean(func(o *options) *bool { return &o.getQuery })},
@@ -546,8 +587,12 @@ var flagTable = []flagDef{
 		help: "curl's --socks5: --socks5-hostname (deref leaves the names to the proxy, never resolving them itself)", set: socks("socks5")},
 	{long: "socks4", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
 	{long: "socks4a", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
-	{long: "netrc", cmds: cmdBoth, group: "Connection",
+	{long: "netrc", short: "n", cmds: cmdGet | cmdMirror, group: "Connection",
 		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
+	{long: "netrc", cmds: cmdCrawl, group: "Connection", // -n is wget's -nv, -nd ... there
+		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
+	{long: "list-only", short: "l", cmds: cmdGet, group: "Output",
+		help: "of a listing (an FTP folder, a Gopher menu, a newsgroup ...), print the names only, one a line, as curl --list-only", set: boolean(func(o *options) *bool { return &o.listOnly })},
 	{long: "no-netrc", cmds: cmdBoth, group: "Connection",
 		help: "do not read a netrc file", set: boolean(func(o *options) *bool { return &o.noNetrc })},
 	{long: "netrc-file", cmds: cmdBoth, group: "Connection", arg: "FILE", complete: "file",
@@ -801,7 +846,8 @@ var flagTable = []flagDef{
 		help: "taken: curl falls back to HTTP/1.1 where HTTP/2 is not agreed on, and deref always speaks HTTP/1.1", set: habit},
 	{long: "http3", cmds: cmdBoth, group: "HTTP", hidden: true,
 		help: "taken: curl falls back to HTTP/1.1 where HTTP/3 fails, and deref always speaks HTTP/1.1", set: habit},
-	{long: "http1.0", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
+	{long: "http1.0", short: "0", cmds: cmdGet, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
+	{long: "http1.0", cmds: cmdMirror | cmdCrawl, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
 	{long: "http2-prior-knowledge", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
 	{long: "http3-only", cmds: cmdBoth, group: "HTTP", hidden: true, help: "refused", set: refused("deref speaks HTTP/1.1 only")},
 	{long: "etag-compare", cmds: cmdGet, group: "HTTP", arg: "FILE", complete: "file",
@@ -1183,6 +1229,13 @@ func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, 
 				}
 				continue
 			}
+			if j+1 >= len(letters) && curlInclude(cmd, f, args[i+1:]) {
+				// curl's -i (--include) before a URL, or last.
+				if err := visit(lookup(cmd, "include", false), "", valueAt{arg: -1}); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			value := strings.TrimPrefix(letters[j+1:], "=")
 			at := valueAt{i, len(a) - len(value)}
 			if j+1 >= len(letters) {
@@ -1199,6 +1252,25 @@ func scanFlags(cmd command, args []string, visit func(f *flagDef, value string, 
 		}
 	}
 	return pos, nil
+}
+
+// curlInclude says whether deref URL's -i, whose value would be rest[0],
+// is curl's -i (--include) rather than -i FILE (--input-file, as wget's):
+// when nothing follows it, or a URL with a scheme that names no file here
+// ("curl -i https://example.org/", "curl -si URL").
+func curlInclude(cmd command, f *flagDef, rest []string) bool {
+	if cmd != cmdGet || f.long != "input-file" {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	u, err := url.Parse(rest[0])
+	if err != nil || len(u.Scheme) < 2 { // C:\list.txt is a file
+		return false
+	}
+	_, err = os.Stat(rest[0])
+	return err != nil
 }
 
 // apply sets f from value, naming the flag in an error.

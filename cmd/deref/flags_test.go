@@ -216,6 +216,23 @@ func TestFTPUser(t *testing.T) {
 	}
 }
 
+// TestDisableEPSV: curl's --disable-epsv asks for data connections with
+// PASV only; without it EPSV comes first.
+func TestDisableEPSV(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		epsv bool
+	}{{nil, true}, {[]string{"--disable-epsv"}, false}} {
+		s := &ftpscript.Server{Files: map[string]string{"f": "x"}}
+		start(t, s.Start, s.Close)
+		r := runDeref(t, "", append(tt.args, "ftp://"+s.Addr()+"/f")...)
+		cmds := strings.Join(s.Commands(), "|")
+		if r.code != 0 || r.stdout != "x" || strings.Contains(cmds, "EPSV") != tt.epsv || !tt.epsv && !strings.Contains(cmds, "PASV") {
+			t.Errorf("%q: exit %d, %q, sent %q; %s", tt.args, r.code, r.stdout, cmds, r.stderr)
+		}
+	}
+}
+
 // TestListingURLsWithoutPassword: a listing's URLs name the user of the
 // URL listed but not its password, in either form.
 func TestListingURLsWithoutPassword(t *testing.T) {
@@ -999,5 +1016,43 @@ func TestShownShortNames(t *testing.T) {
 	writeHelp(&b, cmdCrawl, "")
 	if strings.Contains(b.String(), "-K, --config") || strings.Contains(b.String(), "-q, --disable") || !strings.Contains(b.String(), "-K, --backup-converted") {
 		t.Errorf("deref crawl -h:\n%s", b.String())
+	}
+}
+
+// TestCurlLetters: curl's -i (--include) before a URL or last, where
+// -i FILE reads a list of URLs (a file that is there, a name without a
+// scheme); -n (--netrc); -l (--list-only) prints a listing's names.
+func TestCurlLetters(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("X-Path", r.URL.Path)
+		io.WriteString(w, "body of "+r.URL.Path+"\n")
+	}))
+	defer s.Close()
+	for _, args := range [][]string{{"-i", s.URL + "/a"}, {"-si", s.URL + "/a"}, {s.URL + "/a", "-i"}} {
+		r := runDeref(t, "", args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "HTTP/1.1 200 OK\r\n") || !strings.Contains(r.stdout, "X-Path: /a\r\n") || !strings.HasSuffix(r.stdout, "\r\n\r\nbody of /a\n") {
+			t.Errorf("%q: exit %d, %q; %s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	dir := t.TempDir()
+	list := filepath.Join(dir, "urls")
+	os.WriteFile(list, []byte(s.URL+"/b\n"), 0o644)
+	if r := runDeref(t, "", "-i", list); r.code != 0 || r.stdout != "body of /b\n" {
+		t.Errorf("-i FILE: exit %d, %q; %s", r.code, r.stdout, r.stderr)
+	}
+	var o options
+	if _, err := parseFlags(cmdGet, []string{"-n", "-l", "u"}, &o); err != nil || !o.netrc || !o.listOnly {
+		t.Errorf("-n -l: %v %+v", err, o.netrc)
+	}
+	for _, name := range []string{"b.txt", "a.txt", "sub"} {
+		os.Mkdir(filepath.Join(dir, "d"), 0o755)
+		os.WriteFile(filepath.Join(dir, "d", name), nil, 0o644)
+	}
+	u := "file://" + filepath.ToSlash(filepath.Join(dir, "d")) + "/"
+	if runtime.GOOS == "windows" {
+		u = "file:///" + filepath.ToSlash(filepath.Join(dir, "d")) + "/"
+	}
+	if r := runDeref(t, "", "-l", u); r.code != 0 || r.stdout != "a.txt\nb.txt\nsub\n" {
+		t.Errorf("-l: exit %d, %q; %s", r.code, r.stdout, r.stderr)
 	}
 }

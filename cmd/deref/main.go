@@ -70,7 +70,7 @@ type options struct {
 	newsServer                                             string
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
-	caCert, cert, key                                      string
+	caCert, caPath, cert, key                              string
 	noProxy                                                string
 	failEarly                                              bool
 	retryAll                                               bool
@@ -80,6 +80,8 @@ type options struct {
 	cookieJar                                              string   // -c, --save-cookies
 	wgetJar, keepSessions, junkSessions                    bool     // --save-cookies, --keep-session-cookies, -j
 	noCookies, memoryJar                                   bool     // wget's --no-cookies; deref crawl's cookies kept in memory, as wget's
+	listOnly                                               bool     // --list-only: a listing's names only
+	noEPSV, traceTime                                      bool     // --disable-epsv, --trace-time
 	jar                                                    *cookiefile.Jar
 	dumpHeader                                             string    // -D
 	timeCond                                               string    // -z, as given

@@ -66,6 +66,10 @@ type Fetcher struct {
 	// TrustPASVAddress uses the address a PASV reply names instead of the
 	// control connection's.
 	TrustPASVAddress bool
+	// DisableEPSV asks for data connections with PASV only, never EPSV
+	// (curl's --disable-epsv), for servers or middleboxes that mishandle
+	// it; otherwise EPSV is tried first, and PASV where it fails.
+	DisableEPSV bool
 	// MaxIdle is the number of idle control connections kept per server and
 	// login; 0 means 4, negative none.
 	MaxIdle int

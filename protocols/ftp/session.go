@@ -70,7 +70,7 @@ func (f *Fetcher) session(ctx context.Context, req *protocols.Request, l loginIn
 		req.MarkActive() // connected already: only idle time counts
 		return s, true, nil
 	}
-	noEPSV := f.noEPSV[addr]
+	noEPSV := f.noEPSV[addr] || f.DisableEPSV
 	f.mu.Unlock()
 	s, err := f.dial(ctx, req, addr, key, l, noEPSV)
 	return s, false, err
