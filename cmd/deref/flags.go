@@ -587,9 +587,9 @@ var flagTable = []flagDef{
 		help: "curl's --socks5: --socks5-hostname (deref leaves the names to the proxy, never resolving them itself)", set: socks("socks5")},
 	{long: "socks4", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
 	{long: "socks4a", cmds: cmdBoth, group: "Connection", arg: "HOST[:PORT]", hidden: true, help: "refused", set: refused("deref speaks SOCKS5 only (--socks5-hostname)")},
-	{long: "netrc", short: "n", cmds: cmdGet | cmdMirror, group: "Connection",
+	{long: "netrc", short: "n", cmds: cmdGet, group: "Connection",
 		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
-	{long: "netrc", cmds: cmdCrawl, group: "Connection", // -n is wget's -nv, -nd ... there
+	{long: "netrc", cmds: cmdMirror | cmdCrawl, group: "Connection", // -n is lftp's only-newer, and wget's -nv, -nd ...
 		help: "read credentials from ~/.netrc (or $NETRC); the default", set: boolean(func(o *options) *bool { return &o.netrc })},
 	{long: "list-only", short: "l", cmds: cmdGet, group: "Output",
 		help: "of a listing (an FTP folder, a Gopher menu, a newsgroup ...), print the names only, one a line, as curl --list-only", set: boolean(func(o *options) *bool { return &o.listOnly })},
