@@ -58,7 +58,7 @@ func (m *run) noteWritten(u, final *url.URL, rel string, kind pageKind) {
 func linkKey(u *url.URL) string {
 	c := *u
 	c.HasFragment, c.Fragment = false, ""
-	return c.Normalize().String()
+	return crawlForm(&c).String()
 }
 
 // convertLinks rewrites the links of every HTML page and style sheet

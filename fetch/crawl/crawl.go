@@ -311,7 +311,7 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		if err != nil {
 			return nil, &fetch.Error{Op: "crawl", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 		}
-		m.starts = append(m.starts, u.Normalize())
+		m.starts = append(m.starts, crawlForm(u))
 	}
 	var first []job
 	if o.State != "" {
@@ -385,7 +385,7 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 // admit marks u seen and says whether it is to be fetched: not seen
 // before, and within MaxItems.
 func (m *run) admit(u *url.URL) bool {
-	return m.admitKey(u.Normalize().String())
+	return m.admitKey(crawlForm(u).String())
 }
 
 // admitKey is admit of a URL given by its normalised form's string.
@@ -453,7 +453,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		return
 	}
 	m.mu.Lock()
-	reached := m.reached[j.u.Normalize().String()]
+	reached := m.reached[crawlForm(j.u).String()]
 	m.mu.Unlock()
 	if reached {
 		// A redirect led to it while it waited, and it was fetched there.
@@ -667,7 +667,7 @@ func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
 			named = final
 		} else if folderOf := *u; u.Path != "" && final.Path == u.Path+"/" {
 			folderOf.Path = final.Path
-			if folderOf.Normalize().String() == final.Normalize().String() {
+			if crawlForm(&folderOf).String() == crawlForm(final).String() {
 				// dir led to dir/: its page is the folder's index, not a
 				// file in the way of the folder's files.
 				named = final
@@ -769,7 +769,7 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 			continue // mailto:, telnet:, a remote page's file:
 		}
 		l.HasFragment, l.Fragment = false, ""
-		norm := l.Normalize()
+		norm := crawlForm(l)
 		key := norm.String()
 		if m.seenKey(key) {
 			continue // queued or fetched already, from another page
@@ -790,7 +790,7 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 func (m *run) sawRedirect(to *url.URL) {
 	c := *to
 	c.HasFragment, c.Fragment = false, ""
-	key := c.Normalize().String()
+	key := crawlForm(&c).String()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seen[key] = true

@@ -629,7 +629,7 @@ func TestCrawlQueryNames(t *testing.T) {
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		if r.URL.Path == "/" && r.URL.RawQuery == "" {
 			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<a href="p?x=1">1</a> <a href="p?x=2&amp;y=%2F">2</a> <a href="p?">3</a> <a href="./?page=2">4</a> <a href="a%3Ab%01c?q=%41%20b">5</a>`)
+			io.WriteString(w, `<a href="p?x=1">1</a> <a href="p?x=2&amp;y=%2F">2</a> <a href="p?">3</a> <a href="./?page=2">4</a> <a href="a%3Ab%01c?q=%41%20b">5</a> <a href="p?k=%3A%26%2B%41">6</a> <a href="p?`+strings.Repeat("q", 300)+`">7</a>`)
 			return
 		}
 		if r.URL.Path == "/" {
@@ -648,14 +648,16 @@ func TestCrawlQueryNames(t *testing.T) {
 	}{
 		{crawl.FileNames{System: "unix"}, u.Site(), map[string]string{
 			"p?x=1": "/p?x=1", "p?x=2&y=%2F": "/p?x=2&y=%2F", "p?": "/p?", "index.html?page=2": "/?page=2", "a:b%01c?q=A b": "/a%3Ab%01c?q=A%20b",
+			"p?k=:&+A": "/p?k=%3A%26%2BA", "p?" + strings.Repeat("q", 234): "/p?" + strings.Repeat("q", 300),
 		}},
 		{crawl.FileNames{System: "windows", Case: "upper"}, strings.ReplaceAll(u.Site(), ":", "+"), map[string]string{
 			"P@X=1": "/p?x=1", "P@X=2&Y=%2F": "/p?x=2&y=%2F", "P@": "/p?", "INDEX.HTML@PAGE=2": "/?page=2", "A%3AB%01C@Q=A B": "/a%3Ab%01c?q=A%20b",
+			"P@K=%3A&+A": "/p?k=%3A%26%2BA", "P@" + strings.Repeat("Q", 234): "/p?" + strings.Repeat("q", 300),
 		}},
 	} {
 		dir := t.TempDir()
 		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{OutputDir: dir, IgnoreRobots: true, FileNames: tt.names})
-		if err != nil || rep.Failed != 0 || rep.Fetched != 6 {
+		if err != nil || rep.Failed != 0 || rep.Fetched != 8 {
 			t.Fatalf("%+v: %v, report %+v", tt.names, err, rep)
 		}
 		entries, _ := os.ReadDir(filepath.Join(dir, tt.site))

@@ -236,7 +236,10 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		kept[len(kept)-1] += fn.querySep() + fn.name(q)
+		kept[len(kept)-1] += fn.querySep() + fn.name(q) // %26 as "&", as wget names it
+	}
+	if last := &kept[len(kept)-1]; len(*last) > maxName {
+		*last = (*last)[:maxName] // as wget shortens it, leaving room for .html, .orig, .1 ...
 	}
 	if o.CutDirs > 0 {
 		kept = kept[min(o.CutDirs, len(kept)-1):] // the file's own name stays
@@ -263,4 +266,63 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 		}
 	}
 	return strings.Join(kept, "/"), nil
+}
+
+// maxName is the longest name wget gives a file: 255 bytes, most
+// systems' limit, less the 19 it keeps for what it may add after it
+// (its CHOMP_BUFFER).
+const maxName = 255 - 19
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// crawlForm is u as a crawl compares, fetches and records it: in
+// url.Normalize's form (RFC 1738's one encoding level), but for the query
+// of an HTTP URL, where escapes of RFC 3986's reserved characters say
+// something else than the characters would (in a form's data "%2B" is a
+// plus and "+" a space): its escapes of the unreserved characters
+// (letters, digits, "-", ".", "_", "~") decoded, the others kept, in
+// capitals, as browsers and servers compare queries.
+func crawlForm(u *url.URL) *url.URL {
+	n := u.Normalize()
+	if u.HasQuery && (u.Scheme == "http" || u.Scheme == "https") {
+		n.Query = queryForm(u.Query)
+	}
+	return n
+}
+
+// queryForm is crawlForm's form of an HTTP query.
+func queryForm(q string) string {
+	if !strings.Contains(q, "%") {
+		return q
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if q[i] == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
+			c := unhex(q[i+1])<<4 | unhex(q[i+2])
+			i += 2
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&15])
+			}
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
 }

@@ -88,7 +88,7 @@ func (m *run) fromState(raw string) (*url.URL, error) {
 			}
 		}
 	}
-	return u.Normalize(), nil
+	return crawlForm(u), nil
 }
 
 // openState reads the state file, if there is one, into m, mends the WARC
