@@ -421,6 +421,10 @@ type FetchOptions struct {
 	// as the Response's Body, with Failure the error it would have been
 	// (curl's --fail-with-body); see protocols.Request.
 	ErrorBody bool
+	// Header holds request fields for this retrieval (HTTP), such as a
+	// crawl's Referer; a field [Client.Header] names too is left out,
+	// the Client's going instead.
+	Header [][2]string
 
 	segment bool // one segment of a segmented download: no Client.Progress
 }
@@ -565,12 +569,20 @@ func (c *Client) downgrade(from, to string) bool {
 	return s.Plain != "" && s.Plain == to
 }
 
+// ownFields is the fields of a retrieval's own header whose names the
+// Client's header does not hold.
+func ownFields(own, client [][2]string) [][2]string {
+	return slices.DeleteFunc(slices.Clone(own), func(f [2]string) bool {
+		return slices.ContainsFunc(client, func(g [2]string) bool { return strings.EqualFold(f[0], g[0]) })
+	})
+}
+
 // fetchOnce performs one retrieval without following redirects.
 // login says whether Client.User may be sent: the URL is at the site the
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Jar: c.Jar, HTTPAuth: c.HTTPAuth, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
-		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody}
+		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody, Header: ownFields(o.Header, c.Header)}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}

@@ -251,7 +251,8 @@ type HostReport struct {
 type job struct {
 	u     *url.URL
 	depth int
-	plus  bool // a Gopher+ item: its attribute block is archived too
+	plus  bool     // a Gopher+ item: its attribute block is archived too
+	from  *url.URL // the page whose link it was, if known: its Referer
 }
 
 type run struct {
@@ -497,7 +498,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused, Statuses: m.o.RetryStatuses}
 	err = policy.Do(ctx, func() error {
 		var err error
-		n, found, err = m.fetch(fctx, j.u)
+		n, found, err = m.fetch(fctx, j.u, j.from)
 		return err
 	}, nil)
 	if err == nil && j.plus && m.c.Recorder != nil {
@@ -525,7 +526,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			}
 			follow = follow && m.o.fetchable(l.u, j.depth+1)
 			if follow && m.admitKey(l.key) {
-				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus})
+				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus, from: j.u})
 				line.Links = append(line.Links, stateURL(l.u))
 				if l.plus {
 					line.Plus = append(line.Plus, stateURL(l.u))
@@ -625,8 +626,11 @@ type link struct {
 // a crawl may follow (fetch.Client.Follows): a listing's entries, an HTML
 // page's links and what it is shown with (fetch.PageLinks), what a style
 // sheet loads (fetch.CSSLinks).
-func (m *run) fetch(ctx context.Context, u *url.URL) (int64, []link, error) {
+func (m *run) fetch(ctx context.Context, u, from *url.URL) (int64, []link, error) {
 	var fo fetch.FetchOptions
+	if r := referer(from, u); r != "" {
+		fo.Header = [][2]string{{"Referer", r}} // as wget and browsers send it
+	}
 	var local *localCopy
 	if m.root != nil && (m.o.OnlyNewer || m.o.NoClobber) {
 		if local = m.localCopy(u); local != nil && m.o.NoClobber {
@@ -782,6 +786,19 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 		out = append(out, link{norm, key, plus[h], hl.Inline})
 	}
 	return out
+}
+
+// referer is the Referer of an HTTP request for u, whose link was on the
+// page from: from without its user, password and fragment; none from
+// anything but an HTTP page, nor from https to http.
+func referer(from, u *url.URL) string {
+	web := func(s string) bool { return s == "http" || s == "https" }
+	if from == nil || !web(from.Scheme) || !web(u.Scheme) || from.Scheme == "https" && u.Scheme == "http" {
+		return ""
+	}
+	r := *from
+	r.User, r.HasFragment, r.Fragment = nil, false, ""
+	return r.String()
 }
 
 // sawRedirect marks the URL a redirect led to as seen and reached, as

@@ -1296,3 +1296,40 @@ func TestCrawlLinkAndNameOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlReferer: each link is fetched with the page it was on as its
+// Referer, as wget and browsers send it (hotlink-protected images are
+// served so); a start URL with none; a Referer the Client sends for
+// every request (deref -e) goes instead.
+func TestCrawlReferer(t *testing.T) {
+	var mu sync.Mutex
+	refs := map[string][]string{}
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		refs[r.URL.Path] = r.Header.Values("Referer")
+		mu.Unlock()
+		if r.URL.Path == "/" || r.URL.Path == "/docs/" {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="/docs/">docs</a> <img src="/pic.png">`)
+		}
+	}))
+	defer s.Close()
+	if _, err := crawl.Run(context.Background(), client(), []string{s.URL + "/#top"}, crawl.Options{IgnoreRobots: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"/": "", "/docs/": s.URL + "/", "/pic.png": s.URL + "/"}
+	for p, r := range want {
+		if got := strings.Join(refs[p], ","); got != r {
+			t.Errorf("%s: Referer %q, want %q", p, got, r)
+		}
+	}
+	c := client()
+	c.Header = [][2]string{{"Referer", "http://given.example/"}}
+	refs = map[string][]string{}
+	if _, err := crawl.Run(context.Background(), c, []string{s.URL + "/"}, crawl.Options{IgnoreRobots: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(refs["/docs/"], ","); got != "http://given.example/" {
+		t.Errorf("with the Client's: Referer %q", got)
+	}
+}

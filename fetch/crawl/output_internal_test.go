@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/urlderef/deref/url"
 )
 
 // TestFolders: folders in use are never closed; once given back, those
@@ -88,5 +90,27 @@ func TestTagAttrs(t *testing.T) {
 	}
 	if want := `href=x y|data-q=1"2|checked=-|src=bare/`; strings.Join(got, "|") != want {
 		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+// referer: the page's URL without user, password and fragment; none
+// from https to http, nor from or to another scheme than HTTP's.
+func TestReferer(t *testing.T) {
+	for _, tt := range []struct{ from, to, want string }{
+		{"http://u:p@h/a/b?q#f", "http://h/c", "http://h/a/b?q"},
+		{"https://h/a", "https://i/b", "https://h/a"},
+		{"http://h/a", "https://h/b", "http://h/a"},
+		{"https://h/a", "http://h/b", ""},
+		{"gopher://h/1/", "http://h/b", ""},
+		{"http://h/a", "ftp://h/b", ""},
+	} {
+		from, _ := url.Parse(tt.from)
+		to, _ := url.Parse(tt.to)
+		if got := referer(from, to); got != tt.want {
+			t.Errorf("%s to %s: %q, want %q", tt.from, tt.to, got, tt.want)
+		}
+	}
+	if referer(nil, &url.URL{Scheme: "http"}) != "" {
+		t.Error("a start URL has a Referer")
 	}
 }
