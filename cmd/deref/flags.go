@@ -569,8 +569,18 @@ var flagTable = []flagDef{
 		help: "refuse objects larger than SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.maxBytes })},
 	{long: "noproxy", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOSTS",
 		help: "reach these hosts directly, whatever -x or the environment says (comma-separated; .domain and * too)", set: str(func(o *options) *string { return &o.noProxy })},
-	{long: "proxy", short: "x", cmds: cmdBoth, group: "Connection", arg: "URL", complete: "url",
+	{long: "proxy", short: "x", cmds: cmdGet | cmdMirror, group: "Connection", arg: "URL", complete: "url",
 		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "proxy", cmds: cmdCrawl, group: "Connection", arg: "URL", complete: "url",
+		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none); -x is wget's --force-directories here", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "force-directories", short: "x", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's -x: what deref crawl does with --output-dir, DIR/HOST/PATH (it undoes -nd)", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.c.opts.NoDirectories = false
+			}
+			return err
+		}},
 	{long: "connect-to", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOST1:PORT1:HOST2:PORT2",
 		help: "connect to HOST2:PORT2 for HOST1:PORT1 (repeatable; an empty HOST2 or PORT2 is HOST1's or PORT1's), the request still naming HOST1, as curl --connect-to", set: list(func(o *options) *[]string { return &o.connectTo })},
 	{long: "unix-socket", cmds: cmdBoth, group: "Connection", arg: "PATH", complete: "file",

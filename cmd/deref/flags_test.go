@@ -576,6 +576,9 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-r", "-q"}, func(o *options) bool { return o.silent && !o.noConfig }},
+		{cmdCrawl, []string{"-nd", "-x", "--proxy", "http://p.example:3128"}, func(o *options) bool {
+			return !o.c.opts.NoDirectories && o.proxy == "http://p.example:3128"
+		}},
 		{cmdCrawl, []string{"--html-extension", "--http-user=a", "--http-password=b"}, func(o *options) bool {
 			return o.c.opts.AdjustExtension && o.user == "a" && o.password == "b"
 		}},
