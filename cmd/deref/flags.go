@@ -18,6 +18,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/url"
 )
 
@@ -569,10 +570,10 @@ var flagTable = []flagDef{
 		help: "refuse objects larger than SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.maxBytes })},
 	{long: "noproxy", cmds: cmdBoth | cmdServe, group: "Connection", arg: "HOSTS",
 		help: "reach these hosts directly, whatever -x or the environment says (comma-separated; .domain and * too)", set: str(func(o *options) *string { return &o.noProxy })},
-	{long: "proxy", short: "x", cmds: cmdGet | cmdMirror, group: "Connection", arg: "URL", complete: "url",
+	{long: "proxy", short: "x", cmds: cmdGet, group: "Connection", arg: "URL", complete: "url",
 		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none)", set: str(func(o *options) *string { return &o.proxy })},
-	{long: "proxy", cmds: cmdCrawl, group: "Connection", arg: "URL", complete: "url",
-		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none); -x is wget's --force-directories here", set: str(func(o *options) *string { return &o.proxy })},
+	{long: "proxy", cmds: cmdMirror | cmdCrawl, group: "Connection", arg: "URL", complete: "url",
+		help: "use this proxy for every URL: http://host:port or socks5://host:port (- for none); -x is lftp's --exclude RX in deref mirror, wget's --force-directories in deref crawl", set: str(func(o *options) *string { return &o.proxy })},
 	{long: "force-directories", short: "x", cmds: cmdCrawl, group: "Crawl", hidden: true,
 		help: "wget's -x: what deref crawl does with --output-dir, DIR/HOST/PATH (it undoes -nd)", set: func(o *options, v string) error {
 			on, err := parseBool(v)
@@ -824,7 +825,10 @@ var flagTable = []flagDef{
 			}
 			return nil
 		}},
-	{long: "cookie-jar", short: "c", cmds: cmdBoth, group: "HTTP", arg: "FILE",
+	{long: "cookie-jar", short: "c", cmds: cmdGet | cmdCrawl, group: "HTTP", arg: "FILE",
+		help: "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)",
+		set:  str(func(o *options) *string { return &o.cookieJar })},
+	{long: "cookie-jar", cmds: cmdMirror, group: "HTTP", arg: "FILE", // -c is lftp's --continue there
 		help: "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)",
 		set:  str(func(o *options) *string { return &o.cookieJar })},
 	{long: "junk-session-cookies", short: "j", cmds: cmdBoth, group: "HTTP",
@@ -842,7 +846,16 @@ var flagTable = []flagDef{
 		help: "wget's --keep-session-cookies: --save-cookies writes session cookies too", set: boolean(func(o *options) *bool { return &o.keepSessions })},
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",
 		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},
-	{long: "referer", short: "e", cmds: cmdBoth, group: "HTTP", arg: "URL", complete: "url",
+	{long: "referer", short: "e", cmds: cmdGet | cmdCrawl, group: "HTTP", arg: "URL", complete: "url",
+		help: "send Referer: URL", set: func(o *options, v string) error {
+			if name, _, ok := strings.Cut(v, "="); ok && !strings.Contains(name, ":") {
+				// wget's -e robots=off: a referer is a URL, with its scheme.
+				return execute(o, v)
+			}
+			o.referer = v
+			return nil
+		}},
+	{long: "referer", cmds: cmdMirror, group: "HTTP", arg: "URL", complete: "url", // -e is lftp's --delete there
 		help: "send Referer: URL", set: func(o *options, v string) error {
 			if name, _, ok := strings.Cut(v, "="); ok && !strings.Contains(name, ":") {
 				// wget's -e robots=off: a referer is a URL, with its scheme.
@@ -936,6 +949,46 @@ var flagTable = []flagDef{
 		help: "mirror only files matching GLOB (repeatable; with a / it matches the path)", set: list(func(o *options) *[]string { return &o.m.opts.Include })},
 	{long: "exclude", cmds: cmdMirror, group: "Mirror", arg: "GLOB",
 		help: "leave out files and folders matching GLOB (repeatable)", set: list(func(o *options) *[]string { return &o.m.opts.Exclude })},
+	{long: "include-regex", short: "i", cmds: cmdMirror, group: "Mirror", arg: "RX",
+		help: "lftp's mirror -i: include files whose path below URL matches the regular expression RX (Go's RE2 syntax); with -x, -I and -X, in order, the last that matches decides, and when the first includes, what none matches is left out", set: rule(true, true)},
+	{long: "exclude-regex", short: "x", cmds: cmdMirror, group: "Mirror", arg: "RX",
+		help: "lftp's mirror -x: exclude files and folders whose path below URL (a folder's ending in /) matches RX (see -i)", set: rule(false, true)},
+	{long: "include-glob", short: "I", cmds: cmdMirror, group: "Mirror", arg: "GLOB",
+		help: "lftp's mirror -I: include files whose name matches GLOB (the path, with a /; see -i)", set: rule(true, false)},
+	{long: "exclude-glob", short: "X", cmds: cmdMirror, group: "Mirror", arg: "GLOB",
+		help: "lftp's mirror -X: exclude files and folders whose name matches GLOB (see -i)", set: rule(false, false)},
+	// lftp's mirror, as it spells its flags.
+	{long: "continue", short: "c", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does: a NAME.part an interrupted run left is continued", set: habit},
+	{long: "delete", short: "e", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "lftp's -e: --delete", set: boolean(func(o *options) *bool { return &o.m.opts.Delete })},
+	{long: "delete-first", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "lftp's --delete-first: --delete (deref removes them once the transfers are done)", set: boolean(func(o *options) *bool { return &o.m.opts.Delete })},
+	{long: "only-newer", short: "n", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "lftp's -n: --only-newer", set: boolean(func(o *options) *bool { return &o.m.opts.OnlyNewer })},
+	{long: "parallel", short: "P", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
+		help: "lftp's -P N: --parallel N", set: integer(func(o *options) *int { return &o.parallel })},
+	{long: "no-recursion", short: "r", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "lftp's -r: --max-depth 1", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.m.opts.MaxDepth = 1
+			}
+			return err
+		}},
+	{long: "dereference", short: "L", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "lftp's -L: --follow-symlinks", set: boolean(func(o *options) *bool { return &o.m.opts.FollowSymlinks })},
+	{long: "use-pget-n", cmds: cmdMirror, group: "Mirror", arg: "N", hidden: true,
+		help: "lftp's --use-pget-n: --segments N", set: integer(func(o *options) *int { return &o.segments })},
+	{long: "no-symlinks", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does without --follow-symlinks: remote symbolic links are skipped and reported", set: habit},
+	{long: "no-perms", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does: files get this system's default permissions", set: habit},
+	{long: "no-umask", cmds: cmdMirror, group: "Mirror", hidden: true,
+		help: "what deref mirror does: files get this system's default permissions", set: habit},
+	{long: "reverse", short: "R", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref retrieves: it uploads nothing (lftp's reverse mirror)")},
+	{long: "Remove-source-files", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref never changes the server's files")},
+	{long: "Move", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref never changes the server's files")},
 	{long: "max-depth", cmds: cmdMirror, group: "Mirror", arg: "N",
 		help: "go at most N levels deep (1: only the start folder's files; 0: no limit)", set: integer(func(o *options) *int { return &o.m.opts.MaxDepth })},
 	{long: "dry-run", cmds: cmdMirror, group: "Mirror",
@@ -1534,5 +1587,25 @@ func tlsMin(v uint16) func(*options, string) error {
 			o.tlsMin = 0
 		}
 		return err
+	}
+}
+
+// rule is the setter of lftp's mirror -i, -x, -I and -X: a rule added
+// after the others, including or excluding, a regular expression or a
+// glob.
+func rule(include, regex bool) func(*options, string) error {
+	return func(o *options, v string) error {
+		r := mirror.Rule{Include: include, Glob: v}
+		if regex {
+			re, err := regexp.Compile(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a regular expression: %w", v, err)
+			}
+			r.Regex, r.Glob = re, ""
+		} else if _, err := path.Match(v, ""); err != nil {
+			return fmt.Errorf("%q is not a glob: %w", v, err)
+		}
+		o.m.opts.Rules = append(o.m.opts.Rules, r)
+		return nil
 	}
 }

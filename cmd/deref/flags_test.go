@@ -576,6 +576,16 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-r", "-q"}, func(o *options) bool { return o.silent && !o.noConfig }},
+		// lftp's mirror letters.
+		{cmdMirror, []string{"-c", "-e", "-n", "-P", "3", "-r", "-L", "--use-pget-n=2", "--cookie-jar", "j", "--proxy", "http://p.example/"}, func(o *options) bool {
+			m := o.m.opts
+			return m.Delete && m.OnlyNewer && o.parallel == 3 && m.MaxDepth == 1 && m.FollowSymlinks && o.segments == 2 && o.cookieJar == "j" && o.proxy == "http://p.example/"
+		}},
+		{cmdMirror, []string{"-i", "a$", "-x", "^b/", "-I", "*.c", "-X", "d*"}, func(o *options) bool {
+			r := o.m.opts.Rules
+			return len(r) == 4 && r[0].Include && r[0].Regex.String() == "a$" && !r[1].Include && r[1].Regex != nil &&
+				r[2].Include && r[2].Glob == "*.c" && !r[3].Include && r[3].Glob == "d*"
+		}},
 		{cmdCrawl, []string{"-nd", "-x", "--proxy", "http://p.example:3128"}, func(o *options) bool {
 			return !o.c.opts.NoDirectories && o.proxy == "http://p.example:3128"
 		}},
@@ -670,6 +680,9 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "--regex-type=glob", "not posix or pcre"},
 		{cmdCrawl, "-t -1", "not a number of tries"},
 		{cmdCrawl, "--level=deep", "not a count"},
+		{cmdMirror, "-R", "uploads nothing"},
+		{cmdMirror, "-x (", "not a regular expression"},
+		{cmdMirror, "-X [", "not a glob"},
 		{cmdCrawl, "--content-disposition", "never after what the server says"},
 		{cmdCrawl, "--post-data=a", "no request body"},
 		{cmdCrawl, "--no-passive-ftp", "passive FTP only"},

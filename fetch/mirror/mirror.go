@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -57,6 +58,12 @@ type Options struct {
 	// match one. A glob with a "/" matches the path below the start, one
 	// without matches the name.
 	Include, Exclude []string
+	// Rules are lftp's mirror filters (-i, -x, -I, -X), in order: the
+	// last rule that matches a file decides whether it is mirrored; a file
+	// no rule matches is left out when the first rule includes, and
+	// mirrored otherwise. A folder is left out when the last rule that
+	// matches it excludes. They apply besides Include and Exclude.
+	Rules []Rule
 	// MaxDepth > 0 limits the tree to that many levels, counting the start
 	// directory as level 1 (1: only its own files); 0 means no limit.
 	MaxDepth int
@@ -277,7 +284,13 @@ type run struct {
 }
 
 func (m *run) checkOptions() error {
-	for _, g := range append(append([]string{}, m.o.Include...), m.o.Exclude...) {
+	globs := append(append([]string{}, m.o.Include...), m.o.Exclude...)
+	for _, r := range m.o.Rules {
+		if r.Regex == nil {
+			globs = append(globs, r.Glob)
+		}
+	}
+	for _, g := range globs {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("mirror: bad glob %q: %w", g, err)
 		}
@@ -961,10 +974,22 @@ func precision(t time.Time) time.Duration {
 	return time.Minute
 }
 
-// excluded applies Include and Exclude; Include applies to files only.
+// excluded applies Exclude, Rules and Include; Include applies to
+// files only.
 func (m *run) excluded(rel, name string, dir bool) bool {
 	for _, g := range m.o.Exclude {
 		if match(g, rel, name) {
+			return true
+		}
+	}
+	if len(m.o.Rules) > 0 {
+		in := dir || !m.o.Rules[0].Include
+		for _, r := range m.o.Rules {
+			if r.matches(rel, name, dir) {
+				in = r.Include
+			}
+		}
+		if !in {
 			return true
 		}
 	}
@@ -977,6 +1002,26 @@ func (m *run) excluded(rel, name string, dir bool) bool {
 		}
 	}
 	return true
+}
+
+// A Rule is one of lftp's mirror filters: Include or exclude what
+// matches Regex (matched against the path below the start, a folder's
+// with a final "/": lftp's -i and -x) or else Glob (as Include's and
+// Exclude's globs: lftp's -I and -X).
+type Rule struct {
+	Include bool
+	Regex   *regexp.Regexp
+	Glob    string
+}
+
+func (r Rule) matches(rel, name string, dir bool) bool {
+	if r.Regex != nil {
+		if dir {
+			rel += "/"
+		}
+		return r.Regex.MatchString(rel)
+	}
+	return match(r.Glob, rel, name)
 }
 
 func match(glob, rel, name string) bool {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -195,6 +196,15 @@ func TestFiltersDepthDryRun(t *testing.T) {
 		{"include by name", mirror.Options{Include: []string{"*.txt"}}, []string{"README.txt", "pub/a.txt", "pub/crlf.txt", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
 		{"exclude a folder by path", mirror.Options{Exclude: []string{"pub/nested"}}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/crlf.txt", "pub/empty", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
 		{"exclude by name everywhere", mirror.Options{Exclude: []string{"*.bin", "* *"}}, []string{"README.txt", "pub/a.txt", "pub/crlf.txt", "pub/empty", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt"}},
+		// lftp's rules, in order, the last that matches deciding.
+		{"rules: exclude, then include again", mirror.Options{Rules: []mirror.Rule{
+			{Regex: regexp.MustCompile(`\.txt$`)}, {Include: true, Regex: regexp.MustCompile(`^pub/nested/`)},
+		}}, []string{"big.bin", "pub/b.bin", "pub/empty", "pub/nested/deep/e.txt"}},
+		{"rules: include first leaves out what none matches", mirror.Options{Rules: []mirror.Rule{
+			{Include: true, Glob: "*.txt"}, {Glob: "crlf*"}, {Include: true, Regex: regexp.MustCompile(`^pub/b\.`)},
+		}}, []string{"README.txt", "pub/a.txt", "pub/b.bin", "pub/nested/deep/e.txt", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
+		{"rules: a folder by its path and final slash", mirror.Options{Rules: []mirror.Rule{{Regex: regexp.MustCompile(`nested/$`)}}},
+			[]string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/crlf.txt", "pub/empty", "pub/percent%2Fname.txt", "pub/with space/c d.txt"}},
 		{"depth 1", mirror.Options{MaxDepth: 1}, []string{"README.txt", "big.bin"}},
 		{"depth 2", mirror.Options{MaxDepth: 2}, []string{"README.txt", "big.bin", "pub/a.txt", "pub/b.bin", "pub/crlf.txt", "pub/empty", "pub/percent%2Fname.txt"}},
 	}

@@ -227,3 +227,30 @@ func TestMirrorProgress(t *testing.T) {
 		t.Errorf("a finished transfer's bar is still drawn:\n%s", screen)
 	}
 }
+
+// TestLftpRules: deref mirror takes lftp's mirror filters (-i RX, -x RX,
+// -I GLOB, -X GLOB, in order, the last that matches deciding) and lftp's
+// -c, -e, -P and -r: lftp 4.9's mirror and deref's, of vsftpd's pub
+// folder, write the same files, byte for byte.
+func TestLftpRules(t *testing.T) {
+	src := ftpServers(t)["vsftpd"]
+	bin := buildDeref(t)
+	for _, flags := range [][]string{
+		{"-x", `\.bin$`, "-X", "crlf*", "-i", "txt$"},
+		{"-i", "txt$"},
+		{"-x", "^nested/deeper/", "-x", "bin$"},
+		{"-I", "*.txt", "-X", "crlf*", "-i", "^crlf"},
+		{"-X", "*.txt", "-I", "with*", "-x", "deeper/$"},
+		{"-x", "^nested/", "-i", "^nested/sibling"},
+		{"-c", "-e", "-P", "3", "-r"},
+	} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		runTool(t, bin, append(append([]string{"mirror", "-s", "--no-netrc"}, flags...), src+"/pub/", ours)...)
+		quoted := make([]string, len(flags))
+		for i, f := range flags {
+			quoted[i] = "'" + f + "'"
+		}
+		runTool(t, "lftp", "-c", "open "+src+"/; mirror "+strings.Join(quoted, " ")+" /pub "+theirs)
+		sameFiles(t, fmt.Sprintf("%q", flags), ours, theirs, len(treeFiles(t, theirs)), "")
+	}
+}
