@@ -844,6 +844,18 @@ var flagTable = []flagDef{
 		help: "wget's --no-cookies: keep no cookies (deref crawl keeps those servers set for the run, as wget does; deref URL and deref mirror only with -b or -c)", set: boolean(func(o *options) *bool { return &o.noCookies })},
 	{long: "keep-session-cookies", cmds: cmdBoth, group: "HTTP", hidden: true,
 		help: "wget's --keep-session-cookies: --save-cookies writes session cookies too", set: boolean(func(o *options) *bool { return &o.keepSessions })},
+	{long: "compression", cmds: cmdBoth, group: "HTTP", arg: "TYPE", hidden: true,
+		help: "wget's --compression: gzip or auto is --compressed, none is not", set: func(o *options, v string) error {
+			switch v {
+			case "gzip", "auto":
+				o.compressed = true
+			case "none":
+				o.compressed = false
+			default:
+				return fmt.Errorf("%q is not auto, gzip or none", v)
+			}
+			return nil
+		}},
 	{long: "compressed", cmds: cmdBoth, group: "HTTP",
 		help: "ask HTTP servers for a gzip transfer and decode it: the same bytes, fewer on the wire", set: boolean(func(o *options) *bool { return &o.compressed })},
 	{long: "referer", short: "e", cmds: cmdGet | cmdCrawl, group: "HTTP", arg: "URL", complete: "url",
@@ -1078,13 +1090,13 @@ var flagTable = []flagDef{
 	// wget's other crawl flags, as wget spells them.
 	{long: "html-extension", cmds: cmdCrawl, group: "Crawl", hidden: true,
 		help: "wget's old spelling of -E", set: boolean(func(o *options) *bool { return &o.c.opts.AdjustExtension })},
-	{long: "http-user", cmds: cmdCrawl, group: "Connection", arg: "USER", hidden: true,
+	{long: "http-user", cmds: cmdBoth, group: "Connection", arg: "USER", hidden: true,
 		help: "wget's --http-user: -u (for every scheme)", set: str(func(o *options) *string { return &o.user })},
-	{long: "http-password", cmds: cmdCrawl, group: "Connection", arg: "PASSWORD", hidden: true,
+	{long: "http-password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --http-password: --password (for every scheme)", set: str(func(o *options) *string { return &o.password })},
-	{long: "ftp-user", cmds: cmdCrawl, group: "Connection", arg: "USER", hidden: true,
+	{long: "ftp-user", cmds: cmdBoth, group: "Connection", arg: "USER", hidden: true,
 		help: "wget's --ftp-user: -u (for every scheme)", set: str(func(o *options) *string { return &o.user })},
-	{long: "ftp-password", cmds: cmdCrawl, group: "Connection", arg: "PASSWORD", hidden: true,
+	{long: "ftp-password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --ftp-password: --password (for every scheme)", set: str(func(o *options) *string { return &o.password })},
 	{long: "quota", short: "Q", cmds: cmdCrawl, group: "Crawl", arg: "SIZE",
 		help: "start no more retrievals once SIZE bytes are fetched (suffixes k, M, G), as wget -Q; the one under way ends whole, and with --state the rest wait for the next run", set: size(func(o *options) *int64 { return &o.c.opts.Quota })},
@@ -1112,23 +1124,25 @@ var flagTable = []flagDef{
 		set: refused("deref crawl names files after their URLs, never after what the server says (Content-Disposition); --trust-server-names takes the URL a redirect led to")},
 	{long: "debug", short: "d", cmds: cmdCrawl, group: "Output", hidden: true,
 		help: "wget's --debug: -v", set: boolean(func(o *options) *bool { return &o.verbose })},
-	{long: "no-config", cmds: cmdCrawl, group: "General", hidden: true,
+	{long: "debug", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
+		help: "wget's --debug: -v (-d is curl's --data here)", set: boolean(func(o *options) *bool { return &o.verbose })},
+	{long: "no-config", cmds: cmdBoth, group: "General", hidden: true,
 		help: "wget's --no-config: --disable, anywhere among the arguments", set: boolean(func(o *options) *bool { return &o.noConfig })},
-	{long: "dns-timeout", cmds: cmdCrawl, group: "Connection", arg: "SECONDS", hidden: true,
+	{long: "dns-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS", hidden: true,
 		help: "wget's --dns-timeout: taken (--connect-timeout bounds the lookup too)", set: func(_ *options, v string) error {
 			if _, err := strconv.ParseFloat(v, 64); err != nil {
 				return fmt.Errorf("%q is not a number of seconds", v)
 			}
 			return nil
 		}},
-	{long: "no-dns-cache", cmds: cmdCrawl, group: "Connection", hidden: true, help: "what deref does: it keeps no DNS cache of its own", set: habit},
-	{long: "no-http-keep-alive", cmds: cmdCrawl, group: "HTTP", hidden: true, help: "taken: deref keeps connections for the next request to the same server", set: habit},
-	{long: "no-hsts", cmds: cmdCrawl, group: "HTTP", hidden: true, help: "what deref does: it keeps no HSTS list", set: habit},
-	{long: "no-iri", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
-	{long: "iri", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
-	{long: "local-encoding", cmds: cmdCrawl, group: "Crawl", arg: "ENC", hidden: true, help: "taken: file names are the URLs' bytes, decoded", set: func(*options, string) error { return nil }},
-	{long: "remote-encoding", cmds: cmdCrawl, group: "Crawl", arg: "ENC", hidden: true, help: "taken: links are read as URLs", set: func(*options, string) error { return nil }},
-	{long: "secure-protocol", cmds: cmdCrawl, group: "Connection", arg: "PROTOCOL", hidden: true,
+	{long: "no-dns-cache", cmds: cmdBoth, group: "Connection", hidden: true, help: "what deref does: it keeps no DNS cache of its own", set: habit},
+	{long: "no-http-keep-alive", cmds: cmdBoth, group: "HTTP", hidden: true, help: "taken: deref keeps connections for the next request to the same server", set: habit},
+	{long: "no-hsts", cmds: cmdBoth, group: "HTTP", hidden: true, help: "what deref does: it keeps no HSTS list", set: habit},
+	{long: "no-iri", cmds: cmdBoth, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
+	{long: "iri", cmds: cmdBoth, group: "Crawl", hidden: true, help: "taken: deref reads links as URLs, percent-encoding what is not ASCII", set: habit},
+	{long: "local-encoding", cmds: cmdBoth, group: "Crawl", arg: "ENC", hidden: true, help: "taken: file names are the URLs' bytes, decoded", set: func(*options, string) error { return nil }},
+	{long: "remote-encoding", cmds: cmdBoth, group: "Crawl", arg: "ENC", hidden: true, help: "taken: links are read as URLs", set: func(*options, string) error { return nil }},
+	{long: "secure-protocol", cmds: cmdBoth, group: "Connection", arg: "PROTOCOL", hidden: true,
 		help: "wget's --secure-protocol: auto, TLSv1_2 or TLSv1_3 (that version only)", set: func(o *options, v string) error {
 			switch strings.ToLower(v) {
 			case "auto", "pfs":
@@ -1144,7 +1158,7 @@ var flagTable = []flagDef{
 		}},
 	{long: "post-data", cmds: cmdCrawl, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "post-file", cmds: cmdCrawl, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
-	{long: "no-passive-ftp", cmds: cmdCrawl, group: "FTP", hidden: true, help: "refused", set: refused("deref speaks passive FTP only (EPSV, PASV)")},
+	{long: "no-passive-ftp", cmds: cmdBoth, group: "FTP", hidden: true, help: "refused", set: refused("deref speaks passive FTP only (EPSV, PASV)")},
 	{long: "accept", short: "A", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
 		help: "follow only links to files whose names end with one of these comma-separated suffixes, or match one of these patterns (with *, ? or [), as wget -A; pages (.html, .htm) are still fetched for their links, and written only if they pass (repeatable)", set: commaList(func(o *options) *[]string { return &o.c.opts.Accept })},
 	{long: "reject", short: "R", cmds: cmdCrawl, group: "Crawl", arg: "LIST",
@@ -1456,7 +1470,7 @@ func readConfig(cmd command, path string, o *options, missingOK bool) error {
 // first), then each -K file.
 func parseCommandLine(cmd command, args []string, o *options) ([]string, error) {
 	skipDefault := len(args) > 0 && (args[0] == "-q" && cmd != cmdCrawl || args[0] == "--disable") ||
-		cmd == cmdCrawl && slices.Contains(args, "--no-config") // wget's, anywhere
+		slices.Contains(args, "--no-config") // wget's, anywhere
 	// A first pass finds the -K files (and -h, which needs no config).
 	var scan options
 	if _, err := parseFlags(cmd, args, &scan); err != nil && !errors.Is(err, errHelp) {

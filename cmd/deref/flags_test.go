@@ -576,6 +576,9 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, []string{"-e", "http://from.example/a=b"}, func(o *options) bool { return o.referer == "http://from.example/a=b" }},
 		{cmdCrawl, []string{"--level", "inf"}, func(o *options) bool { return o.c.opts.MaxDepth == 0 }},
 		{cmdCrawl, []string{"-r", "-q"}, func(o *options) bool { return o.silent && !o.noConfig }},
+		{cmdGet, []string{"--http-user=a", "--http-password=b", "--compression=gzip", "--debug", "--no-hsts", "--dns-timeout=2"}, func(o *options) bool {
+			return o.user == "a" && o.password == "b" && o.compressed && o.verbose
+		}},
 		// lftp's mirror letters.
 		{cmdMirror, []string{"-c", "-e", "-n", "-P", "3", "-r", "-L", "--use-pget-n=2", "--cookie-jar", "j", "--proxy", "http://p.example/"}, func(o *options) bool {
 			m := o.m.opts
@@ -680,6 +683,8 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "--regex-type=glob", "not posix or pcre"},
 		{cmdCrawl, "-t -1", "not a number of tries"},
 		{cmdCrawl, "--level=deep", "not a count"},
+		{cmdGet, "--compression=br", "not auto, gzip or none"},
+		{cmdGet, "--no-passive-ftp", "passive FTP only"},
 		{cmdMirror, "-R", "uploads nothing"},
 		{cmdMirror, "-x (", "not a regular expression"},
 		{cmdMirror, "-X [", "not a glob"},
