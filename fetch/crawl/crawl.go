@@ -266,12 +266,15 @@ type run struct {
 	// reached holds the URLs redirects led to, fetched there: a job for
 	// one of them (queued before) is not fetched again.
 	reached map[string]bool
-	robots  map[string]*robots // by robots.txt URL
-	report  Report
-	hostOf  map[string]*HostReport
-	root    *os.Root    // OutputDir
-	dirs    folders     // root's folders being written in
-	paths   keylock.Set // the paths being written under root
+	// quotaBytes counts the bytes fetched, for Quota, as soon as each
+	// retrieval ends.
+	quotaBytes int64
+	robots     map[string]*robots // by robots.txt URL
+	report     Report
+	hostOf     map[string]*HostReport
+	root       *os.Root    // OutputDir
+	dirs       folders     // root's folders being written in
+	paths      keylock.Set // the paths being written under root
 
 	// ConvertLinks: the objects written, by linkKey, and the pages.
 	written   map[string]string
@@ -464,7 +467,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	if m.o.Quota > 0 {
 		m.mu.Lock()
-		over := m.report.Bytes >= m.o.Quota
+		over := m.quotaBytes >= m.o.Quota
 		if over {
 			m.report.OverQuota++ // left for a next run, unsettled
 		}
@@ -501,6 +504,11 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		n, found, err = m.fetch(fctx, j.u, j.from)
 		return err
 	}, nil)
+	if m.o.Quota > 0 {
+		m.mu.Lock()
+		m.quotaBytes += n // before the host's next retrieval looks
+		m.mu.Unlock()
+	}
 	if err == nil && j.plus && m.c.Recorder != nil {
 		m.attributes(fctx, j.u)
 	}
