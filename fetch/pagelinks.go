@@ -66,6 +66,29 @@ type PageLink struct {
 
 // PageLinkKinds is PageLinks with each link's kind.
 func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
+	p, err := ReadPage(r)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Links, p.Base, nil
+}
+
+// A Page is what ReadPage finds in an HTML page.
+type Page struct {
+	Links []PageLink // as PageLinkKinds returns them
+	Base  string     // the href of the first <base>, if any
+	// NoFollow says a <meta name="robots"> asks robots not to follow
+	// the page's links (its content names nofollow or none), as wget
+	// honours it unless told to ignore robots.
+	NoFollow bool
+}
+
+// ReadPage reads an HTML page as PageLinkKinds does, and whether it asks
+// robots not to follow its links.
+func ReadPage(r io.Reader) (*Page, error) {
+	var links []PageLink
+	var base string
+	noFollow := false
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	seenBase := false
@@ -78,9 +101,9 @@ func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 		switch tt {
 		case html.ErrorToken:
 			if z.Err() == io.EOF || errors.Is(z.Err(), html.ErrBufferExceeded) {
-				return links, base, nil
+				return &Page{links, base, noFollow}, nil
 			}
-			return nil, "", z.Err()
+			return nil, z.Err()
 		case html.TextToken:
 			if style {
 				css, _ := CSSLinks(bytes.NewReader(z.Text()))
@@ -103,7 +126,7 @@ func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 				continue
 			}
 			found = found[:0]
-			var rel, equiv, content string
+			var rel, equiv, content, metaName string
 			for more := true; more; {
 				var k, v []byte
 				k, v, more = z.TagAttr()
@@ -114,6 +137,8 @@ func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 					equiv = string(v)
 				case isMeta && string(k) == "content":
 					content = string(v)
+				case isMeta && string(k) == "name":
+					metaName = string(v)
 				case isLink && string(k) == "rel":
 					rel = strings.ToLower(string(v))
 				case string(k) == "srcset":
@@ -130,6 +155,9 @@ func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 				continue
 			}
 			inline := !navigates[string(name)] && (!isLink || shownWith(rel))
+			if isMeta && strings.EqualFold(strings.TrimSpace(metaName), "robots") && robotsNoFollow(content) {
+				noFollow = true
+			}
 			if isMeta && strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
 				if u := refreshURL(content); u != "" {
 					found = append(found, u)
@@ -142,7 +170,18 @@ func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
 			}
 		}
 	}
-	return links[:maxLinks], base, nil
+	return &Page{links[:maxLinks], base, noFollow}, nil
+}
+
+// robotsNoFollow says whether a robots <meta>'s content names nofollow
+// or none.
+func robotsNoFollow(content string) bool {
+	for _, w := range strings.Split(content, ",") {
+		if w = strings.ToLower(strings.TrimSpace(w)); w == "nofollow" || w == "none" {
+			return true
+		}
+	}
+	return false
 }
 
 // navigates holds the elements whose links lead elsewhere rather than

@@ -215,3 +215,25 @@ func TestCSSLinkSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPageNoFollow: a robots <meta> whose content names nofollow or
+// none (any case, among other words) asks not to follow the page's
+// links; another robot's name, or other words, do not.
+func TestReadPageNoFollow(t *testing.T) {
+	for _, tt := range []struct {
+		page string
+		want bool
+	}{
+		{`<meta name="robots" content="noindex, nofollow"><a href="x">`, true},
+		{`<META NAME=Robots CONTENT=NONE><a href="x">`, true},
+		{`<meta name="robots" content="index,follow"><a href="x">`, false},
+		{`<meta name="googlebot" content="nofollow"><a href="x">`, false},
+		{`<a href="x" rel="nofollow">`, false},
+		{`<meta http-equiv="refresh" content="0; url=nofollow">`, false},
+	} {
+		p, err := fetch.ReadPage(strings.NewReader(tt.page))
+		if err != nil || p.NoFollow != tt.want || len(p.Links) != 1 && !strings.Contains(tt.page, "refresh") {
+			t.Errorf("%s: %+v %v, want NoFollow %v", tt.page, p, err, tt.want)
+		}
+	}
+}

@@ -714,7 +714,7 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL) (int64, []link, error
 				hrefs = append(hrefs, fetch.PageLink{URL: l, Inline: true}) // what a style sheet loads shows the page
 			}
 		} else {
-			hrefs, base, err = fetch.PageLinkKinds(cr)
+			hrefs, base, err = m.pageLinks(cr)
 		}
 		if err == nil {
 			_, err = io.Copy(io.Discard, cr) // the rest, for the archive and the file
@@ -794,6 +794,20 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 		out = append(out, link{norm, key, plus[h], hl.Inline})
 	}
 	return out
+}
+
+// pageLinks reads an HTML page's links and base, none when a robots
+// <meta> asks not to follow them (as wget honours it, unless
+// IgnoreRobots).
+func (m *run) pageLinks(r io.Reader) ([]fetch.PageLink, string, error) {
+	p, err := fetch.ReadPage(r)
+	if err != nil {
+		return nil, "", err
+	}
+	if p.NoFollow && !m.o.IgnoreRobots {
+		return nil, p.Base, nil
+	}
+	return p.Links, p.Base, nil
 }
 
 // referer is the Referer of an HTTP request for u, whose link was on the

@@ -1333,3 +1333,24 @@ func TestCrawlReferer(t *testing.T) {
 		t.Errorf("with the Client's: Referer %q", got)
 	}
 }
+
+// TestCrawlRobotsMeta: a page whose robots <meta> says nofollow gives no
+// links, unless IgnoreRobots, as wget has it.
+func TestCrawlRobotsMeta(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/robots.txt":
+			nethttp.NotFound(w, r)
+		case "/":
+			io.WriteString(w, `<meta name="robots" content="noindex,nofollow"><a href="a">a</a> <img src="i.png">`)
+		}
+	}))
+	defer s.Close()
+	for _, ignore := range []bool{false, true} {
+		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{IgnoreRobots: ignore})
+		if want := map[bool]int{false: 1, true: 3}[ignore]; err != nil || rep.Fetched != want {
+			t.Errorf("IgnoreRobots %v: %v, %d fetched, want %d", ignore, err, rep.Fetched, want)
+		}
+	}
+}

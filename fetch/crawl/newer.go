@@ -100,7 +100,7 @@ func (m *run) unchanged(u, final *url.URL, l *localCopy) (int64, []link, error) 
 			hrefs = append(hrefs, fetch.PageLink{URL: h, Inline: true})
 		}
 	} else {
-		hrefs, base, err = fetch.PageLinkKinds(f)
+		hrefs, base, err = m.pageLinks(f)
 	}
 	if err != nil && err != io.EOF {
 		return 0, nil, fetch.WriteError(&fs.PathError{Op: "read", Path: l.rel, Err: err})

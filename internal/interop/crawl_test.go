@@ -246,6 +246,24 @@ func TestWgetCrawlFlags(t *testing.T) {
 	}
 }
 
+// TestRobotsMeta: a page whose <meta name="robots"> says nofollow gives
+// no links, as wget has it, unless -e robots=off; rel=nofollow on a link
+// is not heeded, by wget or deref. The same files as wget, byte for byte.
+func TestRobotsMeta(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := buildDeref(t)
+	for _, tt := range []struct {
+		robots string
+		files  int
+	}{{"on", 3}, {"off", 5}} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		starts := []string{base + "/nofollow/", base + "/nofollow/rel.html"}
+		runTool(t, bin, append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=" + tt.robots, "-P", ours}, starts...)...)
+		runTool(t, "wget", append([]string{"-q", "-r", "-np", "-e", "robots=" + tt.robots, "-P", theirs}, starts...)...)
+		sameFiles(t, "robots="+tt.robots, ours, theirs, tt.files, "")
+	}
+}
+
 // TestRedirectedFolders: links to folders without their slash, which
 // nginx sends on to the folders' URLs with it: deref crawl takes the
 // folders' pages' links relative to where nginx sent it, as wget does,

@@ -112,6 +112,13 @@ func write(root string) error {
 	files["redir/sub/leaf.txt"] = []byte("leaf\n")
 	files["redir/sub/deeper/index.html"] = []byte("<!doctype html><title>deeper</title>\n<a href=\"end.txt\">end</a>\n")
 	files["redir/sub/deeper/end.txt"] = []byte("end\n")
+	// A page whose robots <meta> asks not to follow its links, and one
+	// whose link has rel=nofollow (which wget, as deref, does not heed).
+	files["nofollow/index.html"] = []byte("<!doctype html><meta name=\"robots\" content=\"noindex, nofollow\"><title>nofollow</title>\n<a href=\"a.html\">a</a> <img src=\"i.png\"> <a href=\"rel.html\">rel</a>\n")
+	files["nofollow/rel.html"] = []byte("<!doctype html><title>rel</title>\n<a href=\"b.html\" rel=\"nofollow\">b</a>\n")
+	files["nofollow/a.html"] = []byte("a\n")
+	files["nofollow/b.html"] = []byte("b\n")
+	files["nofollow/i.png"] = []byte("not a PNG\n")
 	for _, name := range []string{"logo", "pic", "deep", "bg", "fimg", "icon"} {
 		files["req/static/"+name+".png"] = []byte("not a PNG: " + name + "\n")
 	}
