@@ -425,6 +425,10 @@ type FetchOptions struct {
 	// crawl's Referer; a field [Client.Header] names too is left out,
 	// the Client's going instead.
 	Header [][2]string
+	// Verbatim asks for the object's bytes as the server holds them where
+	// the URL does not say otherwise (FTP's TYPE I for a URL without
+	// ;type=); see protocols.Request.
+	Verbatim bool
 
 	segment bool // one segment of a segmented download: no Client.Progress
 }
@@ -582,7 +586,7 @@ func ownFields(own, client [][2]string) [][2]string {
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Jar: c.Jar, HTTPAuth: c.HTTPAuth, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
-		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody, Header: ownFields(o.Header, c.Header)}
+		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody, Header: ownFields(o.Header, c.Header), Verbatim: o.Verbatim}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}

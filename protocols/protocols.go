@@ -128,6 +128,12 @@ type Request struct {
 	// what the status means, as curl's --fail-with-body has it.
 	ErrorBody bool
 
+	// Verbatim asks for the bytes as the server holds them where the URL
+	// does not say otherwise: FTP's TYPE I for a URL without ;type=,
+	// rather than RFC 1738's guess from the name (TYPE A, CRLF made LF,
+	// for a .txt). A crawl or an archive wants the server's bytes.
+	Verbatim bool
+
 	// Jar, when set, holds the cookies of HTTP requests to http: and
 	// https: URLs: the ones it gives for the URL are sent, and those the
 	// response sets are given to it.

@@ -77,11 +77,18 @@ type Options struct {
 	// scheme's own; a Gopher URL's path is its selector), with the query
 	// after the name (PATH?QUERY), the names made as FileNames says. A URL
 	// whose path ends at a folder, and a listing, is written as the
-	// folder's index (index.html for HTTP, index for the rest). A file is
+	// folder's index (index.html for HTTP, index for the rest; an FTP
+	// listing only with FTPListings, as .listing). A file is
 	// written as NAME.part and renamed when whole, through an os.Root on
 	// DIR; a URL that would need a name this system cannot hold as one
 	// file (a device name on Windows) is not written, and says so.
 	OutputDir string
+	// FTPListings writes each FTP folder's listing (the server's LIST
+	// reply) as .listing in the folder, as wget's --no-remove-listing
+	// keeps it; without it, as wget, no listing is written (a file of the
+	// folder named index is then the folder's file). Other schemes'
+	// listings (Gopher menus, newsgroups) are written as index.
+	FTPListings bool
 	// FileNames is how a URL's host, path and query become names below
 	// OutputDir, as wget's --restrict-file-names; the zero value is
 	// wget's default on this system.
@@ -635,7 +642,7 @@ type link struct {
 // page's links and what it is shown with (fetch.PageLinks), what a style
 // sheet loads (fetch.CSSLinks).
 func (m *run) fetch(ctx context.Context, u, from *url.URL) (int64, []link, error) {
-	var fo fetch.FetchOptions
+	fo := fetch.FetchOptions{Verbatim: true} // the server's bytes, as wget and the archive want them
 	if r := referer(from, u); r != "" {
 		fo.Header = [][2]string{{"Referer", r}} // as wget and browsers send it
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
 	"github.com/urlderef/deref/url"
 )
 
@@ -1352,5 +1353,25 @@ func TestCrawlRobotsMeta(t *testing.T) {
 		if want := map[bool]int{false: 1, true: 3}[ignore]; err != nil || rep.Fetched != want {
 			t.Errorf("IgnoreRobots %v: %v, %d fetched, want %d", ignore, err, rep.Fetched, want)
 		}
+	}
+}
+
+// TestCrawlFTPVerbatim: a crawl fetches an FTP file as the server holds
+// it (TYPE I), a .txt too, whose name would have RFC 1738's guess choose
+// TYPE A and make its CRLFs LFs, as wget and the mirror fetch it.
+func TestCrawlFTPVerbatim(t *testing.T) {
+	s := &ftpscript.Server{Files: map[string]string{"a.txt": "one\r\ntwo\r\n"}}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := t.TempDir()
+	rep, err := crawl.Run(context.Background(), client(), []string{"ftp://" + s.Addr() + "/a.txt"}, crawl.Options{OutputDir: dir})
+	if err != nil || rep.Failed != 0 {
+		t.Fatalf("%v, report %+v", err, rep)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, siteDir(s.Addr()), "a.txt"))
+	if cmds := strings.Join(s.Commands(), "|"); err != nil || string(b) != "one\r\ntwo\r\n" || strings.Contains(cmds, "TYPE A") {
+		t.Errorf("%q %v; sent %s", b, err, cmds)
 	}
 }

@@ -107,10 +107,14 @@ func (fs *folders) closeAll() {
 
 // create opens NAME.part for u's object, its folders made, inside the
 // root; it returns nil when Accept or Reject keep the file from being
-// written. URLs that differ in what the path leaves out (a query) share a
-// path: their writers take turns at it (m.paths), the last one's object
-// staying, as it would one after the other.
+// written, or it is an FTP folder's listing and FTPListings is not set.
+// URLs that lead to one path (two hosts with NoHostDirs, folders cut
+// away) share it: their writers take turns at it (m.paths), the last
+// one's object staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
+	if ftpListing(u, resp) && !m.o.FTPListings {
+		return nil, nil // as wget removes its .listing files
+	}
 	rel, err := localPath(u, resp, &m.o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
@@ -223,7 +227,9 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 	folder := len(segs) == 0 || segs[len(segs)-1] == "" || resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList
 	if folder {
 		index := "index"
-		if resp.MediaType == "text/html" {
+		if ftpListing(u, resp) {
+			index = ".listing" // wget's name for it
+		} else if resp.MediaType == "text/html" {
 			index = "index.html"
 			if o.DefaultPage != "" {
 				index = o.DefaultPage
@@ -325,4 +331,9 @@ func queryForm(q string) string {
 		b.WriteByte(q[i])
 	}
 	return b.String()
+}
+
+// ftpListing says whether resp is an FTP folder's listing.
+func ftpListing(u *url.URL, resp *fetch.Response) bool {
+	return resp.Kind == fetch.KindDirectory && (u.Scheme == "ftp" || u.Scheme == "ftps")
 }

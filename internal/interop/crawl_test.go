@@ -264,6 +264,28 @@ func TestRobotsMeta(t *testing.T) {
 	}
 }
 
+// TestFTPCrawl: deref crawl -r and wget -r of vsftpd's pub folder write
+// the same files, byte for byte (a .txt with CRLFs as the server holds
+// it: TYPE I, as wget asks), and no listing; with --no-remove-listing,
+// each folder's .listing, as wget keeps it.
+func TestFTPCrawl(t *testing.T) {
+	src := ftpServers(t)["vsftpd"] + "/pub/"
+	bin := buildDeref(t)
+	for _, flags := range [][]string{{"-r"}, {"-r", "--no-remove-listing"}} {
+		ours, theirs := t.TempDir(), t.TempDir()
+		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-P", ours}, flags...), src)...)
+		runTool(t, "wget", append(append([]string{"-q", "-P", theirs}, flags...), src)...)
+		if len(flags) == 1 {
+			sameFiles(t, "-r", ours, theirs, len(treeFiles(t, theirs)), "")
+			continue
+		}
+		got, want := treeFiles(t, ours), treeFiles(t, theirs)
+		if strings.Join(got, " ") != strings.Join(want, " ") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, "/pub/.listing") }) {
+			t.Errorf("--no-remove-listing: deref wrote %q, wget %q", got, want)
+		}
+	}
+}
+
 // TestRedirectedFolders: links to folders without their slash, which
 // nginx sends on to the folders' URLs with it: deref crawl takes the
 // folders' pages' links relative to where nginx sent it, as wget does,

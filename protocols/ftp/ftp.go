@@ -359,6 +359,9 @@ func chooseType(t target) byte {
 
 func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, name string, t target) (*protocols.Response, error) {
 	typ := chooseType(t)
+	if req.Verbatim && t.typ == 0 {
+		typ = 'i' // the server's bytes, whatever the name
+	}
 	resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, Name: suggestedName(req.URL)}
 	size := int64(-1)
 	// SIZE in TYPE I, before any TYPE A: servers refuse SIZE in ASCII mode.
