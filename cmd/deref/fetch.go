@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/xattr"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
@@ -153,9 +154,12 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		trace, redirect := res.watch(o)
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, SkipExisting: o.skipExisting, Progress: progress, Checksum: sum,
 			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody, IfNoneMatch: o.ifNoneMatch,
-			Received: func(resp *fetch.Response) { res.etag, res.etagSeen = resp.ETag, true },
+			Received: func(resp *fetch.Response) { res.etag, res.etagSeen, res.contentType = resp.ETag, true, resp.MediaType },
 			Segments: o.segments, SegmentMin: o.segmentMin})
 		res.filename = path
+		if err == nil && o.xattr && path != "" {
+			writeXattrs(path, u, res.contentType, stderr)
+		}
 		return err
 	}
 	switch cs := commandSchemes[u.Scheme]; {
@@ -496,4 +500,22 @@ func readSums(ctx context.Context, c *fetch.Client, where string) ([]byte, error
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, 16<<20))
+}
+
+// writeXattrs writes the URL a file came from (without user and
+// password) and its media type into its extended attributes, as curl
+// --xattr and wget --xattr do; a file system or system without them gets
+// a warning, not a failure.
+func writeXattrs(path string, u *url.URL, mediaType string, stderr io.Writer) {
+	origin := *u
+	origin.User = nil
+	attrs := [][2]string{{"user.xdg.origin.url", origin.String()}}
+	if mediaType != "" {
+		attrs = append(attrs, [2]string{"user.mime_type", mediaType})
+	}
+	if err := xattr.Set(path, attrs); err != nil {
+		errMu.Lock()
+		fmt.Fprintln(stderr, "deref: --xattr: "+oneLine(path+": "+err.Error()))
+		errMu.Unlock()
+	}
 }

@@ -441,6 +441,8 @@ var flagTable = []flagDef{
 	{long: "disable-eprt", cmds: cmdBoth, group: "FTP", hidden: true, help: "what deref does: its data connections are passive", set: habit},
 	{long: "ftp-skip-pasv-ip", cmds: cmdBoth, group: "FTP", hidden: true, help: "what deref does: data connections go to the control connection's address, whatever PASV names", set: habit},
 	{long: "quote", short: "Q", cmds: cmdGet, group: "FTP", arg: "COMMAND", hidden: true, help: "refused", set: refused("deref sends no raw commands: it retrieves")},
+	{long: "xattr", cmds: cmdGet, group: "Output",
+		help: "with -o or -O: write the URL the file came from (without user and password) and its media type into its extended attributes (user.xdg.origin.url, user.mime_type), as curl and wget --xattr", set: boolean(func(o *options) *bool { return &o.xattr })},
 	{long: "trace-time", cmds: cmdBoth, group: "Output",
 		help: "with -v or --trace-ascii: begin each line of the trace with the time, as curl --trace-time", set: boolean(func(o *options) *bool { return &o.traceTime })},
 	{long: "capath", cmds: cmdBoth | cmdServe, group: "Connection", arg: "DIR", complete: "dir",

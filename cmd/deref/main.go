@@ -81,7 +81,7 @@ type options struct {
 	wgetJar, keepSessions, junkSessions                    bool     // --save-cookies, --keep-session-cookies, -j
 	noCookies, memoryJar                                   bool     // wget's --no-cookies; deref crawl's cookies kept in memory, as wget's
 	listOnly                                               bool     // --list-only: a listing's names only
-	noEPSV, traceTime                                      bool     // --disable-epsv, --trace-time
+	noEPSV, traceTime, xattr                               bool     // --disable-epsv, --trace-time, --xattr
 	jar                                                    *cookiefile.Jar
 	dumpHeader                                             string    // -D
 	timeCond                                               string    // -z, as given
