@@ -454,18 +454,8 @@ var flagTable = []flagDef{
 	{long: "tcp-fastopen", cmds: cmdBoth, group: "Connection", hidden: true, help: "taken: connections are opened as usual", set: habit},
 	{long: "tcp-nodelay", cmds: cmdBoth, group: "Connection", hidden: true, help: "what deref does (Go sets TCP_NODELAY)", set: habit},
 	{long: "no-keepalive", cmds: cmdBoth, group: "Connection", hidden: true, help: "taken: deref keeps Go's TCP keep-alive probes", set: habit},
-	{long: "keepalive-time", cmds: cmdBoth, group: "Connection", arg: "SECONDS", hidden: true, help: "taken: deref keeps Go's TCP keep-alive interval", set: func(_ *options, v string) error {
-		if n, err := strconv.Atoi(v); err != nil || n < 0 {
-			return fmt.Errorf("%q is not a number of seconds", v)
-		}
-		return nil
-	}},
-	{long: "happy-eyeballs-timeout-ms", cmds: cmdBoth, group: "Connection", arg: "MS", hidden: true, help: "taken: deref tries the next address after Go's 300 ms", set: func(_ *options, v string) error {
-		if n, err := strconv.Atoi(v); err != nil || n < 0 {
-			return fmt.Errorf("%q is not a number of milliseconds", v)
-		}
-		return nil
-	}},
+	{long: "keepalive-time", cmds: cmdBoth, group: "Connection", arg: "SECONDS", hidden: true, help: "taken: deref keeps Go's TCP keep-alive interval", set: takenNumber("seconds")},
+	{long: "happy-eyeballs-timeout-ms", cmds: cmdBoth, group: "Connection", arg: "MS", hidden: true, help: "taken: deref tries the next address after Go's 300 ms", set: takenNumber("milliseconds")},
 	{long: "styled-output", cmds: cmdBoth, group: "Output", hidden: true, help: "taken: deref styles no output", set: habit},
 	{long: "no-styled-output", cmds: cmdBoth, group: "Output", hidden: true, help: "what deref does", set: habit},
 	{long: "post301", cmds: cmdGet, group: "HTTP", hidden: true, help: "what deref does: it sends GET after any redirect", set: habit},
@@ -1133,12 +1123,7 @@ var flagTable = []flagDef{
 	{long: "no-config", cmds: cmdBoth, group: "General", hidden: true,
 		help: "wget's --no-config: --disable, anywhere among the arguments", set: boolean(func(o *options) *bool { return &o.noConfig })},
 	{long: "dns-timeout", cmds: cmdBoth, group: "Connection", arg: "SECONDS", hidden: true,
-		help: "wget's --dns-timeout: taken (--connect-timeout bounds the lookup too)", set: func(_ *options, v string) error {
-			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				return fmt.Errorf("%q is not a number of seconds", v)
-			}
-			return nil
-		}},
+		help: "wget's --dns-timeout: taken (--connect-timeout bounds the lookup too)", set: takenNumber("seconds")},
 	{long: "no-dns-cache", cmds: cmdBoth, group: "Connection", hidden: true, help: "what deref does: it keeps no DNS cache of its own", set: habit},
 	{long: "no-http-keep-alive", cmds: cmdBoth, group: "HTTP", hidden: true, help: "taken: deref keeps connections for the next request to the same server", set: habit},
 	{long: "no-hsts", cmds: cmdBoth, group: "HTTP", hidden: true, help: "what deref does: it keeps no HSTS list", set: habit},
@@ -1624,6 +1609,17 @@ func rule(include, regex bool) func(*options, string) error {
 			return fmt.Errorf("%q is not a glob: %w", v, err)
 		}
 		o.m.opts.Rules = append(o.m.opts.Rules, r)
+		return nil
+	}
+}
+
+// takenNumber is the setter of a flag deref takes without acting on it,
+// whose value must still be a number (of unit) not below 0.
+func takenNumber(unit string) func(*options, string) error {
+	return func(_ *options, v string) error {
+		if n, err := strconv.ParseFloat(v, 64); err != nil || n < 0 {
+			return fmt.Errorf("%q is not a number of %s", v, unit)
+		}
 		return nil
 	}
 }
