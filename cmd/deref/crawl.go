@@ -49,6 +49,8 @@ type crawlSettings struct {
 	mirror bool
 	// deleteAfter: wget's --delete-after, which keeps no files.
 	deleteAfter bool
+	// spider: wget's --spider, whose report lists the broken links.
+	spider bool
 }
 
 func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -193,6 +195,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		} else if !o.silent {
 			fmt.Fprint(stderr, crawlSummary(rep))
+			if o.c.spider {
+				fmt.Fprint(stderr, brokenLinks(rep))
+			}
 		}
 	}
 	switch {
@@ -232,6 +237,29 @@ func crawlSummary(r *crawl.Report) string {
 		fmt.Fprintf(&b, "deref crawl: the quota (-Q) passed, %d URLs left unfetched\n", r.OverQuota)
 	}
 	return b.String()
+}
+
+// brokenLinks is wget --spider's report of the URLs that failed: "Found N
+// broken links.", a blank line, and the URLs, one a line.
+func brokenLinks(r *crawl.Report) string {
+	switch len(r.Failures) {
+	case 0:
+		return "Found no broken links.\n"
+	case 1:
+		return "Found 1 broken link.\n\n" + failedURL(r.Failures[0]) + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Found %d broken links.\n\n", len(r.Failures))
+	for _, f := range r.Failures {
+		b.WriteString(failedURL(f) + "\n")
+	}
+	return b.String()
+}
+
+// failedURL is the URL of a Report's failure ("URL: error").
+func failedURL(f string) string {
+	u, _, _ := strings.Cut(f, ": ")
+	return oneLine(u)
 }
 
 // crawlStatus draws a crawl's progress on a terminal: a line per server

@@ -266,6 +266,32 @@ func TestCrawlDeleteAfter(t *testing.T) {
 	}
 }
 
+// TestCrawlSpider: wget's --spider keeps nothing and lists the broken
+// links at the end, as wget does.
+func TestCrawlSpider(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="ok">ok</a> <a href="gone">gone</a> <a href="lost">lost</a>`)
+		case "/ok":
+			io.WriteString(w, "here")
+		default:
+			nethttp.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	dir := filepath.Join(t.TempDir(), "d")
+	r := runDeref(t, "", "crawl", "--spider", "-r", "--ignore-robots", "-P", dir, s.URL+"/")
+	want := "Found 2 broken links.\n\n" + s.URL + "/gone\n" + s.URL + "/lost\n"
+	if r.code != 1 || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant it to end:\n%s", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s: %v", dir, err)
+	}
+}
+
 // TestCrawlSessionCookies: as wget's, a crawl keeps the cookies servers
 // set for the run and sends them back, without -b or -c; --no-cookies
 // keeps none, and is refused beside -c.

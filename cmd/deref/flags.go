@@ -717,7 +717,13 @@ var flagTable = []flagDef{
 			return err
 		}},
 	{long: "spider", cmds: cmdCrawl, group: "Crawl", hidden: true,
-		help: "what deref crawl does without --output-dir and --warc-file: it keeps nothing", set: habit},
+		help: "wget's --spider: keep nothing (what deref crawl does without --output-dir and --warc-file), and list the broken links at the end, as wget", set: func(o *options, v string) error {
+			on, err := parseBool(v)
+			if on {
+				o.c.spider, o.c.deleteAfter = true, true // nothing kept, -P or not
+			}
+			return err
+		}},
 	{long: "method", cmds: cmdGet, group: "HTTP", arg: "METHOD", hidden: true, help: "GET only (wget's spelling of -X)", set: func(_ *options, v string) error {
 		if v != "GET" {
 			return fmt.Errorf("deref retrieves: it sends GET (and HEAD with -I), not %s", v)
