@@ -1099,7 +1099,7 @@ var flagTable = []flagDef{
 	{long: "ftp-password", cmds: cmdBoth, group: "Connection", arg: "PASSWORD", hidden: true,
 		help: "wget's --ftp-password: --password (for every scheme)", set: str(func(o *options) *string { return &o.password })},
 	{long: "quota", short: "Q", cmds: cmdCrawl, group: "Crawl", arg: "SIZE",
-		help: "start no more retrievals once SIZE bytes are fetched (suffixes k, M, G), as wget -Q; the one under way ends whole, and with --state the rest wait for the next run", set: size(func(o *options) *int64 { return &o.c.opts.Quota })},
+		help: "start no more retrievals once more than SIZE bytes are fetched (suffixes k, M, G), as wget -Q; the one under way ends whole, and with --state the rest wait for the next run", set: size(func(o *options) *int64 { return &o.c.opts.Quota })},
 	{long: "https-only", cmds: cmdCrawl, group: "Crawl",
 		help: "follow only links to https URLs, as wget --https-only", set: boolean(func(o *options) *bool { return &o.c.opts.HTTPSOnly })},
 	{long: "relative", short: "L", cmds: cmdCrawl, group: "Crawl",

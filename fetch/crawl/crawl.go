@@ -185,9 +185,9 @@ type Options struct {
 	// ProtocolDirs puts each file below a folder named after its URL's
 	// scheme: DIR/SCHEME/HOST/PATH (wget's --protocol-directories).
 	ProtocolDirs bool
-	// Quota, when positive, is how many bytes the crawl fetches before it
-	// starts no more retrievals (wget's -Q): the one under way when the
-	// quota is passed ends whole. With State, the URLs left wait for the
+	// Quota, when positive, is how many bytes the crawl may fetch: once
+	// more than Quota are, it starts no more retrievals (wget's -Q); the
+	// ones under way end whole. With State, the URLs left wait for the
 	// next run.
 	Quota int64
 	// IgnoreRobots fetches what a server's robots.txt excludes (HTTP's,
@@ -474,7 +474,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	if m.o.Quota > 0 {
 		m.mu.Lock()
-		over := m.quotaBytes >= m.o.Quota
+		over := m.quotaBytes > m.o.Quota // exceeded, as wget has it
 		if over {
 			m.report.OverQuota++ // left for a next run, unsettled
 		}

@@ -1159,8 +1159,8 @@ func siteDir(site string) string {
 // TestCrawlRedirects: a page's links are relative to where redirects led
 // (dir to dir/, as web servers send a folder's URL without its slash),
 // as wget takes them; the page of dir/ is the folder's index, not a file
-// named dir in the way of the folder's files; a link to dir/ is not
-// fetched again, and -k leads both links to the one file.
+// named dir in the way of the folder's files; a link to dir/ (its page's
+// own) is not fetched again, and -k leads the links to the one file.
 func TestCrawlRedirects(t *testing.T) {
 	var mu sync.Mutex
 	asked := map[string]int{}
@@ -1171,12 +1171,12 @@ func TestCrawlRedirects(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		switch r.URL.Path {
 		case "/":
-			io.WriteString(w, `<a href="dir">dir</a> <a href="old.html">old</a> <a href="dir/">dir/</a>`)
+			io.WriteString(w, `<a href="dir">dir</a> <a href="old.html">old</a>`)
 		case "/dir", "/old.html":
 			to := map[string]string{"/dir": "/dir/", "/old.html": "/new/page.html"}[r.URL.Path]
 			nethttp.Redirect(w, r, to, nethttp.StatusMovedPermanently)
 		case "/dir/":
-			io.WriteString(w, `<a href="a.html">a</a>`)
+			io.WriteString(w, `<a href="a.html">a</a> <a href="./">self</a>`)
 		case "/new/page.html":
 			io.WriteString(w, `<a href="b.html">b</a>`)
 		case "/dir/a.html", "/new/b.html":
@@ -1202,8 +1202,8 @@ func TestCrawlRedirects(t *testing.T) {
 	u, _ := url.Parse(s.URL)
 	site := filepath.Join(dir, siteDir(u.Site()))
 	for name, want := range map[string]string{
-		"index.html":     `<a href="dir/index.html">dir</a> <a href="old.html">old</a> <a href="dir/index.html">dir/</a>`,
-		"dir/index.html": `<a href="a.html">a</a>`,
+		"index.html":     `<a href="dir/index.html">dir</a> <a href="old.html">old</a>`,
+		"dir/index.html": `<a href="a.html">a</a> <a href="index.html">self</a>`,
 		"dir/a.html":     "leaf",
 		"old.html":       `<a href="new/b.html">b</a>`, // wget's name; its link relative to where it led
 		"new/b.html":     "leaf",
@@ -1215,7 +1215,7 @@ func TestCrawlRedirects(t *testing.T) {
 }
 
 // TestCrawlLinkAndNameOptions: wget's --relative, --https-only,
-// --trust-server-names, --default-page, --protocol-directories, -Q and
+// --trust-server-names, --default-page, --protocol-directories and
 // --retry-on-http-error, each against the same site.
 func TestCrawlLinkAndNameOptions(t *testing.T) {
 	var mu sync.Mutex
@@ -1262,7 +1262,6 @@ func TestCrawlLinkAndNameOptions(t *testing.T) {
 			"/ /abs.txt /late.txt /late.txt /moved /rel.txt /target.txt",
 			[]string{"http/" + site + "/abs.txt", "http/" + site + "/home.htm", "http/" + site + "/late.txt", "http/" + site + "/rel.txt", "http/" + site + "/target.txt"}, 0},
 		{"404 final", crawl.Options{}, "/ /abs.txt /late.txt /moved /rel.txt /target.txt", nil, 1},
-		{"quota", crawl.Options{Quota: 150}, "/ /rel.txt", nil, 0},
 	} {
 		asked, tries = nil, 0
 		dir := t.TempDir()
@@ -1278,9 +1277,6 @@ func TestCrawlLinkAndNameOptions(t *testing.T) {
 		slices.Sort(asked)
 		if got := strings.Join(asked, " "); got != tt.asked {
 			t.Errorf("%s: asked %s, want %s", tt.name, got, tt.asked)
-		}
-		if tt.name == "quota" && rep.OverQuota != 3 {
-			t.Errorf("quota: %d left, want 3", rep.OverQuota)
 		}
 		if tt.files != nil {
 			var got []string
@@ -1373,5 +1369,29 @@ func TestCrawlFTPVerbatim(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, siteDir(s.Addr()), "a.txt"))
 	if cmds := strings.Join(s.Commands(), "|"); err != nil || string(b) != "one\r\ntwo\r\n" || strings.Contains(cmds, "TYPE A") {
 		t.Errorf("%q %v; sent %s", b, err, cmds)
+	}
+}
+
+// TestCrawlQuota: once more than Quota bytes are fetched, no retrieval
+// starts (whichever of the page's links came first), as wget's -Q; the
+// URLs left are counted.
+func TestCrawlQuota(t *testing.T) {
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="a">a</a><a href="b">b</a><a href="c">c</a><a href="d">d</a><a href="e">e</a>`) // 85 bytes
+			return
+		}
+		io.WriteString(w, strings.Repeat("x", 100))
+	}))
+	defer s.Close()
+	for _, tt := range []struct {
+		quota         int64
+		fetched, left int
+	}{{50, 1, 5}, {84, 1, 5}, {85, 2, 4}, {150, 2, 4}, {185, 3, 3}, {1000, 6, 0}} {
+		rep, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{IgnoreRobots: true, Quota: tt.quota})
+		if err != nil || rep.Fetched != tt.fetched || rep.OverQuota != tt.left {
+			t.Errorf("quota %d: %v, %d fetched and %d left, want %d and %d", tt.quota, err, rep.Fetched, rep.OverQuota, tt.fetched, tt.left)
+		}
 	}
 }

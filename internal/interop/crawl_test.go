@@ -205,11 +205,7 @@ func TestFileNames(t *testing.T) {
 			}
 			continue
 		}
-		n := 15
-		if strings.HasSuffix(mode, "case") {
-			n = 14 // A.HTML?X=1 and a.html?x=1 one file, the last one's
-		}
-		sameFiles(t, mode, ours, theirs, n, "")
+		sameFiles(t, mode, ours, theirs, 15, "")
 	}
 }
 
@@ -223,7 +219,7 @@ func TestWgetCrawlFlags(t *testing.T) {
 		files int
 	}{
 		{[]string{"--https-only"}, 1},
-		{[]string{"-Q", "300"}, 5},
+		{[]string{"-Q", "100"}, 1}, // the first page passes it: no order of the rest to depend on
 		{[]string{"-L", "--protocol-directories", "--default-page=home.htm"}, 9},
 		{[]string{"-nH", "--protocol-directories", "--trust-server-names"}, 9},
 		{[]string{"--delete-after"}, 0},

@@ -100,7 +100,7 @@ func write(root string) error {
 	files["names/index.html"] = []byte("<!doctype html><title>names</title>\n" +
 		`<a href="a.html?x=1">1</a> <a href="a.html?x=2&amp;y=%2F">2</a> <a href="b.html?">3</a> <a href="./?page=2">4</a> ` +
 		`<a href="c%3Ad.html">5</a> <a href="e%20f.html">6</a> <a href="g%C3%A9.html">7</a> <a href="b%5Cc.html">8</a> ` +
-		`<a href="h%25i.html">9</a> <a href="a.html?c=%01%7F">10</a> <a href="A.HTML?X=1">11</a> <a href="j%23k.html">12</a> ` +
+		`<a href="h%25i.html">9</a> <a href="a.html?c=%01%7F">10</a> <a href="A.HTML?Y=1">11</a> <a href="j%23k.html">12</a> ` +
 		`<a href="a.html?k=%3A%26%2B%41%25x">13</a> <a href="b.html?` + strings.Repeat("q", 300) + `">14</a>` + "\n")
 	for _, name := range []string{"a.html", "b.html", "c:d.html", "e f.html", "gé.html", `b\c.html`, "h%i.html", "A.HTML", "j#k.html"} {
 		files["names/"+name] = []byte("file names/" + name + "\n")
