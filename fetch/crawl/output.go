@@ -193,12 +193,13 @@ func (l *localFile) abandon() {
 
 // localPath is where u's object goes below the output folder, "/"
 // separated: [SCHEME/]HOST[:PORT]/PATH[?QUERY] (SCHEME with
-// ProtocolDirs), each part made a name by o's FileNames; a folder's index
-// (index, or for an HTML page DefaultPage or index.html) where the path
-// ends at a folder or the object is a listing; without HOST with
-// NoHostDirs, and without the first
-// CutDirs folders of PATH; with AdjustExtension, an HTML page's name ends
-// in .html and a style sheet's in .css (after the query, as wget's).
+// ProtocolDirs), each part made a name by o's FileNames, the last cut at
+// maxName bytes; a folder's index (index, .listing for an FTP listing,
+// DefaultPage or index.html for an HTML page) where the path ends at a
+// folder or the object is a listing; without HOST with NoHostDirs, and
+// without the first CutDirs folders of PATH; with AdjustExtension, an
+// HTML page's name ends in .html and a style sheet's in .css (after the
+// query, as wget's).
 func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 	fn := o.FileNames
 	host := strings.ToLower(u.Hostname())
