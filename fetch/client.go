@@ -504,7 +504,7 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 		c.trace(cur, protocols.TraceInfo, "redirect ("+resp.Status+") to "+next.Redacted())
 		switch {
 		case max < 0 || hops >= max:
-			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, max)
+			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, hops)
 		case c.local(next.Scheme):
 			return nil, fmt.Errorf("%w: a redirect never leads to %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())
 		case c.downgrade(cur.Scheme, next.Scheme) && !c.AllowDowngrade:

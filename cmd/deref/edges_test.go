@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -338,7 +339,10 @@ func TestHeadAndTrace(t *testing.T) {
 	}
 	sent := heads()[1]
 	var want []string
-	want = append(want, "* connecting to "+addr)
+	want = append(want, "* connecting to "+addr, "* connected to "+addr)
+	if len(trace) > 2 && strings.HasPrefix(trace[2], "* local address 127.0.0.1:") {
+		trace = slices.Delete(trace, 2, 3) // its port is the system's choice
+	}
 	for _, l := range strings.Split(strings.TrimSuffix(sent, "\r\n\r\n"), "\r\n") {
 		want = append(want, "> "+l)
 	}
@@ -1047,5 +1051,51 @@ func TestConnectTo(t *testing.T) {
 	r := runDeref(t, "", "--connect-to", "example.test:80:127.0.0.1:"+port, "http://example.test/x")
 	if r.code != 0 || r.stdout != "host example.test" {
 		t.Errorf("exit %d, %q: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestWriteOutConnection: curl's -w variables of the connection, the
+// heads and the timings, %header{name}, %{header_json}, %{json},
+// %{onerror} and %{stderr}, from a server whose exact reply is known.
+func TestWriteOutConnection(t *testing.T) {
+	const head = "HTTP/1.1 200 OK\r\nX-A: one\r\nX-A: two\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n"
+	addr, heads := rawHTTP(t, head+"ok")
+	u := "http://" + addr + "/x"
+	format := "%{scheme} %{method} %{http_version} %{remote_ip}:%{remote_port} %{local_ip} %{num_connects} %{num_headers} [%header{x-a}] %{size_header} %{size_request} %{urlnum}\n"
+	r := runDeref(t, "", "-s", "-o", os.DevNull, "-w", format, u)
+	host, port, _ := net.SplitHostPort(addr)
+	want := fmt.Sprintf("HTTP GET 1.1 %s:%s 127.0.0.1 1 4 [one, two] %d %d 0\n", host, port, len(head), len(heads()[0]))
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("exit %d, %q, want %q; %s", r.code, r.stdout, want, r.stderr)
+	}
+	r = runDeref(t, "", "-s", "-w", "%{time_namelookup} %{time_connect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{urlnum}\n", u, u)
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(r.stdout, "ok", "")), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[1], " 1") {
+		t.Fatalf("two URLs: %q", r.stdout)
+	}
+	var times [5]float64
+	fmt.Sscan(lines[0], &times[0], &times[1], &times[2], &times[3], &times[4])
+	for i := 1; i < len(times); i++ {
+		if times[i] < times[i-1] || times[0] <= 0 {
+			t.Errorf("times out of order: %v", times)
+		}
+	}
+	r = runDeref(t, "", "-s", "-o", os.DevNull, "-w", "%{header_json}|%{json}", u)
+	hj, js, _ := strings.Cut(r.stdout, "|")
+	var fields map[string][]string
+	var all map[string]any
+	if err := json.Unmarshal([]byte(hj), &fields); err != nil || strings.Join(fields["x-a"], ",") != "one,two" {
+		t.Errorf("header_json %q: %v", hj, err)
+	}
+	if err := json.Unmarshal([]byte(js), &all); err != nil || all["remote_port"] == nil || all["http_version"] != "1.1" {
+		t.Errorf("json %q: %v", js, err)
+	}
+	r = runDeref(t, "", "-s", "-o", os.DevNull, "-w", "done%{onerror} failed%{stderr} %{exitcode}\n", u)
+	if r.stdout != "done" || r.stderr != "" {
+		t.Errorf("onerror, success: %q %q", r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", "-s", "-o", os.DevNull, "-w", "done%{onerror} failed%{stderr} %{exitcode}\n", "http://127.0.0.1:1/")
+	if r.stdout != "done failed" || !strings.HasSuffix(r.stderr, " 6\n") {
+		t.Errorf("onerror, failure: %q %q", r.stdout, r.stderr)
 	}
 }

@@ -374,7 +374,7 @@ var flagTable = []flagDef{
 	{long: "json", cmds: cmdGet, group: "Output",
 		help: "print listings as one JSON object per entry, and -I as one object", set: boolean(func(o *options) *bool { return &o.json })},
 	{long: "write-out", short: "w", cmds: cmdGet, group: "Output", arg: "FORMAT",
-		help: "after each URL print FORMAT with %{url}, %{http_code}, %{url_effective}, %{exitcode}, %{size_download}, %{time_total}, %{content_type}, %{filename_effective}, %{errormsg} and more of curl's; json prints them all as one object",
+		help: "after each URL print FORMAT with %{url}, %{http_code}, %{url_effective}, %{exitcode}, %{size_download}, %{time_total}, %{time_connect}, %{remote_ip}, %{http_version}, %header{NAME}, %{content_type}, %{filename_effective}, %{errormsg}, %{json}, %{onerror} and more of curl's; json alone prints them all as one object",
 		set:  str(func(o *options) *string { return &o.writeOut })},
 	{long: "checksum", cmds: cmdGet, group: "Output", arg: "ALG:HEX",
 		help: "with -o or -O: check the object's digest (sha256, sha512, sha1, md5) before it gets its name; a mismatch leaves nothing and exits 9",

@@ -332,7 +332,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 				}
 				raw := j.raw
-				res := &result{url: raw, start: time.Now()}
+				res := &result{url: raw, start: time.Now(), n: j.n}
 				oj := &o
 				if len(o.outputs) > 1 { // the URL's own -o
 					paired := o
@@ -368,7 +368,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				}
 				if o.writeOut != "" {
 					mu.Lock()
-					writeOutResult(stdout, o.writeOut, res, err, &o)
+					writeOutResult(stdout, stderr, o.writeOut, res, err, &o)
 					mu.Unlock()
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,111 @@ type result struct {
 	effective string
 	redirects int
 	firstByte time.Duration
+
+	// For curl's connection and timing variables, from the trace: the
+	// place of the URL among the command's, the addresses of the last
+	// connection, the connections made, when the name was looked up (the
+	// first connection began), the connection was made, TLS was agreed
+	// on, the request was sent and the last redirect came; the bytes of
+	// the HTTP heads sent and received, and the last response's head.
+	n                                     int
+	remote, local                         string
+	connects                              int
+	lookup, connect, tls, pretransfer, rd time.Duration
+	sizeHeader, sizeRequest               int64
+	inRequest                             bool
+	httpVersion                           string
+	head                                  [][2]string // the last HTTP response's fields
+}
+
+// noteTrace notes what -w reports of one trace line.
+func (res *result) noteTrace(ev fetch.TraceEvent) {
+	at := time.Since(res.start)
+	switch ev.Dir {
+	case protocols.TraceRecv:
+		if code := replyCode(ev.Text); code > 0 {
+			res.code = code
+		}
+		if v, ok := strings.CutPrefix(ev.Text, "HTTP/"); ok && replyCode(ev.Text) > 0 {
+			res.httpVersion, _, _ = strings.Cut(v, " ")
+			res.head = res.head[:0]
+			res.sizeHeader += int64(len(ev.Text)) + 4 // its CRLF, and the blank line that ends the head
+		} else if name, value, ok := strings.Cut(ev.Text, ":"); ok && res.httpVersion != "" && !strings.ContainsAny(name, " \t") {
+			res.head = append(res.head, [2]string{name, strings.TrimSpace(value)})
+			res.sizeHeader += int64(len(ev.Text)) + 2
+		}
+	case protocols.TraceSend:
+		if res.firstByte == 0 {
+			res.pretransfer = at
+		}
+		if strings.HasSuffix(ev.Text, " HTTP/1.1") {
+			res.inRequest = true
+			res.sizeRequest += 2 // the blank line that ends the head
+		}
+		if res.inRequest {
+			res.sizeRequest += int64(len(ev.Text)) + 2
+		}
+	case protocols.TraceInfo:
+		switch {
+		case strings.HasPrefix(ev.Text, "connecting to "):
+			if res.lookup == 0 {
+				res.lookup = at
+			}
+		case strings.HasPrefix(ev.Text, "connected to "):
+			res.connects++
+			res.connect, res.remote = at, strings.TrimPrefix(ev.Text, "connected to ")
+		case strings.HasPrefix(ev.Text, "local address "):
+			res.local = strings.TrimPrefix(ev.Text, "local address ")
+		case strings.HasPrefix(ev.Text, "reusing the connection to "):
+			res.remote = strings.TrimPrefix(ev.Text, "reusing the connection to ")
+		case strings.HasPrefix(ev.Text, "TLS "):
+			res.tls = at
+		}
+	}
+}
+
+// headerValue is the value of the last response's field name (its
+// values joined by ", " where it repeats), as curl's %header{name}.
+func (res *result) headerValue(name string) string {
+	var vs []string
+	for _, f := range res.head {
+		if strings.EqualFold(f[0], name) {
+			vs = append(vs, f[1])
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// headerJSON is the last response's head as curl's %{header_json}
+// writes it: an object of lower-case names, each with its values.
+func (res *result) headerJSON() string {
+	var names []string
+	values := map[string][]string{}
+	for _, f := range res.head {
+		k := strings.ToLower(f[0])
+		if _, ok := values[k]; !ok {
+			names = append(names, k)
+		}
+		values[k] = append(values[k], f[1])
+	}
+	var parts []string
+	for _, k := range names {
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(values[k])
+		parts = append(parts, string(kb)+":"+string(vb))
+	}
+	return "{" + strings.Join(parts, ",\n") + "\n}"
+}
+
+// hostPort splits an address for -w: its host (an IPv6 literal without
+// brackets) and port, "" and 0 when there is none.
+func hostPort(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
 }
 
 // watch returns the trace and redirect hooks of one attempt at res's URL
@@ -48,18 +154,12 @@ func (res *result) watch(o *options) (func(fetch.TraceEvent), func(from, to *url
 	if o.writeOut == "" {
 		return nil, nil
 	}
-	trace := func(ev fetch.TraceEvent) {
-		if ev.Dir == protocols.TraceRecv {
-			if code := replyCode(ev.Text); code > 0 {
-				res.code = code
-			}
-		}
-	}
 	redirect := func(_, to *url.URL) {
 		res.redirects++
 		res.effective = to.Redacted()
+		res.rd = time.Since(res.start)
 	}
-	return trace, redirect
+	return res.noteTrace, redirect
 }
 
 // started notes when the object began to arrive, unless noted already.
@@ -162,16 +262,54 @@ func writeOutVars(res *result, err error, o *options) map[string]any {
 	if total > 0 {
 		speed = float64(res.bytes) / total
 	}
+	scheme, redirectURL := "", ""
+	if eu, perr := url.Parse(effective); perr == nil {
+		scheme = strings.ToUpper(eu.Scheme) // as curl 7.88 writes it
+		if loc := res.headerValue("Location"); loc != "" && res.code >= 300 && res.code < 400 {
+			if ref, rerr := url.ParseReference(url.Canonicalize(loc)); rerr == nil {
+				redirectURL = eu.ResolveReference(ref).Redacted() // a redirect not followed
+			}
+		}
+	}
+	method := "GET"
+	if o.head {
+		method = "HEAD"
+	}
+	version := res.httpVersion
+	if version == "" {
+		version = "0"
+	}
+	remoteIP, remotePort := hostPort(res.remote)
+	localIP, localPort := hostPort(res.local)
 	return map[string]any{
 		"url":                u,
 		"url_effective":      effective,
+		"urlnum":             res.n,
 		"num_redirects":      res.redirects,
+		"redirect_url":       redirectURL,
 		"http_code":          code3(res.code),
 		"response_code":      code3(res.code),
+		"http_version":       version,
+		"method":             method,
+		"scheme":             scheme,
 		"exitcode":           fetch.ExitCode(err),
 		"size_download":      res.bytes,
+		"size_header":        res.sizeHeader,
+		"size_request":       res.sizeRequest,
+		"num_headers":        len(res.head),
+		"num_connects":       res.connects,
+		"remote_ip":          remoteIP,
+		"remote_port":        remotePort,
+		"local_ip":           localIP,
+		"local_port":         localPort,
+		"ssl_verify_result":  0, // deref goes on with verified certificates only
 		"speed_download":     speed,
 		"time_total":         total,
+		"time_namelookup":    res.lookup.Seconds(),
+		"time_connect":       res.connect.Seconds(),
+		"time_appconnect":    res.tls.Seconds(),
+		"time_pretransfer":   res.pretransfer.Seconds(),
+		"time_redirect":      res.rd.Seconds(),
 		"time_starttransfer": res.firstByte.Seconds(),
 		"content_type":       res.contentType,
 		"filename_effective": res.filename,
@@ -181,19 +319,38 @@ func writeOutVars(res *result, err error, o *options) map[string]any {
 }
 
 // writeOutResult prints --write-out FORMAT for one URL: %{name} is a
-// variable, %% a percent sign, \n, \t and \r what they say; "json" prints
-// every variable as one JSON object on a line.
-func writeOutResult(w io.Writer, format string, res *result, err error, o *options) {
+// variable, %header{name} a field of the last response's head, %% a
+// percent sign, \n, \t and \r what they say; %{json} and %{header_json}
+// are every variable and the head as JSON objects, %{stderr} and
+// %{stdout} send what follows there, and after %{onerror} the rest is
+// printed only when the retrieval failed, as curl has them. A FORMAT of
+// "json" alone prints the variables as one JSON object on a line.
+func writeOutResult(w, stderr io.Writer, format string, res *result, err error, o *options) {
 	vars := writeOutVars(res, err, o)
 	if format == "json" {
 		b, _ := json.Marshal(vars)
 		w.Write(append(b, '\n'))
 		return
 	}
+	out := w
 	var b strings.Builder
+	flush := func() {
+		io.WriteString(w, b.String())
+		b.Reset()
+	}
+	defer flush()
 	for i := 0; i < len(format); i++ {
 		c := format[i]
 		switch {
+		case strings.HasPrefix(format[i:], "%header{"):
+			end := strings.IndexByte(format[i:], '}')
+			if end < 0 {
+				b.WriteString(format[i:])
+				i = len(format)
+				continue
+			}
+			b.WriteString(res.headerValue(format[i+len("%header{") : i+end]))
+			i += end
 		case c == '%' && strings.HasPrefix(format[i:], "%{"):
 			end := strings.IndexByte(format[i:], '}')
 			if end < 0 {
@@ -202,6 +359,31 @@ func writeOutResult(w io.Writer, format string, res *result, err error, o *optio
 				continue
 			}
 			name := format[i+2 : i+end]
+			switch name {
+			case "json":
+				j, _ := json.Marshal(vars)
+				b.Write(j)
+				i += end
+				continue
+			case "header_json":
+				b.WriteString(res.headerJSON())
+				i += end
+				continue
+			case "stderr", "stdout":
+				flush()
+				w = out
+				if name == "stderr" {
+					w = stderr
+				}
+				i += end
+				continue
+			case "onerror":
+				if err == nil {
+					return
+				}
+				i += end
+				continue
+			}
 			if v, ok := vars[name]; ok {
 				switch v := v.(type) {
 				case float64:
@@ -235,5 +417,4 @@ func writeOutResult(w io.Writer, format string, res *result, err error, o *optio
 			b.WriteByte(c)
 		}
 	}
-	io.WriteString(w, b.String())
 }

@@ -561,6 +561,11 @@ func clientTrace(req *protocols.Request, hreq *nethttp.Request, absolute bool) *
 	}
 	return &httptrace.ClientTrace{
 		ConnectStart: func(network, addr string) { req.Tracef(protocols.TraceInfo, "connecting to "+addr) },
+		ConnectDone: func(network, addr string, err error) {
+			if err == nil {
+				req.Tracef(protocols.TraceInfo, "connected to "+addr)
+			}
+		},
 		TLSHandshakeDone: func(st tls.ConnectionState, err error) {
 			if err == nil {
 				req.Tracef(protocols.TraceInfo, "TLS "+tls.VersionName(st.Version)+", "+tls.CipherSuiteName(st.CipherSuite))
@@ -570,6 +575,7 @@ func clientTrace(req *protocols.Request, hreq *nethttp.Request, absolute bool) *
 			if ci.Reused {
 				req.Tracef(protocols.TraceInfo, "reusing the connection to "+ci.Conn.RemoteAddr().String())
 			}
+			req.Tracef(protocols.TraceInfo, "local address "+ci.Conn.LocalAddr().String())
 			req.Tracef(protocols.TraceSend, hreq.Method+" "+url.RedactString(target)+" HTTP/1.1")
 		},
 		WroteHeaderField: func(key string, values []string) {

@@ -83,6 +83,8 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 		reused := conn != nil
 		if reused {
 			req.MarkActive() // connected already: the reply is awaited for the idle time only
+			req.Tracef(protocols.TraceInfo, "reusing the connection to "+conn.RemoteAddr().String())
+			req.Tracef(protocols.TraceInfo, "local address "+conn.LocalAddr().String())
 		}
 		if conn == nil {
 			var err error
@@ -90,6 +92,8 @@ func (f *Fetcher) rawRoundTrip(ctx context.Context, req *protocols.Request, hreq
 			if conn, err = req.Dialer()(ctx, "tcp", addr); err != nil {
 				return nil, err
 			}
+			req.Tracef(protocols.TraceInfo, "connected to "+conn.RemoteAddr().String())
+			req.Tracef(protocols.TraceInfo, "local address "+conn.LocalAddr().String())
 			if req.URL.Scheme == "https" {
 				if conn, err = handshake(ctx, req, conn); err != nil {
 					return nil, err
