@@ -996,6 +996,36 @@ var flagTable = []flagDef{
 		help: "what deref mirror does: files get this system's default permissions", set: habit},
 	{long: "no-umask", cmds: cmdMirror, group: "Mirror", hidden: true,
 		help: "what deref mirror does: files get this system's default permissions", set: habit},
+	{long: "only-missing", cmds: cmdMirror, group: "Mirror",
+		help: "fetch only the files not there yet, leaving those there as they are, as lftp's mirror --only-missing", set: boolean(func(o *options) *bool { return &o.m.opts.OnlyMissing })},
+	{long: "newer-than", cmds: cmdMirror, group: "Mirror", arg: "WHEN",
+		help: "mirror only files the listing dates after WHEN: a date (2006-01-02, RFC 3339), now-N followed by minutes, hours, days or weeks, or a file, whose time is taken; as lftp's mirror --newer-than", set: mirrorTime(func(o *options) *time.Time { return &o.m.opts.NewerThan })},
+	{long: "older-than", cmds: cmdMirror, group: "Mirror", arg: "WHEN",
+		help: "mirror only files the listing dates before WHEN (see --newer-than), as lftp's mirror --older-than", set: mirrorTime(func(o *options) *time.Time { return &o.m.opts.OlderThan })},
+	{long: "size-range", cmds: cmdMirror, group: "Mirror", arg: "MIN-MAX",
+		help: "mirror only files of MIN to MAX bytes (MIN- or -MAX leave a side open; suffixes k, M, G), as lftp's mirror --size-range", set: func(o *options, v string) error {
+			lo, hi, ok := strings.Cut(v, "-")
+			if !ok || lo == "" && hi == "" {
+				return fmt.Errorf("%q is not MIN-MAX", v)
+			}
+			for _, side := range []struct {
+				s string
+				n *int64
+			}{{lo, &o.m.opts.MinSize}, {hi, &o.m.opts.MaxSize}} {
+				if side.s == "" {
+					continue
+				}
+				n, err := parseSize(side.s)
+				if err != nil {
+					return fmt.Errorf("%q is not MIN-MAX: %w", v, err)
+				}
+				*side.n = n
+			}
+			if o.m.opts.MaxSize > 0 && o.m.opts.MinSize > o.m.opts.MaxSize {
+				return fmt.Errorf("%q: MIN is above MAX", v)
+			}
+			return nil
+		}},
 	{long: "reverse", short: "R", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref retrieves: it uploads nothing (lftp's reverse mirror)")},
 	{long: "Remove-source-files", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref never changes the server's files")},
 	{long: "Move", cmds: cmdMirror, group: "Mirror", hidden: true, help: "refused", set: refused("deref never changes the server's files")},
@@ -1626,6 +1656,32 @@ func takenNumber(unit string) func(*options, string) error {
 		if n, err := strconv.ParseFloat(v, 64); err != nil || n < 0 {
 			return fmt.Errorf("%q is not a number of %s", v, unit)
 		}
+		return nil
+	}
+}
+
+// mirrorTime is the setter of --newer-than and --older-than: a file's
+// modification time, a date, or now-N with a unit.
+func mirrorTime(field func(*options) *time.Time) func(*options, string) error {
+	return func(o *options, v string) error {
+		if rest, ok := strings.CutPrefix(v, "now-"); ok {
+			i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+			if i > 0 {
+				n, _ := strconv.Atoi(rest[:i])
+				unit := map[string]time.Duration{"minute": time.Minute, "minutes": time.Minute, "hour": time.Hour, "hours": time.Hour,
+					"day": 24 * time.Hour, "days": 24 * time.Hour, "week": 7 * 24 * time.Hour, "weeks": 7 * 24 * time.Hour}[strings.TrimSpace(rest[i:])]
+				if unit > 0 {
+					*field(o) = time.Now().Add(-time.Duration(n) * unit)
+					return nil
+				}
+			}
+			return fmt.Errorf("%q is not now-N minutes, hours, days or weeks", v)
+		}
+		t, ok := timeCondition(v)
+		if !ok {
+			return fmt.Errorf("%q is neither a date (2006-01-02, RFC 3339), now-N days and the like, nor a file", v)
+		}
+		*field(o) = t
 		return nil
 	}
 }

@@ -584,6 +584,12 @@ func TestWgetSpellings(t *testing.T) {
 			m := o.m.opts
 			return m.Delete && m.OnlyNewer && o.parallel == 3 && m.MaxDepth == 1 && m.FollowSymlinks && o.segments == 2 && o.cookieJar == "j" && o.proxy == "http://p.example/"
 		}},
+		{cmdMirror, []string{"--only-missing", "--size-range=1k-2M", "--newer-than=now-7days", "--older-than=2020-01-02"}, func(o *options) bool {
+			m := o.m.opts
+			week := time.Since(m.NewerThan)
+			return m.OnlyMissing && m.MinSize == 1024 && m.MaxSize == 2<<20 && week > 167*time.Hour && week < 169*time.Hour &&
+				m.OlderThan.Equal(time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC))
+		}},
 		{cmdMirror, []string{"-i", "a$", "-x", "^b/", "-I", "*.c", "-X", "d*"}, func(o *options) bool {
 			r := o.m.opts.Rules
 			return len(r) == 4 && r[0].Include && r[0].Regex.String() == "a$" && !r[1].Include && r[1].Regex != nil &&
@@ -685,6 +691,10 @@ func TestWgetSpellings(t *testing.T) {
 		{cmdCrawl, "--level=deep", "not a count"},
 		{cmdGet, "--compression=br", "not auto, gzip or none"},
 		{cmdGet, "--no-passive-ftp", "passive FTP only"},
+		{cmdMirror, "--size-range=5-1", "MIN is above MAX"},
+		{cmdMirror, "--size-range=-", "not MIN-MAX"},
+		{cmdMirror, "--newer-than=yesterday", "neither a date"},
+		{cmdMirror, "--newer-than=now-3fortnights", "not now-N"},
 		{cmdMirror, "-R", "uploads nothing"},
 		{cmdMirror, "-x (", "not a regular expression"},
 		{cmdMirror, "-X [", "not a glob"},

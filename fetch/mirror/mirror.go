@@ -67,6 +67,19 @@ type Options struct {
 	// MaxDepth > 0 limits the tree to that many levels, counting the start
 	// directory as level 1 (1: only its own files); 0 means no limit.
 	MaxDepth int
+	// OnlyMissing fetches only the files that are not there yet, leaving
+	// those there as they are whatever the server's copy (lftp's
+	// --only-missing).
+	OnlyMissing bool
+	// NewerThan and OlderThan, when set, leave out the files whose
+	// listed time is not after NewerThan, or not before OlderThan (lftp's
+	// --newer-than and --older-than); a file the listing gives no time
+	// for is mirrored.
+	NewerThan, OlderThan time.Time
+	// MinSize and MaxSize, when positive, leave out the files whose
+	// listed size is below MinSize or above MaxSize (lftp's
+	// --size-range); a file the listing gives no size for is mirrored.
+	MinSize, MaxSize int64
 	// DryRun decides and reports but changes nothing locally.
 	DryRun bool
 	// LimitRate caps the bytes per second of all transfers together; 0
@@ -678,7 +691,7 @@ func (m *run) judge(d *dirNode, k child, remote map[string]*child, seen map[stri
 		}
 		return dec
 	}
-	if !m.inShard(rel) {
+	if !m.inShard(rel) || !m.selected(k) {
 		dec.do = doLeave
 		return dec
 	}
@@ -688,6 +701,8 @@ func (m *run) judge(d *dirNode, k child, remote map[string]*child, seen map[stri
 	switch {
 	case dec.local != nil && dec.local.dir:
 		dec.do, dec.err = doFail, fmt.Errorf("%s is a folder here, not a file", rel)
+	case dec.local != nil && m.o.OnlyMissing:
+		dec.do, dec.reason = doSkip, "there already"
 	case dec.local != nil && m.o.OnlyNewer && m.o.Checksum && k.target == "":
 		dec.do = doCompare
 	case dec.local != nil && m.o.OnlyNewer:
@@ -699,6 +714,22 @@ func (m *run) judge(d *dirNode, k child, remote map[string]*child, seen map[stri
 		dec.do = doFetch
 	}
 	return dec
+}
+
+// selected applies NewerThan, OlderThan, MinSize and MaxSize to file k,
+// by what its listing says of it.
+func (m *run) selected(k child) bool {
+	switch {
+	case !k.mod.IsZero() && !m.o.NewerThan.IsZero() && !k.mod.After(m.o.NewerThan):
+		return false
+	case !k.mod.IsZero() && !m.o.OlderThan.IsZero() && !k.mod.Before(m.o.OlderThan):
+		return false
+	case k.size >= 0 && m.o.MinSize > 0 && k.size < m.o.MinSize:
+		return false
+	case k.size >= 0 && m.o.MaxSize > 0 && k.size > m.o.MaxSize:
+		return false
+	}
+	return true
 }
 
 // linkTarget is what a remote symbolic link k is fetched as: its target

@@ -426,3 +426,37 @@ func TestReportSorted(t *testing.T) {
 		t.Errorf("bytes %d vs items %d; new %d", rep.Bytes, total, rep.New)
 	}
 }
+
+// TestSelection: lftp's --newer-than, --older-than, --size-range and
+// --only-missing, by what the listing says of each file.
+func TestSelection(t *testing.T) {
+	root := t.TempDir()
+	makeTree(t, root, map[string]string{"old.txt": "old file\n", "small": "s", "sub/big.txt": strings.Repeat("b", 100)})
+	recent := time.Now().Add(-time.Hour).Truncate(time.Second)
+	os.Chtimes(filepath.Join(root, "small"), recent, recent)
+	src := "file://" + filepath.ToSlash(root) + "/"
+	mid := recent.Add(-24 * time.Hour)
+	for _, c := range []struct {
+		name string
+		o    mirror.Options
+		want []string
+	}{
+		{"newer than", mirror.Options{NewerThan: mid}, []string{"small"}},
+		{"older than", mirror.Options{OlderThan: mid}, []string{"old.txt", "sub/big.txt"}},
+		{"at least 5 bytes", mirror.Options{MinSize: 5}, []string{"old.txt", "sub/big.txt"}},
+		{"at most 9 bytes", mirror.Options{MaxSize: 9}, []string{"old.txt", "small"}},
+	} {
+		dst := t.TempDir()
+		run(t, src, dst, c.o)
+		if got := slices.Sorted(mapsKeys(readTree(t, dst))); !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+	dst := t.TempDir()
+	os.WriteFile(filepath.Join(dst, "small"), []byte("mine"), 0o644)
+	rep := run(t, src, dst, mirror.Options{OnlyMissing: true, Delete: true})
+	tree := readTree(t, dst)
+	if tree["small"] != "mine" || tree["old.txt"] != "old file\n" || len(tree) != 3 || rep.New != 2 {
+		t.Errorf("only missing: %q, report %+v", tree, rep)
+	}
+}

@@ -229,9 +229,10 @@ func TestMirrorProgress(t *testing.T) {
 }
 
 // TestLftpRules: deref mirror takes lftp's mirror filters (-i RX, -x RX,
-// -I GLOB, -X GLOB, in order, the last that matches deciding) and lftp's
-// -c, -e, -P and -r: lftp 4.9's mirror and deref's, of vsftpd's pub
-// folder, write the same files, byte for byte.
+// -I GLOB, -X GLOB, in order, the last that matches deciding), lftp's
+// -c, -e, -P and -r, and its --size-range, --newer-than, --older-than and
+// --only-missing: lftp 4.9's mirror and deref's, of vsftpd's pub folder,
+// write the same files, byte for byte.
 func TestLftpRules(t *testing.T) {
 	src := ftpServers(t)["vsftpd"]
 	bin := buildDeref(t)
@@ -243,8 +244,20 @@ func TestLftpRules(t *testing.T) {
 		{"-X", "*.txt", "-I", "with*", "-x", "deeper/$"},
 		{"-x", "^nested/", "-i", "^nested/sibling"},
 		{"-c", "-e", "-P", "3", "-r"},
+		{"--size-range=10-30"},
+		{"--size-range=20-", "--older-than=2021-01-01"},
+		{"--newer-than=2021-01-01"},
+		{"--only-missing"},
 	} {
 		ours, theirs := t.TempDir(), t.TempDir()
+		if flags[0] == "--only-missing" || flags[0] == "--newer-than=2021-01-01" {
+			// a file there already, which --only-missing leaves, and
+			// one for --newer-than (the tree's files are of 2020) to
+			// leave alone too
+			for _, d := range []string{ours, theirs} {
+				os.WriteFile(filepath.Join(d, "README.txt"), []byte("mine\n"), 0o644)
+			}
+		}
 		runTool(t, bin, append(append([]string{"mirror", "-s", "--no-netrc"}, flags...), src+"/pub/", ours)...)
 		quoted := make([]string, len(flags))
 		for i, f := range flags {
