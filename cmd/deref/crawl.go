@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -51,6 +55,8 @@ type crawlSettings struct {
 	deleteAfter bool
 	// spider: wget's --spider, whose report lists the broken links.
 	spider bool
+	// nv: wget's -nv, a line a file written.
+	nv bool
 }
 
 func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -155,6 +161,11 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if status != nil {
 			status.event(ev)
 		}
+		if o.c.nv && ev.Err == nil && ev.File != "" {
+			errMu.Lock()
+			fmt.Fprintln(out, wgetLine(time.Now(), ev, o.c.opts.OutputDir))
+			errMu.Unlock()
+		}
 		if ev.Err == nil && !ev.Excluded && !o.verbose {
 			return
 		}
@@ -237,6 +248,23 @@ func crawlSummary(r *crawl.Report) string {
 		fmt.Fprintf(&b, "deref crawl: the quota (-Q) passed, %d URLs left unfetched\n", r.OverQuota)
 	}
 	return b.String()
+}
+
+// wgetLine is what wget -nv writes of a file written: the time, the URL,
+// the bytes (of the size the server gave), the file and the count of
+// tries, as in
+//
+//	2026-01-02 03:04:05 URL:http://h/a/ [146/146] -> "d/h/a/index.html" [1]
+func wgetLine(now time.Time, ev crawl.Event, dir string) string {
+	size := strconv.FormatInt(ev.Bytes, 10)
+	if ev.Size >= 0 {
+		size += "/" + strconv.FormatInt(ev.Size, 10)
+	}
+	file := path.Join(filepath.ToSlash(dir), ev.File)
+	if dir == "." {
+		file = ev.File // as wget names what it writes in the current folder
+	}
+	return fmt.Sprintf("%s URL:%s [%s] -> %q [1]", now.Format("2006-01-02 15:04:05"), oneLine(ev.URL), size, oneLine(filepath.FromSlash(file)))
 }
 
 // brokenLinks is wget --spider's report of the URLs that failed: "Found N

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 
@@ -384,4 +385,26 @@ func siteDir(site string) string {
 		return strings.ReplaceAll(site, ":", "+")
 	}
 	return site
+}
+
+// TestWgetLine: -nv's line of a file, as wget -nv writes it: the size
+// the server gave after the bytes, or the bytes alone; the path as the
+// file was named, without "./".
+func TestWgetLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the path's separators are backslashes there")
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	for _, tt := range []struct {
+		ev   crawl.Event
+		dir  string
+		want string
+	}{
+		{crawl.Event{URL: "http://h/a/", Bytes: 146, Size: 146, File: "h/a/index.html"}, "d", `2026-01-02 03:04:05 URL:http://h/a/ [146/146] -> "d/h/a/index.html" [1]`},
+		{crawl.Event{URL: "http://h/b", Bytes: 7, Size: -1, File: "h/b"}, ".", `2026-01-02 03:04:05 URL:http://h/b [7] -> "h/b" [1]`},
+	} {
+		if got := wgetLine(at, tt.ev, tt.dir); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.ev, got, tt.want)
+		}
+	}
 }

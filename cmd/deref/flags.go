@@ -663,8 +663,10 @@ var flagTable = []flagDef{
 		help: "wget's -q: -s (--disable is spelt long here)", set: boolean(func(o *options) *bool { return &o.silent })},
 	{long: "quiet", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
 		help: "wget's --quiet: -s", set: boolean(func(o *options) *bool { return &o.silent })},
-	{long: "no-verbose", cmds: cmdBoth, group: "Output", hidden: true,
+	{long: "no-verbose", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
 		help: "wget's --no-verbose: -s", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "no-verbose", cmds: cmdCrawl, group: "Output", hidden: true,
+		help: "wget's --no-verbose: -nv", set: boolean(func(o *options) *bool { return &o.c.nv })},
 	{long: "output-document", cmds: cmdGet, group: "Output", arg: "FILE", hidden: true,
 		help: "wget's --output-document: -o", set: outputFile},
 	{long: "directory-prefix", cmds: cmdGet, group: "Output", arg: "DIR", hidden: true,
@@ -749,8 +751,10 @@ var flagTable = []flagDef{
 		help: "what deref mirror does: it never goes above URL", set: habit},
 	// wget's two-letter short flags, taken whole: -nv would otherwise
 	// read as -n -v.
-	{long: "nv", cmds: cmdBoth, group: "Output", hidden: true,
+	{long: "nv", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
 		help: "wget's -nv: -s", set: boolean(func(o *options) *bool { return &o.silent })},
+	{long: "nv", cmds: cmdCrawl, group: "Output", hidden: true,
+		help: "wget's -nv: a line a file written, as wget writes it, and the summary", set: boolean(func(o *options) *bool { return &o.c.nv })},
 	{long: "np", cmds: cmdCrawl, group: "Crawl", hidden: true,
 		help: "wget's -np: --scope prefix", set: switchValue(func(o *options) *string { return &o.c.scope }, "prefix")},
 	{long: "np", cmds: cmdMirror, group: "Mirror", hidden: true,

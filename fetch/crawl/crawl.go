@@ -218,6 +218,11 @@ type Event struct {
 	Host  string
 	Depth int
 	Bytes int64
+	// Size is the object's size as the server gave it, -1 when it gave
+	// none; File is where it was written below OutputDir, "/"-separated,
+	// "" when it was not.
+	Size  int64
+	File  string
 	Links int   // the links it gave that were queued
 	Err   error // nil when it was fetched
 	// Excluded says robots.txt excludes the URL: it was not fetched.
@@ -256,10 +261,11 @@ type HostReport struct {
 }
 
 type job struct {
-	u     *url.URL
-	depth int
-	plus  bool     // a Gopher+ item: its attribute block is archived too
-	from  *url.URL // the page whose link it was, if known: its Referer
+	u      *url.URL
+	depth  int
+	plus   bool     // a Gopher+ item: its attribute block is archived too
+	from   *url.URL // the page whose link it was, if known: its Referer
+	ticket int      // its place in its host's line (walk.Hosts.Ticket)
 }
 
 type run struct {
@@ -267,6 +273,8 @@ type run struct {
 	o      Options
 	starts []*url.URL
 	hosts  walk.Hosts
+
+	pushMu sync.Mutex // queueing and its tickets, one visit at a time
 
 	mu   sync.Mutex
 	seen map[string]bool
@@ -364,7 +372,10 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	if parallel <= 0 {
 		parallel = 4
 	}
-	walk.Walk(ctx, parallel, nil, m.visit, first...)
+	for i := range first {
+		first[i].ticket = m.hosts.Ticket(hostKey(first[i].u))
+	}
+	walk.Walk(ctx, parallel, nil, m.visit, first...) // no preference: the queue's order is the tickets' order
 	m.commits.Wait()
 	var convertErr error
 	if o.ConvertLinks && ctx.Err() == nil {
@@ -459,7 +470,9 @@ func pathKey(u *url.URL) string {
 // and queues its links.
 func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	host := hostKey(j.u)
-	release, err := m.hosts.Slot(ctx, host)
+	// In turn: a host's URLs are fetched in the order they were found,
+	// as wget fetches them, whichever worker took each.
+	release, err := m.hosts.SlotInTurn(ctx, host, j.ticket)
 	if err != nil {
 		return
 	}
@@ -493,7 +506,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			m.mu.Unlock()
 			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil, nil)
 			if m.o.Events != nil {
-				m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Excluded: true, Queued: q.Len()})
+				m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Size: -1, Excluded: true, Queued: q.Len()})
 			}
 			return
 		}
@@ -505,10 +518,11 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	var n int64
 	var found []link
+	var wrote written // the file the last attempt wrote, if any
 	policy := fetch.Retry{Attempts: m.o.Retries, Wait: m.o.RetryWait, Refused: m.o.RetryRefused, Statuses: m.o.RetryStatuses}
 	err = policy.Do(ctx, func() error {
 		var err error
-		n, found, err = m.fetch(fctx, j.u, j.from)
+		n, found, err = m.fetch(fctx, j.u, j.from, &wrote)
 		return err
 	}, nil)
 	if m.o.Quota > 0 {
@@ -553,9 +567,12 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		line.Err = err.Error()
 	}
 	m.settle(ctx, line, group, err)
+	m.pushMu.Lock() // a host's tickets in the order its jobs are queued
 	for _, n := range next {
+		n.ticket = m.hosts.Ticket(hostKey(n.u))
 		q.Push(n)
 	}
+	m.pushMu.Unlock()
 	queued := len(next)
 	m.mu.Lock()
 	hr := m.host(host)
@@ -571,7 +588,11 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	}
 	m.mu.Unlock()
 	if m.o.Events != nil {
-		m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Bytes: n, Links: queued, Err: err, Queued: q.Len()})
+		ev := Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Bytes: n, Size: -1, Links: queued, Err: err, Queued: q.Len()}
+		if err == nil {
+			ev.File, ev.Size = wrote.rel, wrote.size
+		}
+		m.o.Events(ev)
 	}
 }
 
@@ -641,7 +662,8 @@ type link struct {
 // a crawl may follow (fetch.Client.Follows): a listing's entries, an HTML
 // page's links and what it is shown with (fetch.PageLinks), what a style
 // sheet loads (fetch.CSSLinks).
-func (m *run) fetch(ctx context.Context, u, from *url.URL) (int64, []link, error) {
+func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int64, []link, error) {
+	*wrote = written{size: -1}
 	fo := fetch.FetchOptions{Verbatim: true} // the server's bytes, as wget and the archive want them
 	if r := referer(from, u); r != "" {
 		fo.Header = [][2]string{{"Referer", r}} // as wget and browsers send it
@@ -734,7 +756,10 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL) (int64, []link, error
 		err = resp.Body.Close()
 	}
 	if err == nil && file != nil {
-		if err = file.finish(); err == nil && m.o.ConvertLinks {
+		if err = file.finish(); err == nil {
+			*wrote = written{file.rel, resp.Size}
+		}
+		if err == nil && m.o.ConvertLinks {
 			kind := notConverted
 			switch resp.MediaType {
 			case "text/html", "application/xhtml+xml":
@@ -815,6 +840,13 @@ func (m *run) pageLinks(r io.Reader) ([]fetch.PageLink, string, error) {
 		return nil, p.Base, nil
 	}
 	return p.Links, p.Base, nil
+}
+
+// written is the file a retrieval wrote below OutputDir ("" for none)
+// and the size the server gave for its object (-1 when none).
+type written struct {
+	rel  string
+	size int64
 }
 
 // referer is the Referer of an HTTP request for u, whose link was on the

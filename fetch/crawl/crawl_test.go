@@ -1395,3 +1395,34 @@ func TestCrawlQuota(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlOrder: with one connection to a host, its URLs are fetched in
+// the order their links were found, as wget fetches them, however many
+// workers the crawl has.
+func TestCrawlOrder(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			for i := range 30 {
+				fmt.Fprintf(w, `<a href="/f%02d">%d</a>`, 29-i, i)
+			}
+		}
+	}))
+	defer s.Close()
+	for range 3 {
+		asked = nil
+		if _, err := crawl.Run(context.Background(), client(), []string{s.URL + "/"}, crawl.Options{IgnoreRobots: true, Parallel: 8}); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range asked[1:] {
+			if want := fmt.Sprintf("/f%02d", 29-i); p != want {
+				t.Fatalf("fetched in the order %q", asked)
+			}
+		}
+	}
+}

@@ -282,6 +282,35 @@ func TestFTPCrawl(t *testing.T) {
 	}
 }
 
+// TestNoVerbose: deref crawl -nv writes what wget -nv writes of each file,
+// in the same order (a host's URLs in the order their links were found),
+// the time at the start of each line aside.
+func TestNoVerbose(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_HTTP")
+	bin := buildDeref(t)
+	dir := t.TempDir()
+	lines := func(name string, args ...string) []string {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if len(l) > 20 && strings.HasPrefix(l[20:], "URL:") {
+				got = append(got, l[20:])
+			}
+		}
+		return got
+	}
+	ours := lines(bin, "crawl", "--no-netrc", "-nv", "-r", "-np", "-e", "robots=off", "-P", "T", base+"/acc/")
+	theirs := lines("wget", "-nv", "-r", "-np", "-e", "robots=off", "-P", "T", base+"/acc/")
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") || len(ours) != 9 {
+		t.Errorf("deref crawl -nv:\n%s\nwget -nv:\n%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"))
+	}
+}
+
 // TestRedirectedFolders: links to folders without their slash, which
 // nginx sends on to the folders' URLs with it: deref crawl takes the
 // folders' pages' links relative to where nginx sent it, as wget does,

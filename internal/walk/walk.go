@@ -128,6 +128,70 @@ type Hosts struct {
 	PerHost int
 	mu      sync.Mutex
 	slots   map[string]chan struct{}
+	lines   map[string]*line // SlotInTurn's, by key
+}
+
+// line is the order of a host's slots for SlotInTurn: the tickets given,
+// the ones that have taken their slot, and the channels of those waiting
+// for their turn, by ticket.
+type line struct {
+	given, served int
+	waiting       map[int]chan struct{}
+}
+
+// Ticket gives key's next place in line for SlotInTurn. Slots are taken
+// in the order tickets are given: a caller gives them in the order its
+// jobs are queued.
+func (h *Hosts) Ticket(key string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l := h.line(key)
+	l.given++
+	return l.given - 1
+}
+
+func (h *Hosts) line(key string) *line {
+	if h.lines == nil {
+		h.lines = map[string]*line{}
+	}
+	l := h.lines[key]
+	if l == nil {
+		l = &line{waiting: map[int]chan struct{}{}}
+		h.lines[key] = l
+	}
+	return l
+}
+
+// SlotInTurn is Slot taken in ticket order: it waits until every earlier
+// ticket of key has taken its slot. Each ticket given must come to
+// SlotInTurn once (until the context ends), or the later ones wait.
+func (h *Hosts) SlotInTurn(ctx context.Context, key string, ticket int) (release func(), err error) {
+	h.mu.Lock()
+	l := h.line(key)
+	if l.served != ticket {
+		ch := make(chan struct{})
+		l.waiting[ticket] = ch
+		h.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			h.mu.Lock()
+			delete(l.waiting, ticket)
+			h.mu.Unlock()
+			return nil, ctx.Err()
+		}
+		h.mu.Lock()
+	}
+	h.mu.Unlock()
+	release, err = h.Slot(ctx, key)
+	h.mu.Lock()
+	l.served++
+	if ch, ok := l.waiting[l.served]; ok {
+		delete(l.waiting, l.served)
+		close(ch) // the next in line goes on to wait for a slot
+	}
+	h.mu.Unlock()
+	return release, err
 }
 
 // Slot takes one of key's slots (key names a host, such as

@@ -142,3 +142,50 @@ func TestHosts(t *testing.T) {
 	r1()
 	r2()
 }
+
+// TestSlotInTurn: slots are taken in the order of the tickets, whatever
+// order the takers come in; a taker waiting for its turn gives up when
+// its context ends.
+func TestSlotInTurn(t *testing.T) {
+	for _, perHost := range []int{1} {
+		h := &Hosts{PerHost: perHost}
+		const n = 40
+		tickets := make([]int, n)
+		for i := range tickets {
+			tickets[i] = h.Ticket("h")
+		}
+		var mu sync.Mutex
+		var order []int
+		var wg sync.WaitGroup
+		for i := n - 1; i >= 0; i-- { // the last ticket comes first
+			wg.Add(1)
+			go func(ticket int) {
+				defer wg.Done()
+				release, err := h.SlotInTurn(context.Background(), "h", ticket)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				order = append(order, ticket)
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				release()
+			}(tickets[i])
+		}
+		wg.Wait()
+		for i, got := range order {
+			if got != i {
+				t.Fatalf("PerHost %d: slots taken in order %v", perHost, order)
+			}
+		}
+	}
+	h := &Hosts{PerHost: 1}
+	h.Ticket("h") // never comes
+	late := h.Ticket("h")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := h.SlotInTurn(ctx, "h", late); err == nil {
+		t.Error("a ticket whose turn never came took a slot")
+	}
+}
