@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
@@ -47,6 +48,7 @@ type result struct {
 	// first connection began), the connection was made, TLS was agreed
 	// on, the request was sent and the last redirect came; the bytes of
 	// the HTTP heads sent and received, and the last response's head.
+	mu                                    sync.Mutex // segments trace at once
 	n                                     int
 	remote, local                         string
 	connects                              int
@@ -59,6 +61,8 @@ type result struct {
 
 // noteTrace notes what -w reports of one trace line.
 func (res *result) noteTrace(ev fetch.TraceEvent) {
+	res.mu.Lock()
+	defer res.mu.Unlock()
 	at := time.Since(res.start)
 	switch ev.Dir {
 	case protocols.TraceRecv:
@@ -155,6 +159,8 @@ func (res *result) watch(o *options) (func(fetch.TraceEvent), func(from, to *url
 		return nil, nil
 	}
 	redirect := func(_, to *url.URL) {
+		res.mu.Lock()
+		defer res.mu.Unlock()
 		res.redirects++
 		res.effective = to.Redacted()
 		res.rd = time.Since(res.start)
