@@ -477,7 +477,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		return
 	}
 	m.mu.Lock()
-	reached := m.reached[crawlForm(j.u).String()]
+	reached := len(m.reached) > 0 && m.reached[crawlForm(j.u).String()] // no key to make while no redirect came
 	m.mu.Unlock()
 	if reached {
 		// A redirect led to it while it waited, and it was fetched there.

@@ -93,9 +93,7 @@ func TestConvertLinks(t *testing.T) {
 		{nil, host, host, true},
 		{[]string{"-nH", "--cut-dirs=1", "-E"}, "", "", false}, // the files at the top, as wget puts them
 	} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/conv/")...)
-		runTool(t, "wget", append(append([]string{"-q", "-r", "-np", "-l", "inf", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/conv/")...)
+		ours, theirs := crawlBoth(t, bin, append(append([]string{"-r", "-np", "-l", "inf", "-k", "-e", "robots=off"}, tt.flags...), base+"/conv/")...)
 		mine := filepath.Join(ours, tt.mine)
 		sameFiles(t, fmt.Sprintf("%q", tt.flags), mine, filepath.Join(theirs, tt.theirs), 6, "")
 		if !tt.checkAbsolute {
@@ -126,9 +124,7 @@ func TestPageRequisites(t *testing.T) {
 		{[]string{"-r", "-np", "-p"}, 12},
 		{[]string{"-r", "-l", "1", "-p"}, 11}, // above the start too, without -np
 	} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-k", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/req/docs/")...)
-		runTool(t, "wget", append(append([]string{"-q", "-k", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/req/docs/")...)
+		ours, theirs := crawlBoth(t, bin, append(append([]string{"-k", "-e", "robots=off"}, tt.flags...), base+"/req/docs/")...)
 		sameFiles(t, fmt.Sprintf("%q", tt.flags), filepath.Join(ours, host), filepath.Join(theirs, host), tt.files, "")
 	}
 }
@@ -161,9 +157,7 @@ func TestAcceptReject(t *testing.T) {
 		{[]string{"-r", "-np", "--accept-regex", "pdf$"}, 2, ""}, // pages too must match
 		{[]string{"-r", "-np", "-A", "pdf", "--ignore-case"}, 5, ""},
 	} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")...)
-		runTool(t, "wget", append(append([]string{"-q", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")...)
+		ours, theirs := crawlBoth(t, bin, append(append([]string{"-e", "robots=off"}, tt.flags...), base+"/acc/")...)
 		mine, wgets := filepath.Join(ours, host), filepath.Join(theirs, host)
 		if slices.Contains(tt.flags, "-nd") {
 			mine, wgets = ours, theirs
@@ -196,9 +190,7 @@ func TestFileNames(t *testing.T) {
 		default:
 			flags = append(flags, "--restrict-file-names="+mode)
 		}
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-P", ours}, flags...), base+"/names/")...)
-		runTool(t, "wget", append(append([]string{"-q", "-P", theirs}, flags...), base+"/names/")...)
+		ours, theirs := crawlBoth(t, bin, append(flags, base+"/names/")...)
 		if mode == "-k" {
 			if got, want := treeFiles(t, ours), treeFiles(t, theirs); strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 15 {
 				t.Errorf("-k: deref wrote %q, wget %q", got, want)
@@ -224,9 +216,7 @@ func TestWgetCrawlFlags(t *testing.T) {
 		{[]string{"-nH", "--protocol-directories", "--trust-server-names"}, 9},
 		{[]string{"--delete-after"}, 0},
 	} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=off", "-P", ours}, tt.flags...), base+"/acc/")...)
-		runTool(t, "wget", append(append([]string{"-q", "-r", "-np", "-e", "robots=off", "-P", theirs}, tt.flags...), base+"/acc/")...)
+		ours, theirs := crawlBoth(t, bin, append(append([]string{"-r", "-np", "-e", "robots=off"}, tt.flags...), base+"/acc/")...)
 		if tt.files == 0 {
 			for _, d := range []string{ours, theirs} {
 				filepath.WalkDir(d, func(p string, de os.DirEntry, err error) error {
@@ -252,10 +242,7 @@ func TestRobotsMeta(t *testing.T) {
 		robots string
 		files  int
 	}{{"on", 3}, {"off", 5}} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		starts := []string{base + "/nofollow/", base + "/nofollow/rel.html"}
-		runTool(t, bin, append([]string{"crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=" + tt.robots, "-P", ours}, starts...)...)
-		runTool(t, "wget", append([]string{"-q", "-r", "-np", "-e", "robots=" + tt.robots, "-P", theirs}, starts...)...)
+		ours, theirs := crawlBoth(t, bin, "-r", "-np", "-e", "robots="+tt.robots, base+"/nofollow/", base+"/nofollow/rel.html")
 		sameFiles(t, "robots="+tt.robots, ours, theirs, tt.files, "")
 	}
 }
@@ -268,9 +255,7 @@ func TestFTPCrawl(t *testing.T) {
 	src := ftpServers(t)["vsftpd"] + "/pub/"
 	bin := buildDeref(t)
 	for _, flags := range [][]string{{"-r"}, {"-r", "--no-remove-listing"}} {
-		ours, theirs := t.TempDir(), t.TempDir()
-		runTool(t, bin, append(append([]string{"crawl", "-s", "--no-netrc", "-P", ours}, flags...), src)...)
-		runTool(t, "wget", append(append([]string{"-q", "-P", theirs}, flags...), src)...)
+		ours, theirs := crawlBoth(t, bin, append(flags, src)...)
 		if len(flags) == 1 {
 			sameFiles(t, "-r", ours, theirs, len(treeFiles(t, theirs)), "")
 			continue
@@ -320,9 +305,7 @@ func TestNoVerbose(t *testing.T) {
 func TestRedirectedFolders(t *testing.T) {
 	base := env(t, "DEREF_INTEROP_HTTP")
 	bin := buildDeref(t)
-	ours, theirs := t.TempDir(), t.TempDir()
-	runTool(t, bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-e", "robots=off", "-P", ours, base+"/redir/")
-	runTool(t, "wget", "-q", "-r", "-np", "-e", "robots=off", "-P", theirs, base+"/redir/")
+	ours, theirs := crawlBoth(t, bin, "-r", "-np", "-e", "robots=off", base+"/redir/")
 	host := strings.TrimPrefix(base, "http://")
 	pages := []string{host + "/redir/sub/deeper/index.html", host + "/redir/sub/index.html"}
 	got := treeFiles(t, ours)
@@ -384,6 +367,17 @@ func buildDeref(t *testing.T) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// crawlBoth runs deref crawl and wget with the same arguments (flags and
+// start URLs), each writing into a folder of its own (-P), quietly, and
+// returns the two folders.
+func crawlBoth(t *testing.T, bin string, args ...string) (ours, theirs string) {
+	t.Helper()
+	ours, theirs = t.TempDir(), t.TempDir()
+	runTool(t, bin, append([]string{"crawl", "-s", "--no-netrc", "-P", ours}, args...)...)
+	runTool(t, "wget", append([]string{"-q", "-P", theirs}, args...)...)
+	return ours, theirs
 }
 
 // runTool runs a command that must succeed, and returns what it said.
