@@ -1,9 +1,15 @@
 package warc
 
 import (
+	"bytes"
+	"crypto/sha1"
 	"hash/crc32"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // The CRC-32 of two pieces combined is the CRC-32 of the two together,
@@ -87,4 +93,59 @@ func BenchmarkCRC32Combine(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		crc32Combine(uint32(i), 0x12345678, 100<<10+int64(i&1023))
 	}
+}
+
+// BenchmarkRecordWork measures, per byte of a block, the work that no
+// way of writing an archive can leave out: the two SHA-1 digests of an
+// HTTP response's record (its block's and its payload's) and the block's
+// compression at BestSpeed, in pieces as packedBlock compresses them, on
+// one processor each. Against a transfer at memory speed, they are what
+// an archive must cost (see the README's "What an archive costs").
+func BenchmarkRecordWork(b *testing.B) {
+	text := packageText(b, 8<<20)
+	b.Run("digests", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			block, payload := sha1.New(), sha1.New()
+			block.Write(text)
+			payload.Write(text)
+			block.Sum(nil)
+			payload.Sum(nil)
+		}
+	})
+	b.Run("deflate", func(b *testing.B) {
+		fw := flaters.Get().(*flate.Writer)
+		defer flaters.Put(fw)
+		var out bytes.Buffer
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			out.Reset()
+			for p := 0; p < len(text); p += pieceSize {
+				fw.Reset(&out)
+				fw.Write(text[p:min(p+pieceSize, len(text))])
+				fw.Flush()
+			}
+		}
+		b.ReportMetric(float64(out.Len())/float64(len(text)), "out/in")
+	})
+}
+
+// packageText is n bytes of text: this package's source files, again and
+// again (each round farther apart than deflate's window looks).
+func packageText(b *testing.B, n int) []byte {
+	names, err := filepath.Glob("*.go")
+	if err != nil || len(names) == 0 {
+		b.Fatalf("no source files: %v", err)
+	}
+	var all []byte
+	for len(all) < n {
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, data...)
+		}
+	}
+	return all[:n]
 }
