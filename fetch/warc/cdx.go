@@ -63,10 +63,14 @@ func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
 		if e.revisit {
 			mime = "warc/revisit"
 		}
-		j, _ := json.Marshal(map[string]string{
-			"url": e.url, "mime": mime, "status": e.status, "digest": strings.TrimPrefix(e.digest, "sha1:"),
+		fields := map[string]string{
+			"url": e.url, "mime": mime, "status": e.status,
 			"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
-		})
+		}
+		if e.digest != "" { // none without digests (Options.NoDigests)
+			fields["digest"] = strings.TrimPrefix(e.digest, "sha1:")
+		}
+		j, _ := json.Marshal(fields)
 		lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
 	}
 	sort.Strings(lines)
@@ -175,8 +179,11 @@ func surt(raw string) string {
 	return u.Scheme + "://(" + host + ",)" + rest
 }
 
-// loadIndex reads an earlier run's CDXJ index: its payloads become
-// revisit records here.
+// loadIndex reads an earlier run's index: its payloads become revisit
+// records here. It is a CDXJ index, as Options.CDX writes it, or a CDX
+// file of wget's --warc-cdx, whose first line (" CDX a b a m s k r M V g
+// u") names its fields: the URL (a), the time (b), the payload's digest
+// (k) and the record's ID (u) are read.
 func (w *Writer) loadIndex(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -185,22 +192,60 @@ func (w *Writer) loadIndex(path string) error {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), " ", 3)
-		if len(parts) != 3 {
+	var cdx map[byte]int // a CDX file's fields, by letter
+	for first := true; sc.Scan(); first = false {
+		line := sc.Text()
+		if first {
+			if fields := strings.Fields(line); len(fields) > 0 && fields[0] == "CDX" {
+				cdx = map[byte]int{}
+				for i, l := range fields[1:] {
+					if _, dup := cdx[l[0]]; len(l) == 1 && !dup { // "a" twice: the first
+						cdx[l[0]] = i
+					}
+				}
+				if _, ok := cdx['a']; !ok {
+					return fmt.Errorf("warc: --warc-dedup: %s: its CDX header names no URL field (a)", path)
+				}
+				if _, ok := cdx['k']; !ok {
+					return fmt.Errorf("warc: --warc-dedup: %s: its CDX header names no digest field (k)", path)
+				}
+				continue
+			}
+		}
+		var ref revisitRef
+		var digest, date string
+		if cdx != nil {
+			fields := strings.Fields(line)
+			field := func(l byte) string {
+				if i, ok := cdx[l]; ok && i < len(fields) && fields[i] != "-" {
+					return fields[i]
+				}
+				return ""
+			}
+			ref.uri, digest, date = field('a'), field('k'), field('b')
+			ref.id = strings.TrimSuffix(strings.TrimPrefix(field('u'), "<"), ">")
+			if field('m') == "warc/revisit" {
+				continue
+			}
+		} else {
+			parts := strings.SplitN(line, " ", 3)
+			if len(parts) != 3 {
+				continue
+			}
+			var j struct{ URL, Digest, Mime string }
+			if json.Unmarshal([]byte(parts[2]), &j) != nil || j.Mime == "warc/revisit" {
+				continue
+			}
+			ref.uri, digest, date = j.URL, j.Digest, parts[1]
+		}
+		t, err := time.Parse(cdxTime, date)
+		if digest == "" || ref.uri == "" || err != nil {
 			continue
 		}
-		var j struct{ URL, Digest, Mime string }
-		if json.Unmarshal([]byte(parts[2]), &j) != nil || j.Digest == "" || j.Mime == "warc/revisit" {
-			continue
-		}
-		t, err := time.Parse(cdxTime, parts[1])
-		if err != nil {
-			continue
-		}
-		d := "sha1:" + j.Digest
+		ref.date = t.UTC().Format(time.RFC3339)
+		d := "sha1:" + strings.TrimPrefix(digest, "sha1:")
 		if _, ok := w.seen[d]; !ok {
-			w.seen[d] = revisitRef{uri: j.URL, date: t.UTC().Format(time.RFC3339)}
+			w.seen[d] = ref
 		}
 	}
 	return sc.Err()

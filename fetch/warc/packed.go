@@ -37,6 +37,7 @@ import (
 // goes on while the next records are built.
 type packedBlock struct {
 	spool spool
+	raw   bool // spooled as it is, for an uncompressed archive
 	crc   uint32
 	n     int64   // the block's length, uncompressed
 	piece *[]byte // the piece being filled, if any
@@ -81,9 +82,14 @@ func putPiece(b *[]byte) {
 	pieces.Put(b)
 }
 
-func newPackedBlock(tempDir string) *packedBlock {
-	p := &packedBlock{spool: spool{dir: tempDir}, order: make(chan chan pieceResult, piecesAhead), done: make(chan error, 1)}
-	go p.collect(p.order)
+// newPackedBlock starts a block; a raw one (for an uncompressed archive)
+// is spooled as it comes, by its writer.
+func newPackedBlock(tempDir string, raw bool) *packedBlock {
+	p := &packedBlock{spool: spool{dir: tempDir}, raw: raw}
+	if !raw {
+		p.order, p.done = make(chan chan pieceResult, piecesAhead), make(chan error, 1)
+		go p.collect(p.order)
+	}
 	return p
 }
 
@@ -130,6 +136,15 @@ func (p *packedBlock) send() {
 }
 
 func (p *packedBlock) Write(b []byte) (int, error) {
+	if p.raw {
+		if p.err != nil {
+			return 0, p.err
+		}
+		n, err := p.spool.Write(b)
+		p.n += int64(n)
+		p.err = err
+		return n, err
+	}
 	n := len(b)
 	p.crc = crc32.Update(p.crc, crc32.IEEETable, b)
 	p.n += int64(n)
@@ -249,7 +264,8 @@ func (s *spool) Close() error {
 var gzipHead = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff}
 
 // marshalPacked writes rec, whose block is p, into the current file as
-// one gzip member, and returns where it starts. rec was built without
+// one gzip member (as it is, for an uncompressed archive), and returns
+// where it starts. rec was built without
 // its block: marshal writes its head and its closing CRLF CRLF, p the
 // rest.
 func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, error) {
@@ -265,6 +281,16 @@ func (w *Writer) marshalPacked(rec gowarc.WarcRecord, p *packedBlock) (int64, er
 	head, tail := b[:len(b)-len(crlfcrlf)], b[len(b)-len(crlfcrlf):]
 	if string(tail) != crlfcrlf {
 		return start, errUnframed
+	}
+	if p.raw {
+		if _, err := w.out.Write(head); err != nil {
+			return start, err
+		}
+		if err := p.spool.writeTo(w.out); err != nil {
+			return start, err
+		}
+		_, err := w.out.Write(tail)
+		return start, err
 	}
 	if _, err := w.out.Write(gzipHead); err != nil {
 		return start, err

@@ -63,6 +63,17 @@ type Options struct {
 	// (finished or open) has yet, so that a run resumed with the same name
 	// writes beside the earlier run's files.
 	Numbered bool
+	// Uncompressed writes the records as they are, without gzip, into
+	// NAME.warc (NAME-00000.warc, ...): wget's --no-warc-compression.
+	Uncompressed bool
+	// NoDigests leaves out the WARC-Block-Digest and WARC-Payload-Digest
+	// fields, and with them the revisit records, which need a payload's
+	// digest (wget's --no-warc-digests): the SHA-1s cost more than the
+	// rest of a large record but its compression.
+	NoDigests bool
+	// InfoFields are more lines of the warcinfo record's block, each
+	// "name: value" (wget's --warc-header).
+	InfoFields []string
 }
 
 // Writer writes records into NAME.warc.gz (or its rolled-over files).
@@ -113,6 +124,7 @@ type revisitRef struct{ id, uri, date string }
 // nameGenerator names the files of one Writer.
 type nameGenerator struct {
 	dir, base string
+	ext       string // ".warc.gz", or ".warc" (Options.Uncompressed)
 	roll      bool
 	skip      bool // numbers whose files exist are passed over
 	n         atomic.Int32
@@ -121,11 +133,11 @@ type nameGenerator struct {
 // name is the next file's name.
 func (g *nameGenerator) name() string {
 	if !g.roll {
-		return g.base + ".warc.gz"
+		return g.base + g.ext
 	}
 	for {
 		n := g.n.Add(1) - 1
-		name := fmt.Sprintf("%s-%05d.warc.gz", g.base, n)
+		name := fmt.Sprintf("%s-%05d%s", g.base, n, g.ext)
 		if g.skip && (exists(filepath.Join(g.dir, name)) || exists(filepath.Join(g.dir, name+".open"))) {
 			continue
 		}
@@ -152,11 +164,27 @@ func (o *outFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+func (o *outFile) WriteString(s string) (int, error) {
+	n, err := o.bw.WriteString(s)
+	o.size += int64(n)
+	return n, err
+}
+
+// ReadFrom copies a block into the file: from a spool's file, the
+// kernel copies it where it can (the bufio.Writer's ReadFrom hands it
+// to the file's when nothing is buffered).
+func (o *outFile) ReadFrom(r io.Reader) (int64, error) {
+	n, err := o.bw.ReadFrom(r)
+	o.size += n
+	return n, err
+}
+
 // fileBuffer is how much of a file is held before it goes to the disk.
 const fileBuffer = 256 << 10
 
 // Create starts writing WARC files named after name (a path without
-// ".warc.gz"). A file of that name that exists already is an error.
+// ".warc.gz", or ".warc" when Uncompressed). A file of that name that
+// exists already is an error.
 func Create(name string, o Options) (*Writer, error) {
 	dir, base := filepath.Split(name)
 	if base == "" {
@@ -165,10 +193,13 @@ func Create(name string, o Options) (*Writer, error) {
 	if dir == "" {
 		dir = "."
 	}
-	g := &nameGenerator{dir: dir, base: base, roll: o.MaxSize > 0 || o.Numbered, skip: o.Numbered}
+	g := &nameGenerator{dir: dir, base: base, ext: ".warc.gz", roll: o.MaxSize > 0 || o.Numbered, skip: o.Numbered}
+	if o.Uncompressed {
+		g.ext = ".warc"
+	}
 	if !g.roll {
-		if _, err := os.Stat(filepath.Join(dir, base+".warc.gz")); err == nil {
-			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+".warc.gz"))
+		if _, err := os.Stat(filepath.Join(dir, base+g.ext)); err == nil {
+			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+g.ext))
 		}
 	}
 	gz, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // archives are written as fast as they are fetched
@@ -183,7 +214,11 @@ func Create(name string, o Options) (*Writer, error) {
 	if runtime.GOMAXPROCS(0) == 1 {
 		w.batch = 1
 	}
-	w.recordOptions = slices.Clip([]gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()})
+	w.recordOptions = []gowarc.WarcRecordOption{gowarc.WithBufferTmpDir(o.TempDir), gowarc.WithRecordIdFunc(newRecordID), gowarc.WithNoValidation()}
+	if o.NoDigests {
+		w.recordOptions = append(w.recordOptions, gowarc.WithAddMissingDigest(false)) // gowarc would add them
+	}
+	w.recordOptions = slices.Clip(w.recordOptions)
 	go w.work()
 	if o.DedupIndex != "" {
 		if err := w.loadIndex(o.DedupIndex); err != nil {
@@ -252,7 +287,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 		// than compressing it.
 		mem = int64(l.Len()) + 1
 	} else if r.Body != nil {
-		packed = newPackedBlock(w.opts.TempDir) // see packedBlock
+		packed = newPackedBlock(w.opts.TempDir, w.opts.Uncompressed) // see packedBlock
 	}
 	opts := append(w.recordOptions, gowarc.WithBufferMaxMemBytes(mem))
 	builders.Lock() // see builders
@@ -267,15 +302,19 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	// The digests are computed here as the block streams in: gowarc's own
 	// come with a validation of every header that costs more than the
 	// rest of the record.
-	dg := &digester{to: to, block: sha1.New(), skip: r.PayloadOffset}
-	if r.PayloadOffset > 0 {
-		dg.payload = sha1.New() // else the payload is the block
+	var dg *digester
+	if !w.opts.NoDigests {
+		dg = &digester{to: to, block: sha1.New(), skip: r.PayloadOffset}
+		if r.PayloadOffset > 0 {
+			dg.payload = sha1.New() // else the payload is the block
+		}
+		to = dg
 	}
 	n := int64(0)
 	if r.Body != nil {
 		var err error
 		buf := copyBuffers.Get().(*[]byte)
-		n, err = io.CopyBuffer(dg, onlyReader{r.Body}, *buf)
+		n, err = io.CopyBuffer(to, onlyReader{r.Body}, *buf)
 		copyBuffers.Put(buf)
 		if err != nil {
 			j.close()
@@ -285,16 +324,18 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	if packed != nil {
 		packed.end() // its goroutine finishes it; its record's writing waits for it
 	}
-	blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
-	b.AddWarcHeader(fBlockDigest, blockDigest)
-	b.AddWarcHeaderInt64(fContentLength, n)
-	if t == gowarc.Response || t == gowarc.Resource {
-		payload := blockDigest
-		if dg.payload != nil {
-			payload = "sha1:" + base32.StdEncoding.EncodeToString(dg.payload.Sum(nil))
+	if dg != nil {
+		blockDigest := "sha1:" + base32.StdEncoding.EncodeToString(dg.block.Sum(nil))
+		b.AddWarcHeader(fBlockDigest, blockDigest)
+		if t == gowarc.Response || t == gowarc.Resource {
+			payload := blockDigest
+			if dg.payload != nil {
+				payload = "sha1:" + base32.StdEncoding.EncodeToString(dg.payload.Sum(nil))
+			}
+			b.AddWarcHeader(fPayloadDigest, payload)
 		}
-		b.AddWarcHeader(fPayloadDigest, payload)
 	}
+	b.AddWarcHeaderInt64(fContentLength, n)
 	j.date = r.Date
 	if j.date.IsZero() {
 		j.date = time.Now()
@@ -705,10 +746,13 @@ func (w *Writer) put(j *job) {
 	w.write(j)
 }
 
-// marshal writes a record into the current file as one gzip member and
-// returns where it starts.
+// marshal writes a record into the current file as one gzip member (or
+// as it is, when Uncompressed) and returns where it starts.
 func (w *Writer) marshal(rec gowarc.WarcRecord) (int64, error) {
 	start := w.out.size
+	if w.opts.Uncompressed {
+		return start, marshal(w.out, rec)
+	}
 	w.gz.Reset(w.out)
 	w.member.Reset(w.gz)
 	if err := marshal(w.member, rec); err != nil {
@@ -781,6 +825,9 @@ func (w *Writer) start() error {
 		"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
 	if w.opts.CommandLine != "" {
 		info += "description: " + oneLine(w.opts.CommandLine) + "\r\n"
+	}
+	for _, f := range w.opts.InfoFields {
+		info += oneLine(f) + "\r\n"
 	}
 	io.WriteString(b, info)
 	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now().UTC())
