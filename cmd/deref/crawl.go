@@ -125,6 +125,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	o.memoryJar = true // the cookies servers set are sent back to them, as wget's are
+	if err := warcFlagsError(&o); err != nil {
+		return crawlUsageError(stderr, err.Error())
+	}
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return crawlUsageError(stderr, err.Error())

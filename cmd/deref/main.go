@@ -135,7 +135,9 @@ type options struct {
 	checksum, checksumFile                                 string
 	segments                                               int
 	segmentMin                                             int64
-	warcFile, warcDedup                                    string
+	warcFile, warcDedup, warcTempDir                       string
+	warcHeaders                                            []string // --warc-header
+	warcUncompressed, warcNoDigests                        bool
 	byteRange                                              string // -r, as given
 	rangeLength                                            int64  // -r FIRST-LAST: its length (FIRST is offset); 0 for FIRST-
 	rangeSuffix                                            int64  // -r -N: the last N bytes
@@ -242,6 +244,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if err := warcFlagsError(&o); err != nil {
+		return usageError(stderr, err.Error())
+	}
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return usageError(stderr, err.Error())

@@ -79,6 +79,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		mo.DryRun = true
 	}
 	o.limitRate = 0 // the mirror's own limiter caps all transfers together
+	if err := warcFlagsError(&o); err != nil {
+		return mirrorUsageError(stderr, err.Error())
+	}
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return mirrorUsageError(stderr, err.Error())

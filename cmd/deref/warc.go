@@ -13,16 +13,29 @@ import (
 	"github.com/urlderef/deref/url"
 )
 
-// openWARC starts --warc-file and tees c's retrievals into it.
+// warcFlagsError says what is wrong with the --warc-* flags given, if
+// anything: a usage error.
+func warcFlagsError(o *options) error {
+	if o.warcFile == "" {
+		if o.warcCDX || o.warcDedup != "" || o.warcMaxSize != 0 || len(o.warcHeaders) > 0 || o.warcTempDir != "" || o.warcUncompressed || o.warcNoDigests {
+			return fmt.Errorf("--warc-cdx, --warc-dedup, --warc-max-size, --warc-header, --warc-tempdir, --no-warc-compression and --no-warc-digests go with --warc-file")
+		}
+	}
+	if o.warcNoDigests && o.warcDedup != "" {
+		return fmt.Errorf("--warc-dedup finds payloads by the digests --no-warc-digests leaves out")
+	}
+	return nil
+}
+
+// openWARC starts --warc-file and tees c's retrievals into it; its flags
+// were checked by warcFlagsError.
 func openWARC(o *options, c *fetch.Client, cmd command, args []string) (*warc.Recorder, error) {
 	if o.warcFile == "" {
-		if o.warcCDX || o.warcDedup != "" || o.warcMaxSize != 0 {
-			return nil, fmt.Errorf("--warc-cdx, --warc-dedup and --warc-max-size go with --warc-file")
-		}
 		return nil, nil
 	}
 	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: strings.Join(append([]string{"deref" + commandNames[cmd]}, redactArgs(cmd, args)...), " "),
-		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != ""})
+		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != "",
+		TempDir: o.warcTempDir, InfoFields: o.warcHeaders, Uncompressed: o.warcUncompressed, NoDigests: o.warcNoDigests})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)
 	}

@@ -105,6 +105,54 @@ func TestWARCFile(t *testing.T) {
 	}
 }
 
+// TestWgetWARCFlags: wget's WARC flags do what wget's do, in deref URL,
+// mirror and crawl alike: --no-warc-compression writes NAME.warc,
+// --warc-header adds a line to the warcinfo record, --warc-tempdir is
+// taken, --no-warc-keep-log is deref's way already; --no-warc-digests
+// beside --warc-dedup, or any of them without --warc-file, is refused.
+func TestWgetWARCFlags(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	u := "gopher://" + gs.Addr() + "/0/a.txt"
+	for _, cmd := range [][]string{{}, {"crawl", "-P"}} {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "plain")
+		args := append(append([]string(nil), cmd...), dir, "--warc-file", name, "--no-warc-compression", "--warc-header", "operator: Archive Team",
+			"--warc-tempdir", dir, "--no-warc-keep-log", u)
+		if len(cmd) == 0 {
+			args = append([]string{"-o", filepath.Join(dir, "a.txt")}, args[1:]...)
+		}
+		r := runDeref(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("deref %q: exit %d: %s", args, r.code, r.stderr)
+		}
+		raw, err := os.ReadFile(name + ".warc")
+		if err != nil || !strings.HasPrefix(string(raw), "WARC/1.1\r\n") {
+			t.Fatalf("deref %q: %s.warc: %q %v", args, name, raw[:min(len(raw), 20)], err)
+		}
+		recs := readWARC(t, name+".warc")
+		if len(recs) != 2 || !strings.Contains(string(recs[0].body), "\r\noperator: Archive Team\r\n") ||
+			recs[1].h.Get(gowarc.WarcTargetURI) != u || string(recs[1].body) != "alpha\n" {
+			t.Errorf("deref %q: %d records, warcinfo %q", args, len(recs), recs[0].body)
+		}
+	}
+	for _, args := range [][]string{
+		{"--warc-file", "x", "--no-warc-digests", "--warc-dedup", "x.cdxj", u},
+		{"--no-warc-compression", u},
+		{"crawl", "--warc-header", "a: b", u},
+	} {
+		r := runDeref(t, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "--warc") || !strings.Contains(r.stderr, "-h") { // a usage error
+			t.Errorf("deref %q: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+}
+
 // warcRecord is a record read back: its type, its header and its block.
 type warcRecord struct {
 	typ  gowarc.RecordType

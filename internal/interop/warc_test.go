@@ -30,6 +30,7 @@ type warcioRecord struct {
 	Protocol     string `json:"protocol"`
 	ConcurrentTo string `json:"concurrentTo"`
 	ID           string `json:"id"`
+	RefersTo     string `json:"refersTo"`
 	SHA256       string `json:"sha256"`
 	Length       int64  `json:"length"`
 }
@@ -214,5 +215,44 @@ func TestWARCNews(t *testing.T) {
 	}
 	if n != len(read) {
 		t.Errorf("%d records for %d articles", n, len(read))
+	}
+}
+
+// TestWgetDedup: a site archived by wget --warc-file --warc-cdx, then by
+// deref crawl given wget's CDX file (--warc-dedup) and writing its
+// archive uncompressed (--no-warc-compression): warcio.js reads both
+// files, and every URL both fetched is a revisit record in deref's,
+// referring to a record of wget's with the same payload.
+func TestWgetDedup(t *testing.T) {
+	bin := buildDeref(t)
+	site := env(t, "DEREF_INTEROP_HTTP") + "/acc/"
+	dir := t.TempDir()
+	runTool(t, "wget", "-q", "-r", "-np", "-P", filepath.Join(dir, "w"), "--warc-file="+filepath.Join(dir, "wget"), "--warc-cdx", "--no-warc-keep-log", site)
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-P", filepath.Join(dir, "d"), "--warc-file", filepath.Join(dir, "deref"),
+		"--warc-dedup", filepath.Join(dir, "wget.cdx"), "--no-warc-compression", "--warc-header", "operator: interop", site)
+	payload := map[string]string{} // wget's record ID -> its payload's SHA-256
+	fetched := map[string]string{} // URL -> the payload wget fetched
+	for _, r := range readWithWarcio(t, filepath.Join(dir, "wget.warc.gz")) {
+		if r.Type == "response" {
+			payload[r.ID], fetched[r.URI] = r.SHA256, r.SHA256
+		}
+	}
+	if len(fetched) < 5 {
+		t.Fatalf("wget archived %d URLs", len(fetched))
+	}
+	revisits := 0
+	for _, r := range readWithWarcio(t, filepath.Join(dir, "deref.warc")) {
+		want, both := fetched[r.URI]
+		switch {
+		case r.Type == "revisit" && (!both || payload[r.RefersTo] != want):
+			t.Errorf("%s: a revisit record of %s (payload %.12s), wget's %.12s", r.URI, r.RefersTo, payload[r.RefersTo], want)
+		case r.Type == "revisit":
+			revisits++
+		case r.Type == "response" && both:
+			t.Errorf("%s: written again, not a revisit record", r.URI)
+		}
+	}
+	if revisits == 0 {
+		t.Error("no revisit records")
 	}
 }

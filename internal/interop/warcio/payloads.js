@@ -1,6 +1,6 @@
 // payloads.js prints one JSON line per record of the WARC files named on
 // the command line, as warcio.js (the field's reader) parses them: the
-// record's type, target URI, protocol, the SHA-256 and length of its
+// record's type, target URI, protocol, ID, the record it refers to, the SHA-256 and length of its
 // payload, and its offset in the file from warcio's own index.
 const { WARCParser } = require("warcio");
 const crypto = require("crypto");
@@ -19,6 +19,7 @@ const fs = require("fs");
         protocol: record.warcHeader("WARC-Protocol") || "",
         concurrentTo: record.warcHeader("WARC-Concurrent-To") || "",
         id: record.warcHeader("WARC-Record-ID") || "",
+        refersTo: record.warcHeader("WARC-Refers-To") || "",
         sha256: crypto.createHash("sha256").update(payload).digest("hex"),
         length: payload.length,
       }));
