@@ -239,12 +239,18 @@ func (s *spool) reader() (io.Reader, int64, error) {
 	return onlyReader{s.f}, n, err
 }
 
-// writeTo copies what the spool holds into w.
+// writeTo copies what the spool holds into w: from its file as an
+// *os.File, which the kernel copies from where w's ReadFrom ends in a
+// file (copy_file_range on Linux).
 func (s *spool) writeTo(w io.Writer) error {
 	r, _, err := s.reader()
-	if err == nil {
-		_, err = io.Copy(w, r)
+	if err != nil {
+		return err
 	}
+	if s.f != nil {
+		r = s.f
+	}
+	_, err = io.Copy(w, r)
 	return err
 }
 
