@@ -248,5 +248,8 @@ func (w *Writer) loadIndex(path string) error {
 			w.seen[d] = ref
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("warc: --warc-dedup: %s: %w", path, err)
+	}
+	return nil
 }

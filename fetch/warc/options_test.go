@@ -220,3 +220,14 @@ func TestDedupWgetCDX(t *testing.T) {
 		t.Errorf("Create with %s: %v", bad, err)
 	}
 }
+
+// An index that cannot be read whole is an error naming it, not an
+// index read in part.
+func TestDedupIndexUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "long.cdxj")
+	os.WriteFile(index, []byte("x 20261120081500 {\"url\": \""+strings.Repeat("a", 2<<20)+"\"}\n"), 0o644)
+	if _, err := warc.Create(filepath.Join(dir, "out"), warc.Options{DedupIndex: index}); err == nil || !strings.Contains(err.Error(), index) {
+		t.Errorf("Create: %v", err)
+	}
+}
