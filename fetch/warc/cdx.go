@@ -238,12 +238,13 @@ func (w *Writer) loadIndex(path string) error {
 			}
 			ref.uri, digest, date = j.URL, j.Digest, parts[1]
 		}
+		digest = strings.TrimPrefix(digest, "sha1:")
 		t, err := time.Parse(cdxTime, date)
 		if digest == "" || ref.uri == "" || err != nil {
 			continue
 		}
 		ref.date = t.UTC().Format(time.RFC3339)
-		d := "sha1:" + strings.TrimPrefix(digest, "sha1:")
+		d := "sha1:" + digest
 		if _, ok := w.seen[d]; !ok {
 			w.seen[d] = ref
 		}

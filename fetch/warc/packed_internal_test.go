@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -148,4 +149,29 @@ func packageText(b *testing.B, n int) []byte {
 		}
 	}
 	return all[:n]
+}
+
+// loadIndex takes any file without panicking, and what it keeps of a
+// line is a payload digest with the URL and time of its record.
+func FuzzLoadIndex(f *testing.F) {
+	f.Add([]byte(" CDX a b a m s k r M V g u\nhttp://h/ 20261120081500 http://h/ text/html 200 3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ - - 0 w.warc.gz <urn:uuid:1>\n"))
+	f.Add([]byte("org,example)/ 20261120081500 {\"url\": \"http://example.org/\", \"digest\": \"3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\"}\n"))
+	f.Add([]byte(" CDX k a\n- -\nX\n"))
+	f.Add([]byte("CDX u b a k\n<> 2026 x y\n"))
+	f.Add([]byte("x 20261120081500 {\"url\": \"u\", \"digest\": \"sha1:\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "index")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w := &Writer{seen: map[string]revisitRef{}}
+		if w.loadIndex(path) != nil {
+			return
+		}
+		for d, ref := range w.seen {
+			if !strings.HasPrefix(d, "sha1:") || len(d) == len("sha1:") || ref.uri == "" || ref.date == "" {
+				t.Fatalf("kept %q: %+v", d, ref)
+			}
+		}
+	})
 }
