@@ -241,7 +241,12 @@ type Client struct {
 	Retry *Retry
 
 	// Recorder, when set, is given every retrieval for an archive (the
-	// fetch/warc package writes them as WARC records).
+	// fetch/warc package writes them as WARC records). A retrieval of part
+	// of an object (FetchOptions.Offset past its first byte that the
+	// server honoured, or a Length) is given to it only where the exchange
+	// says so itself (an HTTP 206 response): elsewhere its record would
+	// claim the part was the object. DownloadWith then fetches objects
+	// whole (see DownloadOptions.Resume).
 	Recorder Recorder
 
 	// Trace receives each protocol exchange, passwords redacted.
@@ -649,6 +654,9 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		resp.Body = c.guard(ctx, u, resp, size, cancel, o.Progress, o.segment)
 	} else {
 		cancel()
+	}
+	if conv != nil && (resp.Offset > 0 || o.Length > 0) && len(req.Exchange.Response) == 0 {
+		conv = nil // a part, which only an exchange of its own (HTTP's) records as one
 	}
 	if conv != nil && !o.HeadOnly && resp.Body == nil {
 		c.recordUnpassed(ctx, req, resp, conv)

@@ -28,10 +28,14 @@ type DownloadOptions struct {
 	// element.
 	Name string
 	// Resume continues an earlier download: from NAME.part when one is
-	// there, else from NAME itself (as curl -C - does).
+	// there, else from NAME itself (as curl -C - does). With a
+	// Client.Recorder nothing is continued: the object is fetched from its
+	// first byte, so that the archive holds it whole (as wget turns -c off
+	// for --warc-file).
 	Resume bool
 	// ResumePart continues NAME.part when one is there, never NAME
-	// itself: what a new attempt after a failed one wants.
+	// itself: what a new attempt after a failed one wants. Not with a
+	// Client.Recorder (see Resume).
 	ResumePart bool
 	// KeepModTime leaves the file's modification time as written instead of
 	// setting it to the server's.
@@ -184,7 +188,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	var offset int64
 	part := ""
-	if o.Resume || o.ResumePart {
+	if (o.Resume || o.ResumePart) && c.Recorder == nil {
 		offset, part = resumePoint(d, name, o.Resume)
 	}
 	fo := FetchOptions{Offset: offset, ModTimeHint: o.ModTimeHint, Progress: o.Progress, Trace: o.Trace, Redirect: o.Redirect, IfNoneMatch: o.IfNoneMatch,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,6 +150,60 @@ func TestWgetWARCFlags(t *testing.T) {
 		r := runDeref(t, "", args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "--warc") || !strings.Contains(r.stderr, "-h") { // a usage error
 			t.Errorf("deref %q: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestWARCWholeObjects: an archived file is recorded whole, never the
+// end of it that a resume fetches: deref mirror refetches a NAME.part an
+// earlier run left, and deref -C - fetches from the first byte, each
+// file's resource record then holding all of it (with FTP REST it held
+// only the part after the offset, claiming to be the file).
+func TestWARCWholeObjects(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "pub"), 0o755)
+	whole := []byte(strings.Repeat("0123456789abcdef", 40000))
+	os.WriteFile(filepath.Join(root, "pub", "big.bin"), whole, 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	u := "ftp://" + fs.Addr() + "/pub/big.bin;type=i"
+	for _, tc := range []struct {
+		name string
+		args func(dir string) []string
+		part string // the partial file the run finds
+	}{
+		{"mirror", func(dir string) []string { return []string{"mirror", "ftp://" + fs.Addr() + "/pub/", dir} }, "big.bin.part"},
+		{"-C -", func(dir string) []string { return []string{"-C", "-", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, tc.part), whole[:100000], 0o644)
+		name := filepath.Join(t.TempDir(), "a")
+		args := tc.args(dir)
+		if args[0] == "mirror" {
+			args = append([]string{"mirror", "--warc-file", name}, args[1:]...)
+		} else {
+			args = append([]string{"--warc-file", name}, args...)
+		}
+		if r := runDeref(t, "", args...); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, r.code, r.stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(b, whole) {
+			t.Errorf("%s: big.bin has %d bytes of %d", tc.name, len(b), len(whole))
+		}
+		found := false
+		for _, rec := range readWARC(t, name+".warc.gz") {
+			if rec.typ == gowarc.Resource && strings.HasSuffix(rec.h.Get(gowarc.WarcTargetURI), "/big.bin;type=i") {
+				found = true
+				if !bytes.Equal(rec.body, whole) {
+					t.Errorf("%s: the record holds %d bytes of %d", tc.name, len(rec.body), len(whole))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no record of big.bin", tc.name)
 		}
 	}
 }

@@ -73,6 +73,9 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if k.size >= 0 && offset >= k.size {
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
 	}
+	if m.c.Recorder != nil {
+		offset = 0 // an archive holds each file whole: a resume would give it the file's end
+	}
 	o := fetch.FetchOptions{Offset: offset, IfModifiedSince: since, SizeHint: k.size}
 	if !since.IsZero() && fj.local != nil {
 		o.LocalSize = fj.local.size // a copy of another size is not as new, whatever the times

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nlnwa/gowarc"
 
@@ -343,4 +344,64 @@ func recordingClient(w *warc.Writer) (*fetch.Client, *warc.Recorder) {
 	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
 	c.Recorder = rec
 	return c, rec
+}
+
+// A part of an object is recorded only where the exchange says it is
+// one: a file: or FTP resource record of a resumed or ranged retrieval
+// would claim the part was the object, and is not written; an HTTP 206
+// response is recorded as it came.
+func TestRecordNoParts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "big.bin")
+	body := bytes.Repeat([]byte("0123456789"), 10000)
+	os.WriteFile(src, body, 0o644)
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.ServeContent(w, r, "big.bin", time.Time{}, bytes.NewReader(body))
+	}))
+	defer srv.Close()
+	w, err := warc.Create(filepath.Join(dir, "out"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rec := recordingClient(w)
+	fileURL := "file://" + filepath.ToSlash(src)
+	for _, tc := range []struct {
+		u string
+		o fetch.FetchOptions
+	}{
+		{fileURL, fetch.FetchOptions{Offset: 5000}},
+		{fileURL, fetch.FetchOptions{Length: 100}},
+		{fileURL, fetch.FetchOptions{}},
+		{srv.URL + "/big.bin", fetch.FetchOptions{Offset: 5000}},
+	} {
+		resp, err := c.FetchWith(context.Background(), mustParse(t, tc.u), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err := w.Close(); err != nil || rec.Err() != nil {
+		t.Fatal(err, rec.Err())
+	}
+	recs, blocks := readRecords(t, filepath.Join(dir, "out.warc.gz"), true)
+	var got []string
+	for i, r := range recs[1:] {
+		got = append(got, r.Type().String()+" "+strconv.Itoa(len(blocks[i+1])))
+	}
+	// The whole file; the 206 response (its head and the 95,000 bytes
+	// after the offset) and its request.
+	if len(got) != 3 || got[0] != "resource 100000" || !strings.HasPrefix(got[1], "response ") || !strings.HasPrefix(blocks[2], "HTTP/1.1 206 ") ||
+		!strings.HasSuffix(blocks[2], string(body[5000:])) || !strings.HasPrefix(got[2], "request ") {
+		t.Errorf("records %q", got)
+	}
+}
+
+func mustParse(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
