@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nlnwa/gowarc"
 	"github.com/vbauerster/mpb/v8"
 
 	"github.com/urlderef/deref/fetch/crawl"
@@ -136,6 +138,50 @@ func TestCrawlMirrorFlag(t *testing.T) {
 	}
 	if r := runDeref(t, "", "crawl", "-N", s.URL+"/"); r.code == 0 || !strings.Contains(r.stderr, "goes with --output-dir") {
 		t.Errorf("-N alone: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestCrawlMirrorWARC: with --warc-file, -N (and --mirror's) and -nc
+// are off, as wget turns them off: run again into the same folder, the
+// crawl fetches every URL without a condition and archives it, saying so.
+func TestCrawlMirrorWARC(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<a href="a.txt">a</a>`), 0o644)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	var mu sync.Mutex
+	var conditional int
+	files := nethttp.FileServer(nethttp.Dir(root))
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		if r.Header.Get("If-Modified-Since") != "" {
+			conditional++
+		}
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	t.Chdir(t.TempDir())
+	for run, flags := range [][]string{{"-m"}, {"-m"}, {"-r", "-nc", "-P", "."}} {
+		name := "run" + strconv.Itoa(run)
+		r := runDeref(t, "", append(append([]string{"crawl"}, flags...), "-e", "robots=off", "--warc-file", name, s.URL+"/")...)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", run, r.code, r.stderr)
+		}
+		if warned := strings.Contains(r.stderr, "WARC output does not work with"); !warned {
+			t.Errorf("run %d %q: no warning: %s", run, flags, r.stderr)
+		}
+		var got []string
+		for _, rec := range readWARC(t, name+".warc.gz") {
+			if rec.typ == gowarc.Response {
+				got = append(got, strings.TrimPrefix(rec.h.Get(gowarc.WarcTargetURI), s.URL))
+			}
+		}
+		if strings.Join(got, " ") != "/ /a.txt" {
+			t.Errorf("run %d %q: responses archived: %q", run, flags, got)
+		}
+	}
+	if conditional != 0 {
+		t.Errorf("%d conditional requests", conditional)
 	}
 }
 
