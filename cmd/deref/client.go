@@ -442,7 +442,7 @@ func connectToEntry(v string) (hostPort, to string, err error) {
 
 // literalCookies refuses -b NAME=VALUE to a mirror or crawl, whose
 // requests go to every host it reaches.
-const literalCookies = "-b NAME=VALUE would go to every host reached; give the cookies in a file (-b FILE), where each names its site"
+const literalCookies = "--cookie (-b) NAME=VALUE would go to every host reached; give the cookies in a file (--cookie FILE, --load-cookies FILE), where each names its site"
 
 // loadCookies adds the cookies of the file -b names to jar: "" none, "-"
 // standard input's; a file that is not there holds none yet, as curl has

@@ -366,7 +366,7 @@ func TestCrawlSessionCookies(t *testing.T) {
 			t.Errorf("%q: exit %d, cookie sent %v; %s", tt.flags, r.code, withCookie, r.stderr)
 		}
 	}
-	if r := runDeref(t, "", "crawl", "--no-cookies", "-c", filepath.Join(t.TempDir(), "jar"), s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "--no-cookies") {
+	if r := runDeref(t, "", "crawl", "--no-cookies", "--cookie-jar", filepath.Join(t.TempDir(), "jar"), s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "--no-cookies") {
 		t.Errorf("--no-cookies -c: exit %d, %s", r.code, r.stderr)
 	}
 }
@@ -403,7 +403,7 @@ func TestCrawlCookies(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
 	os.WriteFile(in, []byte("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n"), 0o644)
-	r := runDeref(t, "", "crawl", "--json", "--ignore-robots", "-b", in, "-c", out, s.URL+"/")
+	r := runDeref(t, "", "crawl", "--json", "--ignore-robots", "--cookie", in, "--cookie-jar", out, s.URL+"/")
 	var rep struct{ Fetched, Failed int }
 	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.Fetched != 3 || rep.Failed != 0 {
 		t.Errorf("exit %d, report %q, %s", r.code, r.stdout, r.stderr)
@@ -417,10 +417,22 @@ func TestCrawlCookies(t *testing.T) {
 	if !strings.Contains(string(b), "\tsid\tabc\n") || !strings.Contains(string(b), "\tseen\t1\n") {
 		t.Errorf("-c wrote:\n%s", b)
 	}
-	for _, args := range [][]string{{"crawl", "-b", "sid=abc", s.URL + "/"}, {"mirror", "-b", "sid=abc", s.URL + "/", dir}} {
-		if r := runDeref(t, "", args...); r.code != 1 || !strings.Contains(r.stderr, "-b FILE") {
+	for _, args := range [][]string{{"crawl", "--cookie", "sid=abc", s.URL + "/"}, {"mirror", "-b", "sid=abc", s.URL + "/", dir}} {
+		if r := runDeref(t, "", args...); r.code != 1 || !strings.Contains(r.stderr, "--cookie FILE") {
 			t.Errorf("%q: exit %d, %s", args, r.code, r.stderr)
 		}
+	}
+	// In deref crawl, -b and -c are wget's: --background (refused) and
+	// --continue (what the crawl does), which take no argument.
+	if r := runDeref(t, "", "crawl", "-b", "-r", s.URL+"/"); r.code != 1 || !strings.Contains(r.stderr, "foreground") {
+		t.Errorf("crawl -b: exit %d, %s", r.code, r.stderr)
+	}
+	t.Chdir(t.TempDir())
+	if r := runDeref(t, "", "crawl", "-c", "-r", "--cookie", in, "-e", "robots=off", "-P", "site", s.URL+"/"); r.code != 0 || !strings.Contains(r.stderr, "3 fetched") {
+		t.Errorf("crawl -c -r: exit %d, %s", r.code, r.stderr)
+	}
+	if names, _ := os.ReadDir("."); len(names) != 1 || names[0].Name() != "site" {
+		t.Errorf("crawl -c -r wrote %v", names)
 	}
 }
 

@@ -97,6 +97,22 @@ func commaList(field func(*options) *[]string) func(*options, string) error {
 	}
 }
 
+// The help of --cookie and --cookie-jar, and --cookie's setter, shared
+// by the commands that give them letters and those that do not.
+const (
+	cookieHelp    = "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too; deref URL only) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set"
+	cookieJarHelp = "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)"
+)
+
+func cookieFlag(o *options, v string) error {
+	if strings.Contains(v, "=") {
+		o.cookies = append(o.cookies, v)
+	} else {
+		o.cookieFiles = append(o.cookieFiles, v)
+	}
+	return nil
+}
+
 // refused is the setter of a flag of curl's or wget's that asks for
 // what deref does not do: it is taken only to say why, rather than
 // "unknown flag".
@@ -827,22 +843,19 @@ var flagTable = []flagDef{
 		help: "send User-Agent: NAME (default deref/VERSION)", set: str(func(o *options) *string { return &o.userAgent })},
 	{long: "user-agent", short: "U", cmds: cmdCrawl, group: "HTTP", arg: "NAME",
 		help: "send User-Agent: NAME (default deref/VERSION), as wget -U; -A is wget's --accept here", set: str(func(o *options) *string { return &o.userAgent })},
-	{long: "cookie", short: "b", cmds: cmdBoth, group: "HTTP", arg: "NAME=VALUE|FILE",
-		help: "send the cookie NAME=VALUE (repeatable; 'A=1; B=2' too; deref URL only) to the site asked for, never after a redirect to another; without '=', read cookies from FILE (curl's and wget's format; - is standard input; a FILE not there is none yet) and keep those servers set",
-		set: func(o *options, v string) error {
-			if strings.Contains(v, "=") {
-				o.cookies = append(o.cookies, v)
-			} else {
-				o.cookieFiles = append(o.cookieFiles, v)
-			}
-			return nil
-		}},
-	{long: "cookie-jar", short: "c", cmds: cmdGet | cmdCrawl, group: "HTTP", arg: "FILE",
-		help: "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)",
-		set:  str(func(o *options) *string { return &o.cookieJar })},
-	{long: "cookie-jar", cmds: cmdMirror, group: "HTTP", arg: "FILE", // -c is lftp's --continue there
-		help: "keep the cookies servers set, sent back to their sites, and write them all to FILE at the end (- is standard output)",
-		set:  str(func(o *options) *string { return &o.cookieJar })},
+	{long: "cookie", short: "b", cmds: cmdGet | cmdMirror, group: "HTTP", arg: "NAME=VALUE|FILE",
+		help: cookieHelp, set: cookieFlag},
+	{long: "cookie", cmds: cmdCrawl, group: "HTTP", arg: "NAME=VALUE|FILE", // -b is wget's --background there
+		help: cookieHelp, set: cookieFlag},
+	{long: "cookie-jar", short: "c", cmds: cmdGet, group: "HTTP", arg: "FILE",
+		help: cookieJarHelp, set: str(func(o *options) *string { return &o.cookieJar })},
+	{long: "cookie-jar", cmds: cmdMirror | cmdCrawl, group: "HTTP", arg: "FILE", // -c is lftp's and wget's --continue there
+		help: cookieJarHelp, set: str(func(o *options) *string { return &o.cookieJar })},
+	// wget's -b and -c in deref crawl.
+	{long: "background", short: "b", cmds: cmdCrawl, group: "Crawl", hidden: true, help: "refused",
+		set: refused("deref crawl runs in the foreground: start it with nohup and & (its -o FILE keeps what it says), or from a service manager")},
+	{long: "continue", short: "c", cmds: cmdCrawl, group: "Crawl", hidden: true,
+		help: "wget's -c: what deref crawl does: a file is written as NAME.part and renamed whole, so that none is left partial to continue; with a folder of an earlier run, -N and -nc say what is fetched again", set: habit},
 	{long: "junk-session-cookies", short: "j", cmds: cmdBoth, group: "HTTP",
 		help: "leave out the session cookies (those without an expiry) of the files -b reads", set: boolean(func(o *options) *bool { return &o.junkSessions })},
 	{long: "load-cookies", cmds: cmdBoth, group: "HTTP", arg: "FILE", hidden: true,
