@@ -105,6 +105,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return crawlUsageError(stderr, err.Error())
+	case o.version:
+		printVersion(stdout)
+		return 0
 	case len(pos) == 0:
 		return crawlUsageError(stderr, "no URL given")
 	case o.c.scope != "" && o.c.scope != "host" && o.c.scope != "prefix":

@@ -1249,7 +1249,7 @@ var flagTable = []flagDef{
 		help: "as the first flag: do not read the default config file", set: boolean(func(o *options) *bool { return &o.noConfig })},
 	{long: "help", short: "h", cmds: cmdBoth | cmdServe, group: "General",
 		help: "print this help", set: boolean(func(o *options) *bool { return &o.help })},
-	{long: "version", cmds: cmdGet, group: "General",
+	{long: "version", short: "V", cmds: cmdBoth | cmdServe, group: "General",
 		help: "print deref's version and the schemes it speaks", set: boolean(func(o *options) *bool { return &o.version })},
 }
 

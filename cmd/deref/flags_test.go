@@ -501,12 +501,15 @@ func TestConfigFile(t *testing.T) {
 	}
 }
 
-// TestVersionAndCompletion: --version names the version and the schemes;
+// TestVersionAndCompletion: --version (-V) names the version and the schemes;
 // the completion scripts name the flags, and bash reads its script.
 func TestVersionAndCompletion(t *testing.T) {
-	r := runDeref(t, "", "--version")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "deref ") || !strings.Contains(r.stdout, "schemes: ") || !strings.Contains(r.stdout, " gopher ") {
-		t.Errorf("--version: %+v", r)
+	// -V too, as curl and wget spell it, in every command.
+	for _, args := range [][]string{{"--version"}, {"-V"}, {"crawl", "-V"}, {"mirror", "--version"}, {"serve", "-V"}} {
+		r := runDeref(t, "", args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "deref ") || !strings.Contains(r.stdout, "schemes: ") || !strings.Contains(r.stdout, " gopher ") {
+			t.Errorf("%q: %+v", args, r)
+		}
 	}
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		r := runDeref(t, "", "completion", sh)

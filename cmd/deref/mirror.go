@@ -50,6 +50,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return mirrorUsageError(stderr, err.Error())
+	case o.version:
+		printVersion(stdout)
+		return 0
 	case len(pos) != 2:
 		return mirrorUsageError(stderr, "want URL and DIR")
 	case o.segments < 0 || o.segments > 64:

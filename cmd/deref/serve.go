@@ -48,6 +48,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return serveUsageError(stderr, err.Error())
+	case o.version:
+		printVersion(stdout)
+		return 0
 	case len(pos) > 0:
 		return serveUsageError(stderr, "deref serve takes no URL: it serves what its pages ask for")
 	}
