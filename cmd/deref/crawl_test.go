@@ -106,21 +106,7 @@ func TestCrawlPageRequisitesFlag(t *testing.T) {
 // folder, as wget's, and run again asks If-Modified-Since and leaves the
 // files (-N); -N without a folder to compare is refused.
 func TestCrawlMirrorFlag(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<a href="a.txt">a</a>`), 0o644)
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
-	var mu sync.Mutex
-	var conditional int
-	files := nethttp.FileServer(nethttp.Dir(root))
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		mu.Lock()
-		if r.Header.Get("If-Modified-Since") != "" {
-			conditional++
-		}
-		mu.Unlock()
-		files.ServeHTTP(w, r)
-	}))
-	defer s.Close()
+	s, conditionals := twoFileSite(t)
 	t.Chdir(t.TempDir())
 	host := siteDir(strings.TrimPrefix(s.URL, "http://"))
 	for run := range 2 {
@@ -129,10 +115,7 @@ func TestCrawlMirrorFlag(t *testing.T) {
 		if r.code != 0 || err != nil || string(b) != "a\n" {
 			t.Fatalf("run %d: exit %d, %q %v: %s", run, r.code, b, err, r.stderr)
 		}
-		mu.Lock()
-		n := conditional
-		mu.Unlock()
-		if want := run * 2; n != want || run == 1 && !strings.Contains(r.stderr, "2 of them no newer than their files") {
+		if n, want := conditionals(), run*2; n != want || run == 1 && !strings.Contains(r.stderr, "2 of them no newer than their files") {
 			t.Errorf("run %d: %d conditional requests (want %d): %s", run, n, want, r.stderr)
 		}
 	}
@@ -145,21 +128,7 @@ func TestCrawlMirrorFlag(t *testing.T) {
 // are off, as wget turns them off: run again into the same folder, the
 // crawl fetches every URL without a condition and archives it, saying so.
 func TestCrawlMirrorWARC(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<a href="a.txt">a</a>`), 0o644)
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
-	var mu sync.Mutex
-	var conditional int
-	files := nethttp.FileServer(nethttp.Dir(root))
-	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		mu.Lock()
-		if r.Header.Get("If-Modified-Since") != "" {
-			conditional++
-		}
-		mu.Unlock()
-		files.ServeHTTP(w, r)
-	}))
-	defer s.Close()
+	s, conditionals := twoFileSite(t)
 	t.Chdir(t.TempDir())
 	for run, flags := range [][]string{{"-m"}, {"-m"}, {"-r", "-nc", "-P", "."}} {
 		name := "run" + strconv.Itoa(run)
@@ -180,8 +149,33 @@ func TestCrawlMirrorWARC(t *testing.T) {
 			t.Errorf("run %d %q: responses archived: %q", run, flags, got)
 		}
 	}
-	if conditional != 0 {
-		t.Errorf("%d conditional requests", conditional)
+	if n := conditionals(); n != 0 {
+		t.Errorf("%d conditional requests", n)
+	}
+}
+
+// twoFileSite serves a page linking a.txt, and counts the requests that
+// ask If-Modified-Since.
+func twoFileSite(t *testing.T) (*httptest.Server, func() int) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<a href="a.txt">a</a>`), 0o644)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	var mu sync.Mutex
+	var conditional int
+	files := nethttp.FileServer(nethttp.Dir(root))
+	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		if r.Header.Get("If-Modified-Since") != "" {
+			conditional++
+		}
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return conditional
 	}
 }
 
