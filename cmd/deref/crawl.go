@@ -86,18 +86,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		o.c.opts.OutputDir = ""
 		o.c.opts.ConvertLinks, o.c.opts.BackupConverted, o.c.opts.OnlyNewer, o.c.opts.NoClobber = false, false, false, false
 	}
-	if err == nil && o.warcFile != "" {
-		// As wget: an archive holds every URL the crawl reaches, not only
-		// those whose files are missing or older (wget --mirror
-		// --warc-file, run again, archives the whole site again).
-		if o.c.opts.OnlyNewer {
-			fmt.Fprintln(stderr, "deref crawl: WARC output does not work with timestamping (-N, --mirror): timestamping is off, every URL fetched and archived")
-			o.c.opts.OnlyNewer = false
-		}
-		if o.c.opts.NoClobber {
-			fmt.Fprintln(stderr, "deref crawl: WARC output does not work with --no-clobber (-nc): it is off, every URL fetched and archived")
-			o.c.opts.NoClobber = false
-		}
+	if err == nil {
+		warcWhole(&o, stderr, "deref crawl")
 	}
 	switch {
 	case errors.Is(err, errHelp):

@@ -199,6 +199,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if asideCode != 0 {
 		return asideCode
 	}
+	warcWhole(&o, stderr, "deref")
 	if o.inputFile != "" {
 		more, err := readList(o.inputFile, stdin)
 		if err != nil {

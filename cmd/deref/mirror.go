@@ -44,6 +44,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	o := options{parallel: 4, maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
 	o.m.opts.Retries = 3
 	pos, err := parseCommandLine(cmdMirror, args, &o)
+	if err == nil {
+		warcWhole(&o, stderr, "deref mirror")
+	}
 	switch {
 	case errors.Is(err, errHelp):
 		writeHelp(stdout, cmdMirror, mirrorUsage)

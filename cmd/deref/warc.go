@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -25,6 +26,35 @@ func warcFlagsError(o *options) error {
 		return fmt.Errorf("--warc-dedup finds payloads by the digests --no-warc-digests leaves out")
 	}
 	return nil
+}
+
+// warcWhole turns off, with --warc-file, the flags that would leave
+// objects out of the archive because a copy is there already: -N
+// (--only-newer, --timestamping) and -nc (--skip-existing, --no-clobber,
+// lftp's --only-missing), as wget turns -N and -nc off for --warc-file.
+// Each run's archive then holds every object it reaches; --warc-dedup
+// keeps the unchanged ones to revisit records. It says so on stderr, as
+// prefix (the command's name) and one line a flag.
+func warcWhole(o *options, stderr io.Writer, prefix string) {
+	if o.warcFile == "" {
+		return
+	}
+	for _, f := range []struct {
+		on   *bool
+		name string
+	}{
+		{&o.onlyNewer, "-N (--only-newer)"},
+		{&o.skipExisting, "-nc (--skip-existing)"},
+		{&o.m.opts.OnlyNewer, "--only-newer"},
+		{&o.m.opts.OnlyMissing, "--only-missing"},
+		{&o.c.opts.OnlyNewer, "-N (--timestamping, and --mirror's)"},
+		{&o.c.opts.NoClobber, "-nc (--no-clobber)"},
+	} {
+		if *f.on {
+			fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, f.name)
+			*f.on = false
+		}
+	}
 }
 
 // openWARC starts --warc-file and tees c's retrievals into it; its flags

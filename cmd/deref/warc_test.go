@@ -158,7 +158,9 @@ func TestWgetWARCFlags(t *testing.T) {
 // end of it that a resume fetches: deref mirror refetches a NAME.part an
 // earlier run left, and deref -C - fetches from the first byte, each
 // file's resource record then holding all of it (with FTP REST it held
-// only the part after the offset, claiming to be the file).
+// only the part after the offset, claiming to be the file). And it is
+// archived though a copy is there: -N, -nc and the mirror's --only-newer
+// are off, saying so.
 func TestWARCWholeObjects(t *testing.T) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, "pub"), 0o755)
@@ -173,13 +175,20 @@ func TestWARCWholeObjects(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args func(dir string) []string
-		part string // the partial file the run finds
+		part string // the file the run finds
+		n    int    // its length
+		warn string // what deref says it turned off
 	}{
-		{"mirror", func(dir string) []string { return []string{"mirror", "ftp://" + fs.Addr() + "/pub/", dir} }, "big.bin.part"},
-		{"-C -", func(dir string) []string { return []string{"-C", "-", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin"},
+		{"mirror", func(dir string) []string { return []string{"mirror", "ftp://" + fs.Addr() + "/pub/", dir} }, "big.bin.part", 100000, ""},
+		{"-C -", func(dir string) []string { return []string{"-C", "-", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", 100000, ""},
+		// A copy as new as the server's, which -N and --only-newer leave
+		// and -nc never replaces: archived all the same, as wget does.
+		{"-N", func(dir string) []string { return []string{"-N", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-N (--only-newer)"},
+		{"-nc", func(dir string) []string { return []string{"-nc", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-nc (--skip-existing)"},
+		{"mirror --only-newer", func(dir string) []string { return []string{"mirror", "--only-newer", "ftp://" + fs.Addr() + "/pub/", dir} }, "big.bin", len(whole), "--only-newer"},
 	} {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, tc.part), whole[:100000], 0o644)
+		os.WriteFile(filepath.Join(dir, tc.part), whole[:tc.n], 0o644)
 		name := filepath.Join(t.TempDir(), "a")
 		args := tc.args(dir)
 		if args[0] == "mirror" {
@@ -187,8 +196,12 @@ func TestWARCWholeObjects(t *testing.T) {
 		} else {
 			args = append([]string{"--warc-file", name}, args...)
 		}
-		if r := runDeref(t, "", args...); r.code != 0 {
+		r := runDeref(t, "", args...)
+		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.name, r.code, r.stderr)
+		}
+		if tc.warn != "" && !strings.Contains(r.stderr, "WARC output does not work with "+tc.warn+": it is off") {
+			t.Errorf("%s: said %q", tc.name, r.stderr)
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(b, whole) {
 			t.Errorf("%s: big.bin has %d bytes of %d", tc.name, len(b), len(whole))
