@@ -185,7 +185,9 @@ func TestWARCWholeObjects(t *testing.T) {
 		// and -nc never replaces: archived all the same, as wget does.
 		{"-N", func(dir string) []string { return []string{"-N", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-N (--only-newer)"},
 		{"-nc", func(dir string) []string { return []string{"-nc", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-nc (--skip-existing)"},
-		{"mirror --only-newer", func(dir string) []string { return []string{"mirror", "--only-newer", "ftp://" + fs.Addr() + "/pub/", dir} }, "big.bin", len(whole), "--only-newer"},
+		{"mirror --only-newer", func(dir string) []string {
+			return []string{"mirror", "--only-newer", "ftp://" + fs.Addr() + "/pub/", dir}
+		}, "big.bin", len(whole), "--only-newer"},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, tc.part), whole[:tc.n], 0o644)
