@@ -246,7 +246,9 @@ type Client struct {
 	// server honoured, or a Length) is given to it only where the exchange
 	// says so itself (an HTTP 206 response): elsewhere its record would
 	// claim the part was the object. DownloadWith then fetches objects
-	// whole (see DownloadOptions.Resume).
+	// whole (see DownloadOptions.Resume), and every retrieval asks for the
+	// server's bytes (FetchOptions.Verbatim: FTP's TYPE I where the URL
+	// names no type), not text with its line ends made this machine's.
 	Recorder Recorder
 
 	// Trace receives each protocol exchange, passwords redacted.
@@ -432,7 +434,8 @@ type FetchOptions struct {
 	Header [][2]string
 	// Verbatim asks for the object's bytes as the server holds them where
 	// the URL does not say otherwise (FTP's TYPE I for a URL without
-	// ;type=); see protocols.Request.
+	// ;type=); see protocols.Request. A Client with a Recorder always
+	// asks it: an archive holds the server's bytes, as wget's does.
 	Verbatim bool
 
 	segment bool // one segment of a segmented download: no Client.Progress
@@ -591,7 +594,7 @@ func ownFields(own, client [][2]string) [][2]string {
 // caller asked for.
 func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, login bool) (*Response, error) {
 	req := &protocols.Request{URL: u, Jar: c.Jar, HTTPAuth: c.HTTPAuth, Offset: o.Offset, Length: o.Length, IfModifiedSince: o.IfModifiedSince, LocalSize: o.LocalSize, IfNoneMatch: o.IfNoneMatch, HeadOnly: o.HeadOnly, SizeHint: o.SizeHint, ModTimeHint: o.ModTimeHint, Trace: o.Trace,
-		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody, Header: ownFields(o.Header, c.Header), Verbatim: o.Verbatim}
+		Compressed: c.Compressed && o.Offset == 0 && o.Length == 0 && !o.HeadOnly && !o.segment, ErrorBody: o.ErrorBody, Header: ownFields(o.Header, c.Header), Verbatim: o.Verbatim || c.Recorder != nil}
 	var conv *conversation
 	if c.Recorder != nil {
 		conv = &conversation{}

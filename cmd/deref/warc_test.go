@@ -223,6 +223,40 @@ func TestWARCWholeObjects(t *testing.T) {
 	}
 }
 
+// TestWARCVerbatimFTP: with --warc-file, an FTP text file whose URL
+// names no type comes in TYPE I, so that its record (and the file) holds
+// the server's bytes, CRLFs and all, as wget archives it; without, deref
+// asks TYPE A as RFC 1738 has it and writes the lines with LF.
+func TestWARCVerbatimFTP(t *testing.T) {
+	root := t.TempDir()
+	text := "line one\r\nline two\r\n"
+	os.WriteFile(filepath.Join(root, "crlf.txt"), []byte(text), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	u := "ftp://" + fs.Addr() + "/crlf.txt"
+	dir := t.TempDir()
+	if r := runDeref(t, "", "-o", filepath.Join(dir, "plain.txt"), u); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plain.txt")); string(b) != "line one\nline two\n" {
+		t.Errorf("without --warc-file: %q", b)
+	}
+	name := filepath.Join(dir, "a")
+	if r := runDeref(t, "", "--warc-file", name, "-o", filepath.Join(dir, "archived.txt"), u); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "archived.txt")); string(b) != text {
+		t.Errorf("with --warc-file: %q", b)
+	}
+	recs := readWARC(t, name+".warc.gz")
+	if len(recs) < 2 || recs[1].typ != gowarc.Resource || string(recs[1].body) != text {
+		t.Errorf("%d records; the first after warcinfo %v %q", len(recs), recs[min(1, len(recs)-1)].typ, recs[min(1, len(recs)-1)].body)
+	}
+}
+
 // warcRecord is a record read back: its type, its header and its block.
 type warcRecord struct {
 	typ  gowarc.RecordType
