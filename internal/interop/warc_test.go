@@ -31,8 +31,12 @@ type warcioRecord struct {
 	ConcurrentTo string `json:"concurrentTo"`
 	ID           string `json:"id"`
 	RefersTo     string `json:"refersTo"`
-	SHA256       string `json:"sha256"`
-	Length       int64  `json:"length"`
+	// PayloadDigest is the record's WARC-Payload-Digest, SHA1 the digest
+	// of the payload warcio.js read, in the same form.
+	PayloadDigest string `json:"payloadDigest"`
+	SHA1          string `json:"sha1"`
+	SHA256        string `json:"sha256"`
+	Length        int64  `json:"length"`
 }
 
 // readWithWarcio parses WARC files with warcio.js.
@@ -52,6 +56,11 @@ func readWithWarcio(t *testing.T, files ...string) []warcioRecord {
 		var r warcioRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
+		}
+		// Every payload is the one its digest names (a revisit record's
+		// is elsewhere).
+		if r.PayloadDigest != "" && r.Type != "revisit" && r.PayloadDigest != r.SHA1 {
+			t.Errorf("%s record of %s: WARC-Payload-Digest %s, its payload's %s", r.Type, r.URI, r.PayloadDigest, r.SHA1)
 		}
 		recs = append(recs, r)
 	}
