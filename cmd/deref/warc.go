@@ -31,7 +31,8 @@ func warcFlagsError(o *options) error {
 // warcWhole turns off, with --warc-file, the flags that would leave
 // objects out of the archive because a copy is there already: -N
 // (--only-newer, --timestamping) and -nc (--skip-existing, --no-clobber,
-// lftp's --only-missing), as wget turns -N and -nc off for --warc-file.
+// lftp's --only-missing), as wget turns -N and -nc off for --warc-file,
+// and curl's -z and --etag-compare.
 // Each run's archive then holds every object it reaches; --warc-dedup
 // keeps the unchanged ones to revisit records. It says so on stderr, as
 // prefix (the command's name) and one line a flag.
@@ -53,6 +54,16 @@ func warcWhole(o *options, stderr io.Writer, prefix string) {
 		if *f.on {
 			fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, f.name)
 			*f.on = false
+		}
+	}
+	// curl's conditions, whose 304 would leave no record either.
+	for _, f := range []struct {
+		v    *string
+		name string
+	}{{&o.timeCond, "-z (--time-cond)"}, {&o.etagCompare, "--etag-compare"}} {
+		if *f.v != "" {
+			fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, f.name)
+			*f.v = ""
 		}
 	}
 }

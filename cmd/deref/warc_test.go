@@ -185,6 +185,7 @@ func TestWARCWholeObjects(t *testing.T) {
 		// and -nc never replaces: archived all the same, as wget does.
 		{"-N", func(dir string) []string { return []string{"-N", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-N (--only-newer)"},
 		{"-nc", func(dir string) []string { return []string{"-nc", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-nc (--skip-existing)"},
+		{"-z", func(dir string) []string { return []string{"-z", "2100-01-01", "-o", filepath.Join(dir, "big.bin"), u} }, "big.bin", len(whole), "-z (--time-cond)"},
 		{"mirror --only-newer", func(dir string) []string {
 			return []string{"mirror", "--only-newer", "ftp://" + fs.Addr() + "/pub/", dir}
 		}, "big.bin", len(whole), "--only-newer"},
