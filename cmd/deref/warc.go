@@ -40,6 +40,9 @@ func warcWhole(o *options, stderr io.Writer, prefix string) {
 	if o.warcFile == "" {
 		return
 	}
+	off := func(name string) {
+		fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, name)
+	}
 	for _, f := range []struct {
 		on   *bool
 		name string
@@ -52,19 +55,18 @@ func warcWhole(o *options, stderr io.Writer, prefix string) {
 		{&o.c.opts.NoClobber, "-nc (--no-clobber)"},
 	} {
 		if *f.on {
-			fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, f.name)
+			off(f.name)
 			*f.on = false
 		}
 	}
 	// curl's conditions, whose 304 would leave no record either.
-	for _, f := range []struct {
-		v    *string
-		name string
-	}{{&o.timeCond, "-z (--time-cond)"}, {&o.etagCompare, "--etag-compare"}} {
-		if *f.v != "" {
-			fmt.Fprintf(stderr, "%s: WARC output does not work with %s: it is off, every object fetched and archived\n", prefix, f.name)
-			*f.v = ""
-		}
+	if o.timeCond != "" {
+		off("-z (--time-cond)")
+		o.timeCond = ""
+	}
+	if o.etagCompare != "" {
+		off("--etag-compare")
+		o.etagCompare = ""
 	}
 }
 

@@ -374,7 +374,7 @@ func TestRecordNoParts(t *testing.T) {
 		{fileURL, fetch.FetchOptions{}},
 		{srv.URL + "/big.bin", fetch.FetchOptions{Offset: 5000}},
 	} {
-		resp, err := c.FetchWith(context.Background(), mustParse(t, tc.u), tc.o)
+		resp, err := c.FetchWith(context.Background(), url.MustParse(tc.u), tc.o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,13 +395,4 @@ func TestRecordNoParts(t *testing.T) {
 		!strings.HasSuffix(blocks[2], string(body[5000:])) || !strings.HasPrefix(got[2], "request ") {
 		t.Errorf("records %q", got)
 	}
-}
-
-func mustParse(t *testing.T, s string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
