@@ -1190,8 +1190,8 @@ func (c *Client) checkPort(u *url.URL) error {
 	if !ok || p == url.DefaultPorts[u.Scheme] || slices.Contains(s.Ports, p) || slices.Contains(c.AllowPorts, p) {
 		return nil
 	}
-	return fmt.Errorf("%w: port %d belongs to %s, and a %s URL sent there could make that service act on it (RFC 1738 §6); allow the port explicitly to go ahead",
-		ErrUnsafePort, p, proto, u.Scheme)
+	return fmt.Errorf("%w: port %d belongs to %s, and a %s URL sent there could make that service act on it (RFC 1738 §6); to go ahead all the same, allow it: deref --allow-port %d (Client.AllowPorts in Go)",
+		ErrUnsafePort, p, proto, u.Scheme, p)
 }
 
 // ExitCode maps an error from a Client to the exit status the deref

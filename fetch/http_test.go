@@ -708,6 +708,13 @@ func TestRefusals(t *testing.T) {
 		if !errors.Is(err, tt.want) || fetch.ExitCode(err) != tt.code {
 			t.Errorf("%s: %v (exit %d), want %v (exit %d)", tt.in, err, fetch.ExitCode(err), tt.want, tt.code)
 		}
+		// The hint names what to type: the flag with the port.
+		if tt.want == fetch.ErrUnsafePort {
+			u, _ := url.Parse(tt.in)
+			if want := fmt.Sprintf("--allow-port %s", u.Port); !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v does not name %q", tt.in, err, want)
+			}
+		}
 	}
 	// An explicitly allowed port goes ahead (and here finds nobody).
 	c.AllowPorts = []int{25}
