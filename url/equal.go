@@ -29,6 +29,15 @@ func (u *URL) Normalize() *URL {
 	}
 	gopher := u.Scheme == "gopher" || u.Scheme == "gophers"
 	n.Path = normalizeEscapes(u.Path, gopher && u.HasAuthority)
+	if gopher && u.HasAuthority {
+		// A search written as lynx has it (7/sel?words) is the one
+		// written with %09.
+		if _, _, ok := lynxSearch(u.URLPath()); ok {
+			if g, err := u.Gopher(); err == nil {
+				n.Path = "/7" + EscapeGopher(g.Selector) + "%09" + EscapeGopher(g.Search)
+			}
+		}
+	}
 	if u.HasAuthority && (u.Scheme == "http" || u.Scheme == "https") && n.Path == "" {
 		n.Path = "/"
 	}

@@ -202,6 +202,9 @@ func TestGopher(t *testing.T) {
 		{"1738 §3.4.3 plus with empty search", "gopher://h/0/x%09%09+", url.GopherPath{Type: '0', Selector: "/x", HasSearch: true, Plus: "+", HasPlus: true}},
 		{"1738 §3.4.7 attributes", "gopher://h/0/x%09%09!+ABSTRACT%20+SMELL", url.GopherPath{Type: '0', Selector: "/x", HasSearch: true, Plus: "!+ABSTRACT +SMELL", HasPlus: true}},
 		{"1738 §3.4.8 view", "gopher://h/0/x%09%09+application/postscript%20Es_ES", url.GopherPath{Type: '0', Selector: "/x", HasSearch: true, Plus: "+application/postscript Es_ES", HasPlus: true}},
+		{"lynx: ? starts a type 7 search", "gopher://h/7/srch?two+words%2B", url.GopherPath{Type: '7', Selector: "/srch", Search: "two words+", HasSearch: true}},
+		{"lynx: only for type 7", "gopher://h/0/srch?x", url.GopherPath{Type: '0', Selector: "/srch?x"}},
+		{"lynx: %09 wins", "gopher://h/7/a?b%09c", url.GopherPath{Type: '7', Selector: "/a?b", Search: "c", HasSearch: true}},
 		{"1738 §3.4.9 filled form", "gopher://h/1/f%09%09+%091%0D%0A+-1%0D%0Aone%0D%0Atwo%0D%0A.%0D%0A", url.GopherPath{Type: '1', Selector: "/f", HasSearch: true, Plus: "+\t1\r\n+-1\r\none\r\ntwo\r\n.\r\n", HasPlus: true, FilledForm: true}},
 	}
 	for _, tt := range tests {
@@ -325,6 +328,8 @@ func TestEqual(t *testing.T) {
 		{"other port", "http://h:81/a", "http://h/a", false},
 		{"hex case", "ftp://h/a%2fb", "ftp://h/a%2Fb", true},
 		{"1738 §2.2 reserved ; differs", "ftp://h/a%3Bb", "ftp://h/a;type=a", false},
+		{"lynx search is the %09 one", "gopher://h/7/s?a+b", "gopher://h/7/s%09a%20b", true},
+		{"a selector ? is not a search", "gopher://h/0/s?a", "gopher://h/0/s%09a", false},
 		{"1738 §3.4.1 gopher reserved nothing", "gopher://h/0a%3Bb", "gopher://h/0a;b", true},
 		{"1738 §3.4.1 gopher empty path", "gopher://h", "gopher://h/1", true},
 		{"http empty path", "http://h", "http://h/", true},

@@ -82,8 +82,31 @@ type GopherPath struct {
 // a gopher-path: the whole path is decoded at once and split at its first
 // two TABs. CR, LF and NUL are refused, except for the CR LF pairs of a
 // filled Gopher+ form.
+//
+// A literal "?" in a type 7 (search) URL with no %09 starts the search,
+// as lynx reads it: gopher://h/7/find?two+words searches /find for "two
+// words" ("+" is a space there, %2B a plus). deref writes a "?" of a
+// selector as %3F (EscapeGopher), so no URL it makes is read this way.
 func (u *URL) Gopher() (*GopherPath, error) {
-	p, err := Unescape(u.URLPath())
+	raw := u.URLPath()
+	if u.HasAuthority {
+		if sel, words, ok := lynxSearch(raw); ok {
+			g, err := (&URL{Scheme: u.Scheme, HasAuthority: true, Path: "/" + sel}).Gopher()
+			if err != nil {
+				return nil, err
+			}
+			search, err := Unescape(strings.ReplaceAll(words, "+", " "))
+			if err != nil {
+				return nil, wrapEscape("gopher search", err)
+			}
+			if err := CheckArg("gopher search", search); err != nil {
+				return nil, err
+			}
+			g.Search, g.HasSearch = search, true
+			return g, nil
+		}
+	}
+	p, err := Unescape(raw)
 	if err != nil {
 		return nil, wrapEscape("gopher-path", err)
 	}
@@ -118,6 +141,16 @@ func (u *URL) Gopher() (*GopherPath, error) {
 		}
 	}
 	return g, nil
+}
+
+// lynxSearch splits the encoded gopher-path of a type 7 URL at a literal
+// "?" when the path has no %09: the selector part and the words, still
+// encoded.
+func lynxSearch(raw string) (sel, words string, ok bool) {
+	if len(raw) < 2 || raw[0] != '7' || strings.Contains(strings.ToUpper(raw), "%09") {
+		return "", "", false
+	}
+	return strings.Cut(raw, "?")
 }
 
 // checkPlus allows CR and LF in a Gopher+ string only in the shape of a

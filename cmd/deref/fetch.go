@@ -253,7 +253,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 		return resp.Body.Close()
 	case resp.Kind == protocols.KindSearchIndex:
-		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; add ?words to search it")
+		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; to search it: deref '"+u.Redacted()+"?words'")
 	}
 
 	out := stdout
