@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
 // gopherLines answers every Gopher request with a one-item menu and
@@ -55,5 +56,32 @@ func TestGopherSearchHint(t *testing.T) {
 	}
 	if got := lines(); len(got) != 1 || got[0] != "/cgi-bin/search\ttwo words\r\n" {
 		t.Errorf("the server got %q", got)
+	}
+}
+
+// TestFTPFolderHint: a folder named without its closing slash is still
+// not found (exit 4), and the error says which URL was meant; a missing
+// name gets no such hint. The server answers as vsftpd does: 550 to RETR
+// of a folder, 550 to CWD of what is not one.
+func TestFTPFolderHint(t *testing.T) {
+	s := &ftpscript.Server{Files: map[string]string{"pub/a.txt": "a\r\n"}, Handle: func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "CWD" && arg != "pub" && arg != "/" {
+			c.Reply("550 Failed to change directory.")
+			return true
+		}
+		return false
+	}}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u := "ftp://" + s.Addr() + "/pub"
+	r := runDeref(t, "", u)
+	if r.code != 4 || !strings.Contains(r.stderr, "did you mean "+u+"/ ?") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("folder: exit %d, %q", r.code, r.stderr)
+	}
+	r = runDeref(t, "", u+"/nothing")
+	if r.code != 4 || strings.Contains(r.stderr, "did you mean") {
+		t.Errorf("missing: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -333,7 +333,23 @@ func (f *Fetcher) retrieve(ctx context.Context, s *session, req *protocols.Reque
 	if t.name == "" {
 		return f.list(s, req)
 	}
-	return f.file(ctx, s, req, t.name, t)
+	resp, err := f.file(ctx, s, req, t.name, t)
+	if err != nil && t.typ == 0 && errors.Is(err, protocols.ErrNotFound) && !isNetErr(err) {
+		return nil, folderHint(s, req, t, err)
+	}
+	return resp, err
+}
+
+// folderHint is the error for a name RETR did not find: when the server
+// then takes CWD to it, the name is a folder and the URL lacks its
+// closing slash (ftp://h/pub for ftp://h/pub/), which the error says; the
+// error is still the not-found one.
+func folderHint(s *session, req *protocols.Request, t target, err error) error {
+	if s.c.ChangeDir(t.name) != nil {
+		return err
+	}
+	s.cwd = append(append([]string(nil), t.dirs...), t.name)
+	return fmt.Errorf("%w: %s is a folder: did you mean %s/ ?", err, t.name, req.URL.Redacted())
 }
 
 // textSuffixes are the name endings that choose TYPE A when the URL gives
