@@ -85,3 +85,30 @@ func TestFTPFolderHint(t *testing.T) {
 		t.Errorf("missing: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestFTPNoPassword: a user named with no password, no netrc entry and
+// no terminal is refused by the server; the error says that no password
+// was given and how to give one, and still exits 5.
+func TestFTPNoPassword(t *testing.T) {
+	s := &ftpscript.Server{Handle: func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "PASS" {
+			c.Reply("530 Login incorrect.")
+			return true
+		}
+		return false
+	}}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := runDeref(t, "", "ftp://alice@"+s.Addr()+"/")
+	want := "no password was given for alice"
+	if r.code != 5 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "ftp://alice:PASSWORD@"+s.Addr()+"/") {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+	// With a password, a refusal says nothing of its absence.
+	r = runDeref(t, "", "ftp://alice:wrong@"+s.Addr()+"/")
+	if r.code != 5 || strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "wrong") {
+		t.Errorf("with a password: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -259,6 +259,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 type loginInfo struct {
 	user, password string
 	tls            byte // 0 none, 'e' explicit, 'i' implicit
+	noPassword     bool // a user was named, and no password found or asked for
 }
 
 func (f *Fetcher) credentials(ctx context.Context, req *protocols.Request) (loginInfo, error) {
@@ -278,6 +279,7 @@ func (f *Fetcher) credentials(ctx context.Context, req *protocols.Request) (logi
 			}
 			l.password = pw
 		}
+		l.noPassword = !c.HasPassword && c.Prompt == nil
 	}
 	if err := url.CheckArg("user", l.user); err != nil {
 		return l, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)
