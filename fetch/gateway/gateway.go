@@ -24,6 +24,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -209,9 +210,15 @@ func PagePath(u *url.URL) string {
 	if !schemes[u.Scheme] {
 		return ""
 	}
+	if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.Contains(u.Path, "?") {
+		u = u.Normalize() // a search written as lynx has it, 7/find?words, becomes 7/find%09words
+	}
 	s := u.String()
 	if u.Scheme == "news" {
 		return "/news/" + strings.TrimPrefix(s, "news:")
+	}
+	if u.Scheme == "file" && !u.HasAuthority {
+		return "/file//" + strings.TrimPrefix(u.Path, "/") // file:/srv/x is file:///srv/x
 	}
 	_, rest, ok := strings.Cut(s, "://")
 	if !ok {
@@ -301,6 +308,9 @@ type peeked struct {
 func (g *gateway) open(w *logWriter, r *http.Request, u, shown *url.URL) (resp *fetch.Response, done func()) {
 	resp, release, err := g.fetch(r, u, 0)
 	if err != nil {
+		if a, b := u.Redacted(), shown.Redacted(); a != b {
+			err = renamed{err, strings.ReplaceAll(err.Error(), a, b)} // the URL of the page, not the one fetched for it
+		}
 		g.fetchFailed(w, r, shown, err)
 		return nil, nil
 	}
@@ -309,6 +319,15 @@ func (g *gateway) open(w *logWriter, r *http.Request, u, shown *url.URL) (resp *
 		release()
 	}
 }
+
+// renamed is an error with its text changed and its kind kept.
+type renamed struct {
+	err  error
+	text string
+}
+
+func (e renamed) Error() string { return e.text }
+func (e renamed) Unwrap() error { return e.err }
 
 // check applies the gateway's rules that a URL alone decides.
 func (g *gateway) check(u *url.URL) error {
@@ -319,6 +338,14 @@ func (g *gateway) check(u *url.URL) error {
 		return fmt.Errorf("%w: %s is not among the hosts this gateway serves", ErrRefused, u.Hostname())
 	}
 	return nil
+}
+
+// redirect sends the reader to a page path as it is: http.Redirect would
+// clean it, folding the "//" of /file//srv/... (a file: URL's empty host)
+// and of FTP's empty segments.
+func redirect(w http.ResponseWriter, p string) {
+	w.Header().Set("Location", p)
+	w.WriteHeader(http.StatusFound)
 }
 
 // proxy answers a request in absolute form with the raw object, as the
@@ -514,6 +541,13 @@ func mediaType(resp *fetch.Response) string {
 // why, and the error on one line.
 func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err error) {
 	status := http.StatusBadGateway
+	var ref *refusal
+	if errors.As(err, &ref) {
+		// One answer whatever the scheme: the URL of the page and why
+		// (an FTP dial refused is no protocol error, a Gopher one no
+		// network failure).
+		err = fmt.Errorf("%s: %w", u.Redacted(), ref)
+	}
 	switch {
 	case errors.Is(err, ErrRefused), errors.Is(err, fetch.ErrUnsafePort):
 		status = http.StatusForbidden
@@ -570,6 +604,31 @@ func redact(s string) string {
 	return userinfo.ReplaceAllString(s, "$1:***@")
 }
 
+// redactTarget hides the passwords of a request target: in its path
+// (/ftp/alice:secret@h/) and in its ?url= parameter, encoded or not.
+func redactTarget(t string) string {
+	p, q, hasQuery := strings.Cut(t, "?")
+	p = redact(p)
+	if !hasQuery {
+		return p
+	}
+	kvs := strings.Split(q, "&")
+	for i, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if d, err := neturl.QueryUnescape(v); err == nil && d != v {
+			if rd := redact(d); rd != d {
+				kvs[i] = k + "=" + neturl.QueryEscape(rd)
+				continue
+			}
+		}
+		kvs[i] = k + "=" + redact(v)
+	}
+	return p + "?" + strings.Join(kvs, "&")
+}
+
 // logRequest writes the access log line of a request.
 func (g *gateway) logRequest(r *http.Request, w *logWriter, start time.Time) {
 	if g.o.Log == nil {
@@ -579,7 +638,7 @@ func (g *gateway) logRequest(r *http.Request, w *logWriter, start time.Time) {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	target := redact(r.RequestURI)
+	target := redactTarget(r.RequestURI)
 	var line []byte
 	if g.o.LogJSON {
 		line, _ = json.Marshal(map[string]any{

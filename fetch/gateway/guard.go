@@ -19,6 +19,14 @@ import (
 // pattern admits, or a file: URL outside AllowFile.
 var ErrRefused = errors.New("refused by the gateway")
 
+// refusal is an ErrRefused with its reason. It keeps its text through
+// every protocol's wrapping, so that the page names the URL asked for
+// and the reason, whatever the scheme made of a dial that failed.
+type refusal struct{ why string }
+
+func (e *refusal) Error() string        { return ErrRefused.Error() + ": " + e.why }
+func (e *refusal) Is(target error) bool { return target == ErrRefused }
+
 // private says whether an address is one a gateway must not be led to
 // by a page: loopback, private (RFC 1918, RFC 4193), link-local,
 // unspecified, multicast, or the shared and benchmarking ranges.
@@ -86,7 +94,11 @@ func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver, trusted ...
 		var last error
 		for _, a := range addrs {
 			if private(a) {
-				last = fmt.Errorf("%w: %s is %s, a private, loopback or link-local address (deref serve --allow-private admits them)", ErrRefused, host, a)
+				what := host + " is " + a.String() + ","
+				if host == a.String() {
+					what = host + " is"
+				}
+				last = &refusal{fmt.Sprintf("%s a private, loopback or link-local address (deref serve --allow-private admits them)", what)}
 				continue
 			}
 			conn, err := dial(ctx, network, net.JoinHostPort(a.String(), port))

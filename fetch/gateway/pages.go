@@ -124,7 +124,7 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 		g.fail(w, r, http.StatusBadRequest, u.Scheme+": URLs have no page here")
 		return
 	}
-	http.Redirect(w, r, p, http.StatusFound)
+	redirect(w, p)
 }
 
 // fail answers with an error: a page, or for a proxy request plain text.
@@ -171,12 +171,14 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 			g.answer(w, r, u, gp)
 		case gp.Type == '7' && !gp.HasSearch && q.Get("q") == "":
 			g.searchForm(w, r, u, "Search: "+gp.Selector)
+		case gp.Type == '7' && q.Get("q") != "":
+			// The search's own URL, whose page, raw and download links
+			// and URL box then all carry the words.
+			v := *u
+			v.Path = "/7" + url.EscapeGopher(gp.Selector) + "%09" + url.EscapeGopher(q.Get("q"))
+			redirect(w, PagePath(&v))
 		case gp.Type == '1' || gp.Type == '7':
-			search, has := gp.Search, gp.HasSearch
-			if s := q.Get("q"); s != "" {
-				search, has = s, true
-			}
-			g.gopherMenu(w, r, u, gp, search, has)
+			g.gopherMenu(w, r, u, gp, gp.Search, gp.HasSearch)
 		case gp.Type == '0':
 			g.text(w, r, u, "", false)
 		default:
@@ -194,7 +196,7 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 		case !wp.IsDocument() && q.Get("q") != "":
 			v := *u
 			v.HasQuery, v.Query = true, url.EscapeQuery(q.Get("q"))
-			http.Redirect(w, r, PagePath(&v), http.StatusFound)
+			redirect(w, PagePath(&v))
 		default:
 			g.object(w, r, u)
 		}
