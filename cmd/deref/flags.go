@@ -1234,7 +1234,7 @@ var flagTable = []flagDef{
 	{long: "allow", cmds: cmdServe, group: "Serve", arg: "HOST[:PORT]",
 		help: "serve only hosts matching these patterns (comma-separated or repeated; *.example.org); never a private address by itself", set: list(func(o *options) *[]string { return &o.s.allow })},
 	{long: "allow-file", cmds: cmdServe, group: "Serve", arg: "DIR", complete: "dir",
-		help: "serve file: URLs below DIR (never a symbolic link out of it); otherwise file: is never served", set: str(func(o *options) *string { return &o.s.opts.AllowFile })},
+		help: "serve file: URLs below DIR, files and folder listings (never a symbolic link out of it); otherwise file: is never served", set: str(func(o *options) *string { return &o.s.opts.AllowFile })},
 	{long: "per-client", cmds: cmdServe, group: "Serve", arg: "N",
 		help: "serve N requests of one client address at once, queueing the rest (default 32)", set: integer(func(o *options) *int { return &o.s.opts.PerClient })},
 	{long: "per-host", cmds: cmdServe, group: "Serve", arg: "N",

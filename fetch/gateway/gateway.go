@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/walk"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -376,20 +378,82 @@ func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) 
 	defer func() { release() }()
 	defer func() { resp.Body.Close() }()
 	if ranged && offset > 0 && resp.Offset != offset {
-		// The server would not start there: the whole object, as a
-		// server that ignores Range answers.
-		resp.Body.Close()
-		release()
-		if resp, release, err = g.fetch(r, u, 0); err != nil {
-			release = func() {}
-			resp = &fetch.Response{Body: io.NopCloser(strings.NewReader(""))}
-			g.fetchFailed(w, r, u, err)
+		// The protocol cannot start there (Gopher, an FTP server without
+		// REST): the gateway skips the first bytes itself, so that a
+		// browser can still seek and resume.
+		if !g.skip(w, r, resp, offset, last) {
 			return
 		}
-		ranged = false
 	}
 	g.send(w, r, resp, download, ranged, offset, last)
 }
+
+// skip reads an object fetched from its start up to offset, leaving
+// resp as the object from there on, as a fetch that could resume would
+// have left it. Where the size is not known, the range is first read
+// into a temporary file, since a 206 names its last byte before its
+// body: the range's length and, when its end was reached, the object's
+// are known then. It reports false when it has answered itself (a range
+// past the end, or a failed read).
+func (g *gateway) skip(w *logWriter, r *http.Request, resp *fetch.Response, offset, last int64) bool {
+	n, err := io.CopyN(io.Discard, resp.Body, offset)
+	if n < offset {
+		if err == io.EOF {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", n))
+			g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
+		} else {
+			g.fail(w, r, http.StatusBadGateway, url.RedactString(err.Error()))
+		}
+		return false
+	}
+	resp.Offset = offset
+	if resp.Size >= 0 {
+		resp.Size -= offset
+		return true
+	}
+	f, err := os.CreateTemp("", "deref-range-*")
+	if err != nil {
+		g.fail(w, r, http.StatusInternalServerError, "a range of an object of unknown size: "+err.Error())
+		return false
+	}
+	os.Remove(f.Name()) // gone with the last close, also where the gateway dies
+	src := io.Reader(resp.Body)
+	if last >= 0 {
+		src = io.LimitReader(resp.Body, last-offset+1)
+	}
+	got, err := io.Copy(f, src)
+	if err != nil {
+		f.Close()
+		g.fail(w, r, http.StatusBadGateway, url.RedactString(err.Error()))
+		return false
+	}
+	if last < 0 || got < last-offset+1 {
+		resp.Size = got // the end came: the object's length is known
+	} else if more, _ := resp.Body.Read(make([]byte, 1)); more == 0 {
+		resp.Size = got
+	} else {
+		resp.Size = -1 // more follows, of a length not known
+	}
+	if got == 0 {
+		f.Close()
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", offset))
+		g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
+		return false
+	}
+	f.Seek(0, io.SeekStart)
+	resp.Body.Close()
+	resp.Body = spooled{f, got}
+	return true
+}
+
+// spooled is a range read ahead into a temporary file: n bytes.
+type spooled struct {
+	*os.File
+	n int64
+}
+
+// Len is the range's length, for send.
+func (s spooled) Len() int64 { return s.n }
 
 // object answers for the page of an object: a listing or an article as
 // a page, anything else as it is.
@@ -441,10 +505,14 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 	}
 	size := resp.Size
 	status := http.StatusOK
-	if size >= 0 {
-		h.Set("Accept-Ranges", "bytes")
-	}
-	if ranged && size >= 0 {
+	h.Set("Accept-Ranges", "bytes") // where the protocol cannot resume, the gateway skips (skip)
+	if sp, ok := resp.Body.(spooled); ok && ranged && size < 0 {
+		// Read ahead, with more to come: the range is known, the
+		// object's length is not.
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/*", offset, offset+sp.Len()-1))
+		size = sp.Len()
+		status = http.StatusPartialContent
+	} else if ranged && size >= 0 {
 		total := size + offset
 		end := total - 1
 		if last >= offset && last < end {
@@ -678,9 +746,53 @@ func (g *gateway) file(w *logWriter, r *http.Request, u *url.URL) {
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.IsDir() {
-		g.fail(w, r, http.StatusForbidden, "file: folders are not listed")
+	if err != nil {
+		g.fail(w, r, http.StatusForbidden, "file: "+err.Error())
+		return
+	}
+	if st.IsDir() {
+		g.fileFolder(w, r, u, f, rel == ".")
 		return
 	}
 	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// fileFolder lists a folder below AllowFile as an FTP folder is listed:
+// name, size and time, each name a link to its page; "up" only while
+// still inside the folder served.
+func (g *gateway) fileFolder(w *logWriter, r *http.Request, u *url.URL, f *os.File, top bool) {
+	if !strings.HasSuffix(u.Path, "/") {
+		redirect(w, PagePath(u)+"/") // so that the page's relative sense holds, as a web server does
+		return
+	}
+	des, err := f.ReadDir(-1)
+	if err != nil {
+		g.fail(w, r, http.StatusForbidden, "file: "+err.Error())
+		return
+	}
+	slices.SortFunc(des, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	rows := make([]item, 0, len(des))
+	for _, de := range des {
+		v := *u
+		v.Path = u.Path + url.EscapeSegment(de.Name())
+		it := item{Name: protocols.Printable(de.Name())}
+		if de.IsDir() {
+			v.Path += "/"
+			it.Name += "/"
+		} else if info, err := de.Info(); err == nil {
+			it.Size = sizeText(info.Size())
+		}
+		if info, err := de.Info(); err == nil {
+			it.Time = timeText(info.ModTime())
+		}
+		it.Link = PagePath(&v)
+		rows = append(rows, it)
+	}
+	h := head{Title: "Index of " + u.Path, URL: u.Redacted()}
+	if !top {
+		h.Parent = parentPage(u)
+	}
+	startPage(w, h)
+	pages.ExecuteTemplate(w, "listing", rows)
+	endPage(w)
 }

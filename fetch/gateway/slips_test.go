@@ -108,3 +108,65 @@ func TestRefusalOneClass(t *testing.T) {
 		}
 	}
 }
+
+// A Range of a Gopher binary, which the protocol cannot resume, is
+// answered by the gateway skipping the first bytes itself: 206 with the
+// Content-Range a browser needs to seek and resume.
+func TestGopherRange(t *testing.T) {
+	data := strings.Repeat("0123456789", 100) // 1,000 bytes
+	addr := gopherServer(t, map[string]string{"/song.mp3": data})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	u := s.URL + "/gopher/" + addr + "/9/song.mp3"
+	for _, tt := range []struct {
+		rng, crange, body string
+		status            int
+	}{
+		{"bytes=100-", "bytes 100-999/1000", data[100:], 206},
+		{"bytes=995-", "bytes 995-999/1000", data[995:], 206},
+		{"bytes=100-109", "bytes 100-109/*", data[100:110], 206},
+		{"bytes=990-1500", "bytes 990-999/1000", data[990:], 206},
+		{"bytes=1000-", "bytes */1000", "", http.StatusRequestedRangeNotSatisfiable},
+		{"bytes=5000-", "bytes */1000", "", http.StatusRequestedRangeNotSatisfiable},
+	} {
+		resp, body := get(t, u, "Range", tt.rng)
+		if resp.StatusCode != tt.status || resp.Header.Get("Content-Range") != tt.crange || tt.status == 206 && body != tt.body {
+			t.Errorf("%s: %d %q %d bytes", tt.rng, resp.StatusCode, resp.Header.Get("Content-Range"), len(body))
+		}
+	}
+	if resp, body := get(t, u); resp.StatusCode != 200 || body != data || resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Errorf("no range: %d %q, %d bytes", resp.StatusCode, resp.Header.Get("Accept-Ranges"), len(body))
+	}
+}
+
+// --allow-file DIR lists its folders as FTP folders are listed, each
+// name a link that stays inside DIR; "up" stops at DIR.
+func TestFileFolders(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "pub", "sub dir"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pub", "note.txt"), []byte("a note\n"), 0o644)
+	s := start(t, gateway.Options{AllowFile: dir})
+	abs := filepath.ToSlash(dir)
+	resp, _ := get(t, s.URL+"/file/"+abs+"/pub")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || loc != "/file/"+abs+"/pub/" {
+		t.Errorf("no slash: %d %q", resp.StatusCode, loc)
+	}
+	resp, page := get(t, s.URL+"/file/"+abs+"/pub/")
+	for _, want := range []string{
+		`<a href="/file/` + abs + `/pub/note.txt">note.txt</a>`, `<td class="n">7</td>`,
+		`<a href="/file/` + abs + `/pub/sub%20dir/">sub dir/</a>`, `<a href="/file/` + abs + `/">up</a>`,
+	} {
+		if resp.StatusCode != 200 || !strings.Contains(page, want) {
+			t.Errorf("%d: no %s in\n%s", resp.StatusCode, want, page)
+		}
+	}
+	if _, body := get(t, s.URL+"/file/"+abs+"/pub/note.txt"); body != "a note\n" {
+		t.Errorf("the file's link: %q", body)
+	}
+	resp, page = get(t, s.URL+"/file/"+abs+"/")
+	if resp.StatusCode != 200 || !strings.Contains(page, "pub/</a>") || strings.Contains(page, ">up</a>") {
+		t.Errorf("the top: %d\n%s", resp.StatusCode, page)
+	}
+	if resp, _ := get(t, s.URL+"/file/"+filepath.ToSlash(filepath.Dir(dir))+"/"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the folder above: %d", resp.StatusCode)
+	}
+}
