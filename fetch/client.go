@@ -105,6 +105,11 @@ var (
 	// ErrExists is a download skipped because its file is there already
 	// (DownloadOptions.SkipExisting).
 	ErrExists = errors.New("the file is there already")
+	// ErrNoName is a download of a URL that names no file (a folder,
+	// http://h/, ftp://h/pub/) with no DownloadOptions.Name: curl -O
+	// refuses it too, where a name made up would be overwritten by the
+	// next such URL.
+	ErrNoName = errors.New("the URL names no file to save it as")
 	// ErrUnsafePort refuses a URL whose port belongs to another protocol
 	// (RFC 1738 §6). It wraps [ErrBadURL].
 	ErrUnsafePort = fmt.Errorf("%w: unsafe port", protocols.ErrBadURL)

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -99,6 +100,14 @@ type DownloadOptions struct {
 	// archive holds it whole, as one response.
 	Segments   int
 	SegmentMin int64
+	// IndexName saves a URL that names no file (a folder, http://h/)
+	// under the scheme's fallback name (index.html, index), as wget does;
+	// without it, such a download with no Name fails with [ErrNoName].
+	IndexName bool
+	// Listing, when set, writes a folder's or a group's listing (a
+	// response of KindDirectory or KindArticleList) to the file in place
+	// of the server's bytes: the form the caller shows its listings in.
+	Listing func(w io.Writer, resp *Response) error
 	// Root, when set, is the folder the download cannot leave: the dir
 	// given is then a folder below it ("" or "." for Root itself), opened
 	// through it, and the path returned begins with Root's name.
@@ -165,6 +174,9 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 
 	name := o.Name
 	if name == "" {
+		if !o.IndexName && c.namesNoFile(u) {
+			return "", fmt.Errorf("%w: %s ends in a folder; give a file name (deref -o NAME, DownloadOptions.Name)", ErrNoName, u.Redacted())
+		}
 		name = c.suggestedName(u)
 	}
 	// Two downloads to one file (deref --parallel 2 -O a/x b/x) would
@@ -254,7 +266,15 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		}
 	}
 	var cerr error
-	if sum != nil {
+	if o.Listing != nil && (resp.Kind == KindDirectory || resp.Kind == KindArticleList) {
+		bw := bufio.NewWriter(f)
+		if cerr = o.Listing(bw, resp); cerr == nil {
+			cerr = bw.Flush()
+		}
+		if cerr != nil {
+			cerr = WriteError(cerr)
+		}
+	} else if sum != nil {
 		_, cerr = io.Copy(io.MultiWriter(f, sum), resp.Body) // no file fast path: every byte goes through the digest
 	} else {
 		_, cerr = io.Copy(f, resp.Body)
@@ -285,6 +305,26 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		return "", resp.Failure // the error page is the file
 	}
 	return filepath.Join(rootName(o.Root), dir, name), nil
+}
+
+// namesNoFile says whether u ends in a folder rather than a name: as
+// the scheme's Fetcher says (protocols.Folderer), else no path or a last
+// segment that is empty (http://h/, file:///srv/). A scheme whose
+// Fetcher names its objects otherwise (protocols.Namer) always has a
+// name, and so has one without folders (Scheme.Tree).
+func (c *Client) namesNoFile(u *url.URL) bool {
+	s, _ := c.scheme(u.Scheme)
+	if f, ok := s.Fetcher.(protocols.Folderer); ok {
+		return f.EndsInFolder(u)
+	}
+	if _, ok := s.Fetcher.(protocols.Namer); ok || s.Tree == protocols.TreeNone || s.Session {
+		return false
+	}
+	segs, err := u.Segments()
+	if err != nil {
+		return false // the retrieval says what is wrong with it
+	}
+	return len(segs) == 0 || segs[len(segs)-1] == ""
 }
 
 // SuggestedName is the local file name for u: its last path segment,

@@ -78,6 +78,14 @@ type Namer interface {
 	SuggestedName(u *url.URL) string
 }
 
+// Folderer is implemented by a Fetcher whose URLs say in their own way
+// whether they end in a folder rather than a name (FTP's empty name and
+// ;type=d, a Gopher selector ending in "/"): such a URL names no file to
+// save its object as.
+type Folderer interface {
+	EndsInFolder(u *url.URL) bool
+}
+
 // ServerHoster is implemented by a Fetcher whose URLs may name no server
 // (news: URLs go to a configured one): ServerHost is the host that
 // credentials for u are looked up for.

@@ -155,7 +155,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, SkipExisting: o.skipExisting, Progress: progress, Checksum: sum,
 			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody, IfNoneMatch: o.ifNoneMatch,
 			Received: func(resp *fetch.Response) { res.etag, res.etagSeen, res.contentType = resp.ETag, true, resp.MediaType },
-			Segments: o.segments, SegmentMin: o.segmentMin})
+			Segments: o.segments, SegmentMin: o.segmentMin, IndexName: o.wgetDir, Listing: listingTo(o)})
 		res.filename = path
 		if err == nil && o.xattr && path != "" {
 			writeXattrs(path, u, res.contentType, stderr)
@@ -236,19 +236,13 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		fmt.Fprintln(stderr, "deref: "+resp.Note)
 	}
 	switch {
-	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && o.listOnly && !o.json:
-		bw := bufio.NewWriter(stdout)
-		for _, e := range resp.Entries {
-			if e.Name != "" && e.Kind != protocols.KindInfo {
-				bw.WriteString(oneLine(e.Name) + "\n")
-			}
-		}
-		if err := bw.Flush(); err != nil {
-			return fetch.WriteError(err)
-		}
-		return resp.Body.Close()
 	case (resp.Kind == protocols.KindDirectory || resp.Kind == protocols.KindArticleList) && !o.raw:
-		if err := printEntries(stdout, resp.Entries, o.json); err != nil {
+		bw := bufio.NewWriter(stdout)
+		err := listingTo(o)(bw, resp)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
 			return fetch.WriteError(err)
 		}
 		return resp.Body.Close()
@@ -270,6 +264,28 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		return &fetch.Error{Op: "get", URL: u.Redacted(), Err: resp.Failure}
 	}
 	return nil
+}
+
+// listingTo is what a file gets of a listing: what standard output
+// would show (the TAB form, --json's, -l's names), or with --raw nothing
+// of deref's (nil: the server's bytes).
+func listingTo(o *options) func(io.Writer, *fetch.Response) error {
+	if o.raw {
+		return nil
+	}
+	return func(w io.Writer, resp *fetch.Response) error {
+		if o.listOnly && !o.json {
+			for _, e := range resp.Entries {
+				if e.Name != "" && e.Kind != protocols.KindInfo {
+					if _, err := io.WriteString(w, oneLine(e.Name)+"\n"); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		return printEntries(w, resp.Entries, o.json)
+	}
 }
 
 // removePartial is --remove-on-error: what a retrieval of raw to a file

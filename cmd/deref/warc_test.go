@@ -45,7 +45,7 @@ func TestWARCFile(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "crawl")
 	ftpFile := "ftp://alice:s3cret@" + fs.Addr() + "/pub/a.txt;type=i"
-	r := runDeref(t, "", "--warc-file", name, "-O", "--output-dir", dir,
+	r := runDeref(t, "", "--warc-file", name, "--output-dir", dir, "-o", "a.txt", "-o", "pub.txt", "-o", "g.txt", "-o", "article",
 		ftpFile, "ftp://alice:s3cret@"+fs.Addr()+"/pub/", "gopher://"+gs.Addr()+"/0/pub/a.txt", "nntp://"+ns.Addr()+"/local.test/1")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -31,6 +31,13 @@ func (f *Fetcher) Verbatim(u *url.URL) *url.URL {
 // cut from the URL, not from the decoded name), else the last folder's.
 func (f *Fetcher) SuggestedName(u *url.URL) string { return suggestedName(u) }
 
+// EndsInFolder says whether u names a folder (no name, or ;type=d)
+// rather than a file (protocols.Folderer).
+func (f *Fetcher) EndsInFolder(u *url.URL) bool {
+	fp, err := u.FTP()
+	return err == nil && (fp.Name == "" || fp.Type == 'd')
+}
+
 func suggestedName(u *url.URL) string {
 	if fp, err := u.FTP(); err == nil {
 		if fp.Name != "" {

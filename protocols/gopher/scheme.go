@@ -21,6 +21,14 @@ func Schemes(f *Fetcher) []protocols.Scheme {
 // gopher://h/0about.txt names about.txt, and gopher://h/1/ the root.
 func (f *Fetcher) SuggestedName(u *url.URL) string { return suggestedName(u) }
 
+// EndsInFolder says whether u's selector ends in no name (empty, or a
+// closing "/"), as gopher://h/ and gopher://h/1/pub/ do
+// (protocols.Folderer).
+func (f *Fetcher) EndsInFolder(u *url.URL) bool {
+	g, err := u.Gopher()
+	return err == nil && (g.Selector == "" || strings.HasSuffix(g.Selector, "/"))
+}
+
 func suggestedName(u *url.URL) string {
 	g, err := u.Gopher()
 	if err != nil {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+)
+
+// TestListingToFile: a file gets what standard output shows of a
+// listing (--raw the server's bytes, in both); -O of a URL that names
+// no file is refused before anything is written, as curl refuses it.
+func TestListingToFile(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "pub"), 0o755)
+	os.WriteFile(filepath.Join(root, "pub", "a.txt"), []byte("a\n"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	u := fs.URL() + "pub/"
+	dir := t.TempDir()
+	for _, flags := range [][]string{nil, {"--raw"}, {"--json"}, {"-l"}} {
+		shown := runDeref(t, "", append(append([]string{}, flags...), u)...)
+		out := filepath.Join(dir, "f.txt")
+		r := runDeref(t, "", append(append([]string{}, flags...), "-o", out, u)...)
+		got, _ := os.ReadFile(out)
+		if shown.code != 0 || r.code != 0 || string(got) != shown.stdout || !strings.Contains(shown.stdout, "a.txt") {
+			t.Errorf("%v: exit %d/%d, the file %q, standard output %q", flags, shown.code, r.code, got, shown.stdout)
+		}
+		if flags == nil && !strings.Contains(string(got), "\t"+u+"a.txt\n") {
+			t.Errorf("not the TAB form: %q", got)
+		}
+	}
+
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<p>index</p>")) }))
+	defer web.Close()
+	for _, nameless := range []string{u, fs.URL(), web.URL + "/", web.URL, web.URL + "/dir/"} {
+		empty := t.TempDir()
+		r := runDeref(t, "", "-O", "--output-dir", empty, nameless)
+		left, _ := os.ReadDir(empty)
+		if r.code != 1 || !strings.Contains(r.stderr, "names no file") || strings.Count(r.stderr, "\n") != 1 || len(left) != 0 {
+			t.Errorf("-O %s: exit %d, %q, left %v", nameless, r.code, r.stderr, left)
+		}
+	}
+	// wget's --directory-prefix saves a folder's page as index.html, as wget does.
+	wdir := t.TempDir()
+	if r := runDeref(t, "", "--directory-prefix", wdir, web.URL+"/"); r.code != 0 {
+		t.Errorf("--directory-prefix: exit %d, %q", r.code, r.stderr)
+	} else if b, _ := os.ReadFile(filepath.Join(wdir, "index.html")); string(b) != "<p>index</p>" {
+		t.Errorf("--directory-prefix: index.html holds %q", b)
+	}
+}
