@@ -46,6 +46,12 @@ func TestCrawlCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Fetched != 6 || rep.Failed != 0 {
 		t.Errorf("report %q: %+v %v", r.stdout, rep, err)
 	}
+	// Every JSON the command writes has lower-case keys, as deref mirror's.
+	for _, key := range []string{`"fetched":6`, `"failed":0`, `"over_quota":0`, `"hosts":[{"host":"gopher://`} {
+		if !strings.Contains(r.stdout, key) {
+			t.Errorf("no %s in %s", key, r.stdout)
+		}
+	}
 	cdx, _ := os.ReadFile(filepath.Join(dir, "hole.cdxj"))
 	if n := strings.Count(string(cdx), "\n"); n != 6 || !strings.Contains(string(cdx), "/0/docs/old/notes.txt") {
 		t.Errorf("%d index lines:\n%s", n, cdx)

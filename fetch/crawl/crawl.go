@@ -233,31 +233,34 @@ type Event struct {
 
 // Report sums up a Run.
 type Report struct {
-	Fetched, Failed int
+	Fetched int `json:"fetched"`
+	Failed  int `json:"failed"`
 	// Excluded counts the URLs robots.txt kept the crawl from.
-	Excluded int
-	Bytes    int64
-	Seconds  float64
+	Excluded int     `json:"excluded"`
+	Bytes    int64   `json:"bytes"`
+	Seconds  float64 `json:"seconds"`
 	// Resumed counts the URLs an earlier run had settled, by its State.
-	Resumed int
+	Resumed int `json:"resumed"`
 	// Converted counts the pages whose links ConvertLinks rewrote.
-	Converted int
+	Converted int `json:"converted"`
 	// Unchanged counts the URLs OnlyNewer found no newer than their files,
 	// which were not fetched again (they count as fetched too).
-	Unchanged int
+	Unchanged int `json:"unchanged"`
 	// OverQuota counts the URLs left unfetched because Quota was passed.
-	OverQuota int
+	OverQuota int `json:"over_quota"`
 	// Failures lists the URLs that failed, sorted, with their errors.
-	Failures []string
+	Failures []string `json:"failures"`
 	// Hosts sums up each server, sorted by Host.
-	Hosts []HostReport
+	Hosts []HostReport `json:"hosts"`
 }
 
 // HostReport sums up one server of a Run.
 type HostReport struct {
-	Host                      string // scheme://host:port
-	Fetched, Failed, Excluded int
-	Bytes                     int64
+	Host     string `json:"host"` // scheme://host:port
+	Fetched  int    `json:"fetched"`
+	Failed   int    `json:"failed"`
+	Excluded int    `json:"excluded"`
+	Bytes    int64  `json:"bytes"`
 }
 
 type job struct {
