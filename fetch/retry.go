@@ -50,10 +50,12 @@ func unknownHost(err error) bool {
 }
 
 // Retry is the policy for trying a retrieval again after a temporary
-// failure: up to Attempts more times, waiting Wait at first (one second
-// when 0) and twice as long each time after, up to a minute, each wait
-// drawn between half and all of that (jitter), or longer when the server
-// asked for it (Retry-After); no attempt starts after MaxTime from the
+// failure: up to Attempts more times, waiting Wait at first and twice as
+// long each time after, up to a minute, or longer when the server asked
+// for it (Retry-After). A Wait given is waited exactly, as curl's
+// --retry-delay is; with Wait 0 the first wait is one second and each is
+// drawn between all and a quarter more of its length (jitter, so that
+// clients that failed together do not come back together), never less; no attempt starts after MaxTime from the
 // first (0: no bound). Refused makes a refused connection worth another
 // attempt too (curl's and wget's --retry-connrefused): a server being
 // restarted refuses for a moment. AllErrors makes every failure worth
@@ -89,9 +91,9 @@ func (r Retry) worthAgain(err error) bool {
 // policy allows; before each new attempt it calls before (when set) with
 // the error and the wait. It returns op's last error.
 func (r Retry) Do(ctx context.Context, op func() error, before func(err error, wait time.Duration)) error {
-	wait := r.Wait
+	wait, jitter := r.Wait, false
 	if wait <= 0 {
-		wait = time.Second
+		wait, jitter = time.Second, true
 	}
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -99,7 +101,10 @@ func (r Retry) Do(ctx context.Context, op func() error, before func(err error, w
 		if err == nil || attempt >= r.Attempts || !r.worthAgain(err) || ctx.Err() != nil {
 			return err
 		}
-		d := wait/2 + rand.N(wait/2+1)
+		d := wait
+		if jitter {
+			d += rand.N(wait/4 + 1)
+		}
 		var ra interface{ RetryAfter() time.Duration }
 		if errors.As(err, &ra) && ra.RetryAfter() > d {
 			d = ra.RetryAfter()
