@@ -137,6 +137,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			}
 			defer f.Close()
 			stdout = discardIfNull(f)
+			res.filename = o.output // what curl's %{filename_effective} names: the device
 			dev := *o
 			dev.output = "-"
 			o = &dev

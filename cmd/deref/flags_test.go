@@ -443,6 +443,12 @@ func TestWriteOut(t *testing.T) {
 	if m["exitcode"] != 4.0 || !strings.Contains(m["errormsg"].(string), "not found") {
 		t.Errorf("missing: %v", m)
 	}
+	// A device is the file curl names (curl -o /dev/null -w %{filename_effective}).
+	if _, err := os.Stat(os.DevNull); err == nil {
+		if r := runDeref(t, "", "-s", "-o", os.DevNull, "-w", "%{filename_effective}", s.URL+"/a.txt"); r.code != 0 || r.stdout != os.DevNull {
+			t.Errorf("-o %s: exit %d, %q", os.DevNull, r.code, r.stdout)
+		}
+	}
 	r = runDeref(t, "", "-w", "%{url} %{size_download} %{content_type} %%\\n", s.URL+"/a.txt")
 	if r.stdout != "hello"+s.URL+"/a.txt 5 text/plain %\n" {
 		t.Errorf("-w FORMAT: %q", r.stdout)
