@@ -54,7 +54,10 @@ func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int
 	}
 	switch {
 	case all != nil && own != nil:
-		g.progress = func(p Progress) { all(p); own(p) }
+		// The transfer's own first: it may hold the transfer back (a
+		// rate limit), and the Client's then sees the bytes at the pace
+		// they are let through, not the burst the first read brought.
+		g.progress = func(p Progress) { own(p); all(p) }
 	case all != nil:
 		g.progress = all
 	default:

@@ -421,7 +421,8 @@ type FetchOptions struct {
 	SizeHint    int64
 	ModTimeHint time.Time
 	// Progress, when set, is called as this transfer's body bytes arrive,
-	// besides [Client.Progress]. It may block to slow the transfer down.
+	// before [Client.Progress]. It may block to slow the transfer down;
+	// Client.Progress then reports the bytes at the pace let through.
 	Progress func(Progress)
 	// Trace, when set, receives this retrieval's protocol conversation
 	// (passwords redacted), besides [Client.Trace].

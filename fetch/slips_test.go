@@ -3,10 +3,15 @@ package fetch_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
 )
 
 // A Wait given is waited exactly, doubling (curl's --retry-delay never
@@ -39,4 +44,27 @@ func TestRetryWaits(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 	}
 	cancel()
+}
+
+// A transfer's own Progress runs before the Client's: a rate limit that
+// holds the transfer back there makes the Client's progress see the
+// bytes at the pace let through (deref --limit-rate's first progress
+// line showed the first read's burst, 54.8 MiB/s under a 4 MiB/s limit).
+func TestProgressOrder(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte(strings.Repeat("x", 100_000)), 0o644)
+	c := fetch.NewClient()
+	var order []string
+	c.Progress = func(p fetch.Progress) { order = append(order, "client") }
+	resp, err := c.FetchWith(context.Background(), url.MustParse("file://"+filepath.ToSlash(dir)+"/f"), fetch.FetchOptions{
+		Progress: func(p fetch.Progress) { order = append(order, "own") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if len(order) < 2 || order[0] != "own" || order[1] != "client" {
+		t.Errorf("order %v", order)
+	}
 }
