@@ -44,10 +44,16 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// completedFlags are the flags of cmd the completions offer: those of
+// -h's groups, then those also taken.
+func completedFlags(cmd command) []flagDef {
+	return append(visibleFlags(cmd), alsoTaken(cmd)...)
+}
+
 // spellings lists a command's flags as a shell completes them.
 func spellings(cmd command) []string {
 	var out []string
-	for _, f := range visibleFlags(cmd) {
+	for _, f := range completedFlags(cmd) {
 		if f.short != "" {
 			out = append(out, "-"+f.short)
 		}
@@ -60,7 +66,7 @@ func spellings(cmd command) []string {
 // what completes it: "file", "dir", a list of choices, or "" (nothing).
 func valueCompletion(cmd command) map[string][]string {
 	out := map[string][]string{}
-	for _, f := range visibleFlags(cmd) {
+	for _, f := range completedFlags(cmd) {
 		if f.arg == "" {
 			continue
 		}
@@ -124,7 +130,7 @@ func zshCompletion() string {
 		cmd  command
 	}{{"get", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}, {"serve", cmdServe}} {
 		fmt.Fprintf(&b, "_deref_%s() {\n  _arguments -s \\\n", c.name)
-		for _, f := range visibleFlags(c.cmd) {
+		for _, f := range completedFlags(c.cmd) {
 			help := strings.NewReplacer("'", "'\\''", "[", "\\[", "]", "\\]", ":", "\\:").Replace(f.help)
 			value := ""
 			if f.arg != "" {
@@ -174,7 +180,7 @@ func fishCompletion() string {
 		cond string
 		cmd  command
 	}{{"not __fish_seen_subcommand_from mirror crawl serve completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
-		for _, f := range visibleFlags(c.cmd) {
+		for _, f := range completedFlags(c.cmd) {
 			line := fmt.Sprintf("complete -c deref -n '%s' -l %s", c.cond, f.long)
 			if f.short != "" {
 				line += " -s " + f.short
@@ -197,17 +203,35 @@ func fishCompletion() string {
 	return b.String()
 }
 
+// manEsc escapes text for roff.
+var manEsc = strings.NewReplacer(`\`, `\e`, "-", `\-`, "'", `\(aq`)
+
+// manText is a line of text for roff: escaped, and never read as a
+// request.
+func manText(s string) string {
+	s = manEsc.Replace(s)
+	if strings.HasPrefix(s, ".") {
+		s = `\&` + s
+	}
+	return s
+}
+
+// manEntry writes one flag of the manual: its spelling, then its help.
+func manEntry(b *strings.Builder, f flagDef) {
+	b.WriteString(".TP\n")
+	spell := `\fB\-\-` + manEsc.Replace(f.long) + `\fR`
+	if f.short != "" {
+		spell = `\fB\-` + f.short + `\fR, ` + spell
+	}
+	if f.arg != "" {
+		spell += ` \fI` + manEsc.Replace(f.arg) + `\fR`
+	}
+	b.WriteString(spell + "\n" + manText(f.help) + "\n")
+}
+
 // manPage is cmd/deref/deref.1, made from the flag table (go generate
 // rewrites the file; a test keeps it from going stale).
 func manPage() string {
-	esc := strings.NewReplacer(`\`, `\e`, "-", `\-`, "'", `\(aq`)
-	text := func(s string) string {
-		s = esc.Replace(s)
-		if strings.HasPrefix(s, ".") {
-			s = `\&` + s
-		}
-		return s
-	}
 	var b strings.Builder
 	b.WriteString(".\\\" Made by go generate in cmd/deref from the flag table; do not edit.\n")
 	b.WriteString(".TH DEREF 1 \"\" \"deref\" \"User Commands\"\n")
@@ -215,11 +239,11 @@ func manPage() string {
 	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	for _, p := range strings.Split(strings.TrimSpace(strings.SplitN(usageText, "\n\n", 2)[1]), "\n\n") {
-		b.WriteString(".PP\n" + text(strings.Join(strings.Fields(p), " ")) + "\n")
+		b.WriteString(".PP\n" + manText(strings.Join(strings.Fields(p), " ")) + "\n")
 	}
-	b.WriteString(".PP\n.B deref mirror\n" + text(strings.Join(strings.Fields(strings.SplitN(mirrorUsage, "\n\n", 2)[1]), " ")) + "\n")
-	b.WriteString(".PP\n.B deref crawl\n" + text(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
-	b.WriteString(".PP\n.B deref serve\n" + text(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref mirror\n" + manText(strings.Join(strings.Fields(strings.SplitN(mirrorUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref crawl\n" + manText(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref serve\n" + manText(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
 	section := func(title string, cmd command, groups []string) {
 		fmt.Fprintf(&b, ".SH %s\n", title)
 		for _, g := range groups {
@@ -232,16 +256,7 @@ func manPage() string {
 					fmt.Fprintf(&b, ".SS %s\n", g)
 					first = false
 				}
-				b.WriteString(".TP\n")
-				f := asShown(cmd, f)
-				spell := `\fB\-\-` + esc.Replace(f.long) + `\fR`
-				if f.short != "" {
-					spell = `\fB\-` + f.short + `\fR, ` + spell
-				}
-				if f.arg != "" {
-					spell += ` \fI` + esc.Replace(f.arg) + `\fR`
-				}
-				b.WriteString(spell + "\n" + text(f.help) + "\n")
+				manEntry(&b, asShown(cmd, f))
 			}
 		}
 	}
@@ -251,11 +266,34 @@ func manPage() string {
 	section("CRAWL OPTIONS", cmdCrawl, []string{"Output", "Crawl"})
 	b.WriteString(".PP\n.B deref crawl\nalso takes the Connection, HTTP, FTP and News flags above.\n")
 	section("SERVE OPTIONS", cmdServe, []string{"Serve"})
+	b.WriteString(".SH ALSO TAKEN\nFlags taken for the sake of curl's, wget's and lftp's users: their spellings of deref's flags, and their habits, each saying what it does in deref.\n")
+	for _, c := range []struct {
+		name string
+		cmd  command
+	}{{"", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}, {"serve", cmdServe}} {
+		shown := map[string]bool{}
+		if c.cmd != cmdGet {
+			for _, f := range alsoTaken(cmdGet) {
+				shown[f.long+"\x00"+f.help] = true
+			}
+		}
+		first := true
+		for _, f := range alsoTaken(c.cmd) {
+			if shown[f.long+"\x00"+f.help] {
+				continue
+			}
+			if first && c.name != "" {
+				fmt.Fprintf(&b, ".SS deref %s\n", c.name)
+			}
+			first = false
+			manEntry(&b, f)
+		}
+	}
 	b.WriteString(".PP\n.B deref serve\nalso takes \\fB\\-v\\fR, \\fB\\-m\\fR (the wait for an answer to begin), the connection timeouts, \\fB\\-k\\fR, \\fB\\-\\-allow\\-port\\fR, \\fB\\-A\\fR and the FTP and News flags above.\n")
 	b.WriteString(".SH EXIT STATUS\n")
 	for _, l := range strings.Split(strings.TrimSpace(exitText), "\n")[1:] {
 		code, meaning, _ := strings.Cut(strings.TrimSpace(l), " ")
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", code, text(strings.TrimSpace(meaning)))
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", code, manText(strings.TrimSpace(meaning)))
 	}
 	b.WriteString(".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/deref/config\\fR, else \\fI~/.config/deref/config\n")
 	b.WriteString("Long flags, one a line, without or with their dashes, the value after spaces or =, quoted or not; # starts a comment. Read first, unless \\fB\\-q\\fR is the first flag; \\fB\\-K\\fR \\fIFILE\\fR adds another; the command line wins.\n")

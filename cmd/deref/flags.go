@@ -47,7 +47,7 @@ type flagDef struct {
 	// complete says what the shell completes the value with: "file",
 	// "dir", "url", or the choices separated by spaces.
 	complete string
-	hidden   bool // an old spelling: accepted, never shown
+	hidden   bool // another tool's spelling or habit: not among the groups, but listed under "also taken" (or refused: help "refused")
 	// positional makes the flag's value one of the positional arguments,
 	// in its place among them (--url).
 	positional bool
@@ -499,11 +499,11 @@ var flagTable = []flagDef{
 		help: "put the data of -d, --data-urlencode and the like into the URL's query, as curl -G (deref sends no request body)", set: boolean(func(o *options) *bool { return &o.getQuery })},
 	{long: "url-query", cmds: cmdGet, group: "HTTP", arg: "DATA",
 		help: "add DATA to the URL's query, encoded as --data-urlencode encodes it ('+DATA': as it is), as curl --url-query", set: queryFlag("url-query")},
-	{long: "data", short: "d", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data")},
+	{long: "data", short: "d", cmds: cmdGet, group: "HTTP", arg: "DATA", help: "with -G: add DATA (NAME=VALUE, @FILE) to the URL's query as it is, as curl -G -d does", set: queryFlag("data")},
 	{long: "data-ascii", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-ascii")},
 	{long: "data-raw", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-raw")},
 	{long: "data-binary", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data", set: queryFlag("data-binary")},
-	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "with -G: query data, encoded", set: queryFlag("data-urlencode")},
+	{long: "data-urlencode", cmds: cmdGet, group: "HTTP", arg: "DATA", help: "with -G: add DATA (NAME=VALUE, =VALUE, NAME@FILE) to the URL's query, the value URL-encoded, as curl -G --data-urlencode does", set: queryFlag("data-urlencode")},
 	{long: "post-data", cmds: cmdGet, group: "HTTP", arg: "DATA", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "post-file", cmds: cmdGet, group: "HTTP", arg: "FILE", hidden: true, help: "refused", set: refused("deref retrieves: it sends no request body")},
 	{long: "form", short: "F", cmds: cmdGet, group: "HTTP", arg: "FIELD", hidden: true, help: "refused", set: refused("deref retrieves: it sends no form")},
@@ -1574,6 +1574,52 @@ func writeHelp(w io.Writer, cmd command, intro string) {
 			writeRow(w, r[0], r[1])
 		}
 	}
+	writeAlsoTaken(w, cmd)
+}
+
+// isRefused says whether f is a flag deref refuses whatever its value:
+// it is shown nowhere, and says why when given.
+func isRefused(f flagDef) bool { return f.hidden && f.help == "refused" }
+
+// alsoTaken lists the flags of cmd taken for another tool's sake (curl's,
+// wget's, lftp's spellings and habits) and not refused, sorted by long
+// name: -h names them after the groups, the manual explains each, and
+// the completions offer them.
+func alsoTaken(cmd command) []flagDef {
+	var out []flagDef
+	seen := map[string]bool{}
+	for _, f := range flagTable {
+		if f.cmds&cmd == 0 || !f.hidden || isRefused(f) || seen[f.long] {
+			continue
+		}
+		seen[f.long] = true
+		out = append(out, asShown(cmd, f))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].long < out[j].long })
+	return out
+}
+
+// writeAlsoTaken writes -h's closing paragraph: the flags of alsoTaken,
+// wrapped to 80 columns.
+func writeAlsoTaken(w io.Writer, cmd command) {
+	taken := alsoTaken(cmd)
+	if len(taken) == 0 {
+		return
+	}
+	io.WriteString(w, "\nAlso taken, as curl, wget and lftp spell them (each in the manual):\n")
+	line := " "
+	for _, f := range taken {
+		s := "--" + f.long
+		if f.short != "" {
+			s = "-" + f.short + "/" + s
+		}
+		if len(line)+1+len(s) > 79 {
+			fmt.Fprintln(w, line)
+			line = " "
+		}
+		line += " " + s
+	}
+	fmt.Fprintln(w, line)
 }
 
 // asShown is f as -h, the manual and the completions show it for cmd:

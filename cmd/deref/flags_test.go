@@ -1096,3 +1096,36 @@ func TestCurlLetters(t *testing.T) {
 		t.Errorf("-l: exit %d, %q; %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestEveryFlagShown: every flag a command's parser takes is in its -h,
+// the manual and the completion scripts, or is refused whatever its
+// value (-d and --data-urlencode worked, named in -h's prose only).
+func TestEveryFlagShown(t *testing.T) {
+	man := manPage()
+	scripts := bashCompletion() + zshCompletion() + fishCompletion()
+	for _, c := range []struct {
+		name string
+		cmd  command
+	}{{"deref", cmdGet}, {"deref mirror", cmdMirror}, {"deref crawl", cmdCrawl}, {"deref serve", cmdServe}} {
+		var help strings.Builder
+		writeHelp(&help, c.cmd, "")
+		spelled := strings.Join(spellings(c.cmd), " ") + " "
+		for _, f := range flagTable {
+			if f.cmds&c.cmd == 0 || isRefused(f) {
+				continue
+			}
+			if !strings.Contains(help.String(), "--"+f.long+" ") && !strings.Contains(help.String(), "--"+f.long+"\n") {
+				t.Errorf("%s -h lacks --%s", c.name, f.long)
+			}
+			if !strings.Contains(man, `\-\-`+strings.ReplaceAll(f.long, "-", `\-`)+`\fR`) {
+				t.Errorf("the manual lacks --%s", f.long)
+			}
+			if !strings.Contains(spelled, "--"+f.long+" ") || !strings.Contains(scripts, f.long) {
+				t.Errorf("%s's completions lack --%s", c.name, f.long)
+			}
+		}
+	}
+	if r := runDeref(t, "", "-h"); !strings.Contains(r.stdout, "-d, --data DATA") || !strings.Contains(r.stdout, "--data-urlencode DATA") {
+		t.Errorf("deref -h:\n%s", r.stdout)
+	}
+}
