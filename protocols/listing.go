@@ -14,12 +14,14 @@ import (
 // FormatEntry renders one listing entry in the format every scheme shares,
 // one line per entry, fields separated by TAB:
 //
-//	kind  size  modification-time  name  URL  [target]
+//	kind  size  modification-time  name  URL  [target | description]
 //
 // kind is Kind's String: "file", "directory", "link", "search",
 // "articles", "session" or "info"; size is "-" when unknown; the time is
 // RFC 3339 in UTC or "-"; the URL is empty where the entry cannot be
-// dereferenced. A link whose target is known has it as a sixth field.
+// dereferenced. A link whose target is known has it as a sixth field,
+// and an entry with a description (a newsgroup's, from LIST NEWSGROUPS)
+// has that.
 // TABs and line breaks inside the name and the target become spaces, and
 // other control characters are escaped as Printable does.
 func FormatEntry(e Entry) string {
@@ -32,8 +34,11 @@ func FormatEntry(e Entry) string {
 		mod = e.ModTime.UTC().Format(time.RFC3339)
 	}
 	line := e.Kind.String() + "\t" + size + "\t" + mod + "\t" + oneField(e.Name) + "\t" + e.URL
-	if e.Kind == KindLink && e.Target != "" {
+	switch {
+	case e.Kind == KindLink && e.Target != "":
 		line += "\t" + oneField(e.Target)
+	case e.Description != "":
+		line += "\t" + oneField(e.Description)
 	}
 	return line
 }

@@ -945,7 +945,7 @@ var flagTable = []flagDef{
 	{long: "articles", cmds: cmdGet, group: "News", arg: "N",
 		help: "list the newest N articles of a newsgroup (default 100)", set: integer(func(o *options) *int { return &o.newsArticles })},
 	{long: "descriptions", cmds: cmdGet, group: "News",
-		help: "add each group's description to news group lists (LIST NEWSGROUPS)", set: boolean(func(o *options) *bool { return &o.newsDescriptions })},
+		help: "add each group's description to news group lists (LIST NEWSGROUPS), as the sixth field of a line, or --json's \"description\"", set: boolean(func(o *options) *bool { return &o.newsDescriptions })},
 	{long: "news-starttls", cmds: cmdBoth | cmdServe, group: "News",
 		help: "require STARTTLS on nntp:// and news: connections (nntps:// and snews: are TLS from the start)", set: boolean(func(o *options) *bool { return &o.newsTLS })},
 

@@ -25,6 +25,14 @@ func TestNews(t *testing.T) {
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "Subject: first\nDate: Sun, 22 Nov 2026 10:00:00 +0000\n\nHello.\n") {
 		t.Errorf("article: %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	r = runDeref(t, "", "--descriptions", "news:*")
+	if r.code != 0 || !strings.Contains(r.stdout, "\tnews:local.test\tLocal test group\n") {
+		t.Errorf("groups, TAB form: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runDeref(t, "", "news:*")
+	if r.code != 0 || strings.Contains(r.stdout, "Local test group") {
+		t.Errorf("groups without --descriptions: %d %q %q", r.code, r.stdout, r.stderr)
+	}
 	r = runDeref(t, "", "--json", "--descriptions", "news:*")
 	if r.code != 0 || !strings.Contains(r.stdout, `"description":"Local test group"`) {
 		t.Errorf("groups: %d %q %q", r.code, r.stdout, r.stderr)
