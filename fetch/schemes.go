@@ -72,6 +72,10 @@ func (c *Client) scheme(name string) (protocols.Scheme, bool) {
 	return s, ok
 }
 
+// Scheme returns what the Client knows of the scheme name (lower case):
+// its Fetcher and how the engine treats its URLs.
+func (c *Client) Scheme(name string) (Scheme, bool) { return c.scheme(name) }
+
 // fetcher is the registered fetcher of the scheme name, or nil.
 func (c *Client) fetcher(name string) protocols.Fetcher {
 	s, _ := c.scheme(name)

@@ -28,6 +28,10 @@ type Scheme struct {
 	// machine's files: never the target of a redirect, never proxied, no
 	// credentials looked up.
 	Redirect, Secure, Local bool
+	// Ranges says the protocol can send an object from a byte on (HTTP's
+	// Range, FTP's REST, a file: seek): a transfer can resume there, and
+	// deref -I says "Accept-ranges: bytes" as curl does.
+	Ranges bool
 	// Session marks a scheme whose URLs designate interactive sessions
 	// (telnet:): fetched when asked for, never followed as a link.
 	Session bool

@@ -189,6 +189,11 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		}
 	}
 	trace, redirect := res.watch(o)
+	var heads *httpHeads
+	if o.head && !o.json && !o.spider {
+		heads = &httpHeads{}
+		trace = heads.tap(trace)
+	}
 	resp, err := c.FetchWith(ctx, u, fetch.FetchOptions{Offset: offset, Length: length, HeadOnly: o.head, Progress: progress, Trace: trace, Redirect: redirect, IfModifiedSince: o.since,
 		IfNoneMatch: o.ifNoneMatch, ErrorBody: o.failWithBody && !o.head})
 	if err == nil || res.code > 0 {
@@ -231,7 +236,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 		if o.json {
 			return printMetaJSON(stdout, u, resp)
 		}
-		return printMeta(stdout, u, resp)
+		return printHead(stdout, c, u, resp, heads.String())
 	}
 	if resp.Note != "" && resp.Kind != protocols.KindSearchIndex {
 		fmt.Fprintln(stderr, "deref: "+resp.Note)

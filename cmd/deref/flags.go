@@ -394,7 +394,7 @@ var flagTable = []flagDef{
 	{long: "no-warc-keep-log", cmds: cmdBoth, group: "Output", hidden: true,
 		help: "wget's: keep no log in the archive (the default: deref writes none there)", set: habit},
 	{long: "head", short: "I", cmds: cmdGet, group: "Output",
-		help: "print the metadata only (HTTP HEAD; FTP SIZE and MDTM)", set: boolean(func(o *options) *bool { return &o.head })},
+		help: "print the head only, as curl -I does: HTTP's (HEAD), curl's Content-Length, Accept-ranges and Last-Modified lines for the other schemes (FTP SIZE and MDTM); with --json deref's own fields", set: boolean(func(o *options) *bool { return &o.head })},
 	{long: "raw", cmds: cmdGet, group: "Output",
 		help: "print listings as the server sent them", set: boolean(func(o *options) *bool { return &o.raw })},
 	{long: "json", cmds: cmdGet, group: "Output",

@@ -162,11 +162,17 @@ func TestOutputs(t *testing.T) {
 			t.Errorf("%s: %+v", w, r)
 		}
 	}
-	// -I prints metadata only.
+	// -I prints the head, as curl -I does; -I --json deref's fields.
 	r = runDeref(t, "", "-I", s.URL+"/x.txt")
-	for _, want := range []string{"Kind: file", "Size: 11", "Type: text/plain", "Modified: 2020-01-02T03:04:05Z", "Name: x.txt"} {
-		if !strings.Contains(r.stdout, want) {
+	for _, want := range []string{"HTTP/1.1 200 OK\r\n", "Content-Length: 11\r\n", "Content-Type: text/plain; charset=utf-8\r\n", "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n"} {
+		if !strings.HasSuffix(r.stdout, "\r\n\r\n") || !strings.Contains(r.stdout, want) {
 			t.Errorf("-I lacks %q: %q", want, r.stdout)
+		}
+	}
+	r = runDeref(t, "", "-I", "--json", s.URL+"/x.txt")
+	for _, want := range []string{`"kind":"file"`, `"size":11`, `"modified":"2020-01-02T03:04:05Z"`, `"name":"x.txt"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-I --json lacks %q: %q", want, r.stdout)
 		}
 	}
 	// -i reads a list; -v traces to stderr.

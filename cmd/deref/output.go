@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	nethttp "net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -17,35 +18,90 @@ import (
 	"github.com/urlderef/deref/url"
 )
 
-func printMeta(w io.Writer, u *url.URL, r *fetch.Response) error {
+// printHead is what -I prints, as curl -I does: the HTTP heads as they
+// came (each redirect's too, as curl -IL), and for the other schemes
+// curl's header lines (Content-Length, Accept-ranges where the protocol
+// can resume, Last-Modified) and Content-Type where known; a folder or
+// group has no length. Gopher+ attributes follow as "+NAME: value". -I
+// --json prints deref's own fields.
+func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, heads string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "URL: %s\nKind: %s\n", u.Redacted(), r.Kind)
-	if r.Size >= 0 {
-		fmt.Fprintf(&b, "Size: %d\n", r.Size)
-	}
-	if r.MediaType != "" {
-		fmt.Fprintf(&b, "Type: %s\n", r.MediaType)
-	}
-	if !r.ModTime.IsZero() {
-		fmt.Fprintf(&b, "Modified: %s\n", r.ModTime.UTC().Format(time.RFC3339))
-	}
-	if r.Name != "" {
-		fmt.Fprintf(&b, "Name: %s\n", r.Name)
-	}
-	if r.Entries != nil {
-		fmt.Fprintf(&b, "Entries: %d\n", len(r.Entries))
-	}
-	if r.Note != "" {
-		fmt.Fprintf(&b, "Note: %s\n", r.Note)
-	}
-	for _, a := range r.Attributes {
-		fmt.Fprintf(&b, "+%s: %s\n", a.Name, oneLine(a.Value))
-		for _, l := range a.Lines {
-			fmt.Fprintf(&b, "  %s\n", oneLine(l))
+	if heads != "" {
+		b.WriteString(heads)
+	} else {
+		listing := r.Kind == protocols.KindDirectory || r.Kind == protocols.KindArticleList || r.Kind == protocols.KindSearchIndex
+		if r.Size >= 0 && !listing {
+			fmt.Fprintf(&b, "Content-Length: %d\r\n", r.Size)
 		}
+		if s, _ := c.Scheme(u.Scheme); s.Ranges && !listing {
+			b.WriteString("Accept-ranges: bytes\r\n")
+		}
+		if !r.ModTime.IsZero() {
+			fmt.Fprintf(&b, "Last-Modified: %s\r\n", r.ModTime.UTC().Format(nethttp.TimeFormat))
+		}
+		if r.MediaType != "" {
+			fmt.Fprintf(&b, "Content-Type: %s\r\n", r.MediaType)
+		}
+		for _, a := range r.Attributes {
+			fmt.Fprintf(&b, "+%s: %s\r\n", a.Name, oneLine(a.Value))
+			for _, l := range a.Lines {
+				fmt.Fprintf(&b, "  %s\r\n", oneLine(l))
+			}
+		}
+		b.WriteString("\r\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return fetch.WriteError(err)
+}
+
+// httpHeads gathers the HTTP heads a transfer receives, from its trace,
+// as curl -I prints them: each line ending in CRLF, each head in a blank
+// line.
+type httpHeads struct {
+	mu sync.Mutex
+	b  strings.Builder
+	in bool
+}
+
+// tap returns a trace function that gathers the heads and passes every
+// event on to next.
+func (h *httpHeads) tap(next func(fetch.TraceEvent)) func(fetch.TraceEvent) {
+	return func(ev fetch.TraceEvent) {
+		if ev.Dir == protocols.TraceRecv {
+			h.line(ev.Text)
+		}
+		if next != nil {
+			next(ev)
+		}
+	}
+}
+
+func (h *httpHeads) line(text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case strings.HasPrefix(text, "HTTP/") && replyCode(text) > 0:
+		if h.in {
+			h.b.WriteString("\r\n")
+		}
+		h.in = true
+	case !h.in:
+		return // no HTTP head: another protocol's reply
+	}
+	h.b.WriteString(oneLine(text) + "\r\n")
+}
+
+// String is the heads gathered, the last one ended; "" when none came.
+func (h *httpHeads) String() string {
+	if h == nil {
+		return ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.in {
+		return ""
+	}
+	return h.b.String() + "\r\n"
 }
 
 // jsonMeta is what -I --json prints: one object of the metadata.

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/gopherd"
 )
 
 // TestListingToFile: a file gets what standard output shows of a
@@ -54,5 +56,48 @@ func TestListingToFile(t *testing.T) {
 		t.Errorf("--directory-prefix: exit %d, %q", r.code, r.stderr)
 	} else if b, _ := os.ReadFile(filepath.Join(wdir, "index.html")); string(b) != "<p>index</p>" {
 		t.Errorf("--directory-prefix: index.html holds %q", b)
+	}
+}
+
+// TestHeadAsCurl: -I prints what curl -I prints for FTP and file:
+// (Content-Length, Accept-ranges, Last-Modified), with Content-Type
+// where known, and for a folder no length; a script reading curl's
+// lines reads deref's. Gopher, which cannot resume, says no
+// Accept-ranges.
+func TestHeadAsCurl(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "pub"), 0o755)
+	os.WriteFile(filepath.Join(root, "pub", "a.bin"), []byte("12345"), 0o644)
+	when := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(filepath.Join(root, "pub", "a.bin"), when, when)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	fileURL := "file://" + filepath.ToSlash(root) + "/pub/a.bin"
+	if !strings.HasPrefix(fileURL, "file:///") {
+		fileURL = "file:///" + strings.TrimPrefix(filepath.ToSlash(root), "/") + "/pub/a.bin"
+	}
+	for _, u := range []string{fs.URL() + "pub/a.bin", fileURL} {
+		r := runDeref(t, "", "-I", u)
+		for _, want := range []string{"Content-Length: 5\r\n", "Accept-ranges: bytes\r\n", "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n"} {
+			if r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "Kind:") {
+				t.Errorf("-I %s: exit %d, no %q in %q", u, r.code, want, r.stdout)
+			}
+		}
+	}
+	r := runDeref(t, "", "-I", fs.URL()+"pub/")
+	if r.code != 0 || strings.Contains(r.stdout, "Content-Length") || strings.Contains(r.stdout, "Accept-ranges") {
+		t.Errorf("-I of a folder: exit %d, %q", r.code, r.stdout)
+	}
+	r = runDeref(t, "", "-I", "gopher://"+gs.Addr()+"/9/pub/a.bin")
+	if r.code != 0 || strings.Contains(r.stdout, "Accept-ranges") {
+		t.Errorf("-I gopher: exit %d, %q", r.code, r.stdout)
 	}
 }

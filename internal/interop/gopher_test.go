@@ -137,7 +137,7 @@ func TestGopherPlus(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--no-netrc", "-I", base+"/0/hello.txt").CombinedOutput()
 	want, _ = os.ReadFile(filepath.Join(root, "hello.txt"))
-	for _, line := range []string{fmt.Sprintf("Size: %d", len(want)), "Modified: 2020-01-02T03:04:05Z", "+ADMIN:", "+VIEWS:", "  text/plain"} {
+	for _, line := range []string{fmt.Sprintf("Content-Length: %d\r\n", len(want)), "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n", "+ADMIN:", "+VIEWS:", "  text/plain"} {
 		if err != nil || !strings.Contains(string(out), line) {
 			t.Errorf("deref -I lacks %q: %s %v", line, out, err)
 		}

@@ -8,7 +8,7 @@ import (
 // Schemes describes file: for the engine: this machine's files, and FTP's
 // for another host (Fetcher.Rewrite).
 func Schemes() []protocols.Scheme {
-	return []protocols.Scheme{{Name: "file", Fetcher: Fetcher{}, Local: true, Tree: protocols.TreeListing}}
+	return []protocols.Scheme{{Name: "file", Fetcher: Fetcher{}, Local: true, Ranges: true, Tree: protocols.TreeListing}}
 }
 
 // Rewrite hands a file: URL naming another host to FTP, as the 1993 URL

@@ -9,8 +9,8 @@ import (
 func Schemes(f *Fetcher) []protocols.Scheme {
 	ports := []int{21, 990}
 	return []protocols.Scheme{
-		{Name: "ftp", Fetcher: f, Ports: ports, Redirect: true, Tree: protocols.TreeListing},
-		{Name: "ftps", Fetcher: f, Ports: ports, Secure: true, Plain: "ftp", Tree: protocols.TreeListing},
+		{Name: "ftp", Fetcher: f, Ports: ports, Redirect: true, Ranges: true, Tree: protocols.TreeListing},
+		{Name: "ftps", Fetcher: f, Ports: ports, Secure: true, Plain: "ftp", Ranges: true, Tree: protocols.TreeListing},
 	}
 }
 
