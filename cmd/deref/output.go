@@ -29,7 +29,7 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 	if heads != "" {
 		b.WriteString(heads)
 	} else {
-		listing := r.Kind == protocols.KindDirectory || r.Kind == protocols.KindArticleList || r.Kind == protocols.KindSearchIndex
+		listing := isListing(r)
 		if r.Size >= 0 && !listing {
 			fmt.Fprintf(&b, "Content-Length: %d\r\n", r.Size)
 		}
@@ -52,6 +52,12 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 	}
 	_, err := io.WriteString(w, b.String())
 	return fetch.WriteError(err)
+}
+
+// isListing says whether r is a folder, a group or a search: it has
+// entries, not a length of its own.
+func isListing(r *fetch.Response) bool {
+	return r.Kind == protocols.KindDirectory || r.Kind == protocols.KindArticleList || r.Kind == protocols.KindSearchIndex
 }
 
 // httpHeads gathers the HTTP heads a transfer receives, from its trace,
@@ -126,7 +132,7 @@ type jsonAttribute struct {
 
 func printMetaJSON(w io.Writer, u *url.URL, r *fetch.Response) error {
 	m := jsonMeta{URL: u.Redacted(), Kind: r.Kind.String(), Type: r.MediaType, Name: r.Name, Status: r.Status, Note: r.Note}
-	if r.Size >= 0 {
+	if r.Size >= 0 && !isListing(r) { // a listing's bytes are no size of the folder
 		m.Size = &r.Size
 	}
 	if !r.ModTime.IsZero() {

@@ -96,6 +96,9 @@ func TestHeadAsCurl(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "Content-Length") || strings.Contains(r.stdout, "Accept-ranges") {
 		t.Errorf("-I of a folder: exit %d, %q", r.code, r.stdout)
 	}
+	if r := runDeref(t, "", "-I", "--json", fs.URL()+"pub/"); r.code != 0 || strings.Contains(r.stdout, `"size"`) || !strings.Contains(r.stdout, `"kind":"directory"`) {
+		t.Errorf("-I --json of a folder: exit %d, %q", r.code, r.stdout)
+	}
 	r = runDeref(t, "", "-I", "gopher://"+gs.Addr()+"/9/pub/a.bin")
 	if r.code != 0 || strings.Contains(r.stdout, "Accept-ranges") {
 		t.Errorf("-I gopher: exit %d, %q", r.code, r.stdout)
