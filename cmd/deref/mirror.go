@@ -25,8 +25,11 @@ const mirrorUsage = `usage: deref mirror [flags] URL DIR
 
 Keeps DIR a copy of the tree at URL: an FTP or file: directory, a Gopher
 menu, an HTTP index page or a newsgroup. Files are written as NAME.part and
-renamed when complete; a later run resumes what an interrupted one left.
-Remote names that are not a single safe file name, remote symbolic links
+renamed when complete; a later run resumes what an interrupted one left,
+and fetches only what changed: a file whose copy has the listing's size
+and time (or that HTTP's If-Modified-Since finds unchanged) is left as it
+is, as lftp's mirror, rsync and wget -m leave it (--ignore-times fetches
+every file). Remote names that are not a single safe file name, remote symbolic links
 and names that collide on a case-folding file system are skipped and
 reported. A summary goes to standard error at the end (--json: a report on
 standard output). The exit code is 0 when nothing failed, else the code of
@@ -38,6 +41,7 @@ type mirrorSettings struct {
 	opts         mirror.Options
 	shard        string
 	plan, asJSON bool
+	ignoreTimes  bool // --ignore-times: every file fetched, OnlyNewer off
 }
 
 func runMirror(args []string, stdout, stderr io.Writer) int {
@@ -60,12 +64,15 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, "want URL and DIR")
 	case o.segments < 0 || o.segments > 64:
 		return mirrorUsageError(stderr, "--segments takes 1 to 64 connections")
-	case o.m.opts.Checksum && !o.m.opts.OnlyNewer:
-		return mirrorUsageError(stderr, "--checksum compares local copies: it goes with --only-newer")
+	case o.m.ignoreTimes && (o.m.opts.OnlyNewer || o.m.opts.Checksum):
+		return mirrorUsageError(stderr, "--ignore-times fetches every file: not with --only-newer or --checksum, which skip unchanged ones")
 	case strings.ContainsAny(o.m.opts.ChecksumFile, `/\`):
 		return mirrorUsageError(stderr, "--checksum-file names a file of each folder, not a path")
 	case len(o.cookies) > 0:
 		return mirrorUsageError(stderr, literalCookies)
+	}
+	if !o.m.ignoreTimes && o.warcFile == "" {
+		o.m.opts.OnlyNewer = true // the default, as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
 	mo.RetryRefused = o.retryRefused

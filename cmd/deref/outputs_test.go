@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -102,5 +103,46 @@ func TestHeadAsCurl(t *testing.T) {
 	r = runDeref(t, "", "-I", "gopher://"+gs.Addr()+"/9/pub/a.bin")
 	if r.code != 0 || strings.Contains(r.stdout, "Accept-ranges") {
 		t.Errorf("-I gopher: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// TestMirrorSkipsUnchanged: deref mirror run again with nothing changed
+// fetches nothing and calls nothing updated, as lftp's mirror, rsync and
+// wget -m; --ignore-times fetches every file, counting those that came
+// back the same as unchanged; a file that changed is "updated".
+func TestMirrorSkipsUnchanged(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sub", "b.txt"), []byte("bravo\n"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	dst := t.TempDir()
+	report := func(args ...string) (rep struct {
+		New, Updated, Unchanged int
+		Bytes                   int64
+	}) { t.Helper(); r := runDeref(t, "", append(append([]string{"mirror", "--json"}, args...), fs.URL(), dst)...); if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil {
+		t.Fatalf("%v: exit %d, %v: %s", args, r.code, err, r.stderr)
+	}; return rep }
+	if rep := report(); rep.New != 2 {
+		t.Fatalf("first run: %+v", rep)
+	}
+	if rep := report(); rep.New != 0 || rep.Updated != 0 || rep.Unchanged != 2 || rep.Bytes != 0 {
+		t.Errorf("again, nothing changed: %+v", rep)
+	}
+	if rep := report("--ignore-times"); rep.Updated != 0 || rep.Unchanged != 2 || rep.Bytes != 12 {
+		t.Errorf("--ignore-times: %+v", rep)
+	}
+	later := time.Now().Add(time.Hour)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("ALPHA, longer\n"), 0o644)
+	os.Chtimes(filepath.Join(root, "a.txt"), later, later)
+	if rep := report(); rep.Updated != 1 || rep.Unchanged != 1 {
+		t.Errorf("one changed: %+v", rep)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "a.txt")); string(b) != "ALPHA, longer\n" {
+		t.Errorf("a.txt: %q", b)
 	}
 }

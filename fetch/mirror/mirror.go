@@ -398,6 +398,7 @@ func (m *run) record(ev Event) {
 		r.Updated++
 	case ActionUnchanged:
 		r.Unchanged++
+		r.Bytes += ev.Bytes // fetched again (OnlyNewer off), or 0
 		return
 	case ActionDelete:
 		r.Deleted++

@@ -57,7 +57,13 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 			m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: ActionFail, Err: err, Bytes: got, Size: k.size})
 		}
 	default:
-		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Bytes: got, Size: k.size})
+		reason := ""
+		if action == ActionUpdate && !m.o.OnlyNewer && fj.local != nil && sameAsListed(k, fj.local) {
+			// Fetched again (OnlyNewer off), and the listing gives it the
+			// size and time of the copy it replaced: nothing changed.
+			action, reason = ActionUnchanged, "fetched again: the same size and time"
+		}
+		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Reason: reason, Bytes: got, Size: k.size})
 	}
 }
 
@@ -211,3 +217,10 @@ func (m *run) retry(ctx context.Context, rel string, u *url.URL, op func() error
 // Temporary says whether err is worth another attempt; see
 // [fetch.Temporary].
 func Temporary(err error) bool { return fetch.Temporary(err) }
+
+// sameAsListed says whether the listing gives k the size and time of the
+// local copy lf.
+func sameAsListed(k child, lf *localFile) bool {
+	_, same := unchanged(k, lf)
+	return same
+}
