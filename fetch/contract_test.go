@@ -100,7 +100,7 @@ func nntpContract(t *testing.T, root string) contractEnv {
 	s.Post("local.test", "<big@test>", []string{"From: B <b@test>", "Subject: large"}, strings.Repeat("a line of the large article\n", 160000))
 	startOrFail(t, s.Start, s.Close)
 	base := "nntp://" + s.Addr() + "/local.test/"
-	return contractEnv{object: base + "1", want: "\n\n" + contractTree["pub/a.txt"], suffix: true,
+	return contractEnv{object: base + "1", want: "\r\n\r\n" + strings.ReplaceAll(contractTree["pub/a.txt"], "\n", "\r\n"), suffix: true,
 		listing: base, listed: "the object", missing: base + "999", large: base + "2"}
 }
 

@@ -197,8 +197,12 @@ func TestFSNews(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := fs.ReadFile(fsys, "2")
-	if err != nil || !strings.HasSuffix(string(b), "\n\nAgain.\n") {
+	if err != nil || !strings.HasSuffix(string(b), "\r\n\r\nAgain.\r\n") {
 		t.Errorf("%q %v", b, err)
+	}
+	// The size the group's overview gives is the article's length.
+	if info, err := fs.Stat(fsys, "2"); err != nil || info.Size() != int64(len(b)) {
+		t.Errorf("article 2: %v, %v, want size %d", info, err, len(b))
 	}
 	info, _ := fs.Stat(fsys, "1")
 	if info == nil || !info.ModTime().Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {

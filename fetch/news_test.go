@@ -33,7 +33,7 @@ func TestNewsNetrc(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.HasSuffix(string(b), "\n\nHello.\n") {
+	if !strings.HasSuffix(string(b), "\r\n\r\nHello.\r\n") {
 		t.Errorf("%q", b)
 	}
 	if log := strings.Join(s.Log(), "|"); !strings.Contains(log, "AUTHINFO USER alice|AUTHINFO PASS s3cret") {

@@ -120,7 +120,7 @@ func TestTransport(t *testing.T) {
 		{"GET", "gopher://" + gs.Addr() + "/0/pub/none.txt", "", 404, "~does not exist", nil},
 		{"GET", "gopher://" + gs.Addr() + "/1/pub", "", 200, "~file\t-\t-\thello.txt\tgopher://" + gs.Addr() + "/0/pub/hello.txt", nil},
 
-		{"GET", "nntp://" + ns.Addr() + "/local.test/1", "", 200, "~\n\nHello.\n", map[string]string{"Content-Type": "message/rfc822"}},
+		{"GET", "nntp://" + ns.Addr() + "/local.test/1", "", 200, "~\r\n\r\nHello.\r\n", map[string]string{"Content-Type": "message/rfc822"}},
 		{"GET", "news:a1@test", "", 200, "~Subject: first", nil},
 		{"GET", "news:none@test", "", 404, "~none@test", nil},
 		{"GET", "news:local.test", "", 200, "~\tfirst\tnews:a1@test\n", nil},

@@ -429,7 +429,7 @@ func (s *newsSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEn
 		if err != nil {
 			continue
 		}
-		out = append(out, TreeEntry{Name: strconv.FormatInt(e.Number, 10), URL: u, Size: -1, ModTime: e.ModTime, Article: true})
+		out = append(out, TreeEntry{Name: strconv.FormatInt(e.Number, 10), URL: u, Size: e.Size, ModTime: e.ModTime, Article: true})
 	}
 	return out, nil
 }

@@ -426,8 +426,8 @@ type Entry struct {
 	Name string // the display name
 	// Size is in bytes; -1 when unknown (folders, links, sizes a listing
 	// gives beyond what an int64 holds). A news article's is the server's
-	// count (OVER's :bytes): on the wire, CRLF line ends, more than the
-	// article's Body yields (LF line ends) by a byte a line.
+	// count (OVER's :bytes): the article as the server holds it, CRLF line
+	// ends, which is what its Body yields.
 	Size int64
 	// ModTime is zero when unknown, and never a time the listing cannot
 	// mean (a three-digit year, month 13). FTP LIST times, which name no

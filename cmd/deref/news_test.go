@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,10 +21,15 @@ func TestNews(t *testing.T) {
 	if r.code != 0 || r.stdout != "file\t"+strings.Split(r.stdout, "\t")[1]+"\t2026-11-22T10:00:00Z\tfirst\tnews:a1@test\n" {
 		t.Errorf("group: %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	listed := strings.Split(r.stdout, "\t")[1]
 	t.Setenv("NNTPSERVER", s.Addr())
 	r = runDeref(t, "", "news:a1@test")
-	if r.code != 0 || !strings.HasSuffix(r.stdout, "Subject: first\nDate: Sun, 22 Nov 2026 10:00:00 +0000\n\nHello.\n") {
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "Subject: first\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\n\r\nHello.\r\n") {
 		t.Errorf("article: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// The size the group's listing gives is what the article is.
+	if listed != fmt.Sprint(len(r.stdout)) {
+		t.Errorf("listed as %s bytes, %d written", listed, len(r.stdout))
 	}
 	r = runDeref(t, "", "--descriptions", "news:*")
 	if r.code != 0 || !strings.Contains(r.stdout, "\tnews:local.test\tLocal test group\n") {
@@ -43,7 +49,7 @@ func TestNews(t *testing.T) {
 	if r := runDeref(t, "", "news:a%0D%0AQUIT@test"); r.code != 2 {
 		t.Errorf("CR LF in a message-id: %d %q", r.code, r.stderr)
 	}
-	if r := runDeref(t, "", "nntp://"+s.Addr()+"/local.test/1"); r.code != 0 || !strings.HasSuffix(r.stdout, "Hello.\n") {
+	if r := runDeref(t, "", "nntp://"+s.Addr()+"/local.test/1"); r.code != 0 || !strings.HasSuffix(r.stdout, "Hello.\r\n") {
 		t.Errorf("nntp: %d %q", r.code, r.stderr)
 	}
 }

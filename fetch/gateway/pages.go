@@ -496,6 +496,9 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 	lines := 0
 	for {
 		line, err := br.ReadString('\n')
+		if l, ok := strings.CutSuffix(line, "\r\n"); ok {
+			line = l + "\n" // a news article's CRLFs, as it came: shown as lines
+		}
 		if line != "" {
 			if latin1 {
 				line = fromLatin1(line)

@@ -44,13 +44,15 @@ func manifest(t *testing.T) []posted {
 	return out
 }
 
-// bodyOf returns what follows the header block of an article.
+// bodyOf returns what follows the header block of an article, which
+// comes as the server holds it (CRLF line ends), with LF line ends: as
+// the body was posted.
 func bodyOf(t *testing.T, article []byte) []byte {
-	_, body, ok := bytes.Cut(article, []byte("\n\n"))
+	_, body, ok := bytes.Cut(article, []byte("\r\n\r\n"))
 	if !ok {
 		t.Fatalf("no header block end in %q", article)
 	}
-	return body
+	return bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
 }
 
 func newsClient(t *testing.T) *fetch.Client {
@@ -75,7 +77,7 @@ func TestNewsArticles(t *testing.T) {
 			if got := bodyOf(t, b); !bytes.Equal(got, p.body) {
 				t.Errorf("%s: body of %d bytes differs from the %d posted", u, len(got), len(p.body))
 			}
-			if !bytes.Contains(b, []byte("\nMessage-ID: "+p.id+"\n")) || !bytes.Contains(b, []byte("\nNewsgroups: local.test\n")) {
+			if !bytes.Contains(b, []byte("\nMessage-ID: "+p.id+"\r\n")) || !bytes.Contains(b, []byte("\nNewsgroups: local.test\r\n")) {
 				t.Errorf("%s: headers\n%s", u, b[:min(len(b), 600)])
 			}
 			if resp.ModTime.IsZero() || resp.MediaType != "message/rfc822" {
@@ -108,9 +110,12 @@ func TestNewsListings(t *testing.T) {
 		if e.URL != "news:"+strings.Trim(p.id, "<>") || e.Author != "Interop Suite <interop@harness.test>" || e.Size <= int64(len(p.body)) || e.ModTime.IsZero() {
 			t.Errorf("entry %+v", e)
 		}
-		// The URL listed fetches the article.
+		// The URL listed fetches the article, of the size listed (INN's
+		// :bytes, the article as it holds it).
 		if b, _, err := read(t, c, e.URL); err != nil || !bytes.Equal(bodyOf(t, b), p.body) {
 			t.Errorf("%s: %v", e.URL, err)
+		} else if int64(len(b)) != e.Size {
+			t.Errorf("%s: listed as %d bytes, %d came", e.URL, e.Size, len(b))
 		}
 	}
 	first, last := posts[0].number, posts[len(posts)-1].number

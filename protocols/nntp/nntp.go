@@ -297,7 +297,7 @@ func (f *Fetcher) article(ctx context.Context, c *conn, u *url.URL, line, name s
 	if code != 220 {
 		return nil, &ReplyError{Cmd: line, Code: code, Text: text, kind: replyKind(code)}
 	}
-	dot := c.tr.DotReader()
+	dot := &wireDotReader{r: c.br}
 	hr := bufio.NewReaderSize(dot, 16<<10)
 	head, fields, err := readHeader(hr, c.limit)
 	if err != nil {
@@ -345,7 +345,7 @@ func readHeader(r *bufio.Reader, limit int) ([]byte, textproto.MIMEHeader, error
 			}
 		}
 		head = append(head, line...)
-		if len(line) == 1 { // the empty line: LF only after the DotReader
+		if len(line) == 1 || len(line) == 2 && line[0] == '\r' { // the empty line
 			break
 		}
 	}
@@ -354,6 +354,45 @@ func readHeader(r *bufio.Reader, limit int) ([]byte, textproto.MIMEHeader, error
 		fields = textproto.MIMEHeader{}
 	}
 	return head, fields, nil
+}
+
+// wireDotReader reads a multi-line block as RFC 3977 §3.1.1 sends it,
+// as it came: each line with its CRLF, only the dot-stuffing (which is
+// transport) undone, up to the terminating "." line, which is not
+// returned. An article is so the bytes the server holds, whose count is
+// the one OVER gives (:bytes), and what an archive records.
+type wireDotReader struct {
+	r       *bufio.Reader
+	pending []byte
+	mid     bool // within a line longer than r's buffer
+	done    bool
+}
+
+func (d *wireDotReader) Read(p []byte) (int, error) {
+	for len(d.pending) == 0 {
+		if d.done {
+			return 0, io.EOF
+		}
+		frag, err := d.r.ReadSlice('\n')
+		if len(frag) > 0 && !d.mid && frag[0] == '.' {
+			if string(frag) == ".\r\n" || string(frag) == ".\n" {
+				d.done = true
+				return 0, io.EOF
+			}
+			frag = frag[1:]
+		}
+		d.mid = err == bufio.ErrBufferFull
+		if err != nil && err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		d.pending = frag
+	}
+	n := copy(p, d.pending)
+	d.pending = d.pending[n:]
+	return n, nil
 }
 
 // articleBody streams an article and returns its connection to the pool

@@ -91,7 +91,8 @@ func TestArticleByMessageID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Message-ID: <a2@test>\nNewsgroups: local.test\nFrom: B <b@test>\nSubject: dots\nDate: Sun, 22 Nov 2026 11:00:00 +0000\n\n" + body2
+	// As the server holds it: CRLF line ends, only the dot-stuffing undone.
+	want := "Message-ID: <a2@test>\r\nNewsgroups: local.test\r\nFrom: B <b@test>\r\nSubject: dots\r\nDate: Sun, 22 Nov 2026 11:00:00 +0000\r\n\r\n" + strings.ReplaceAll(body2, "\n", "\r\n")
 	if got := read(t, r); got != want {
 		t.Errorf("article\n%q\nwant\n%q", got, want)
 	}
@@ -185,7 +186,7 @@ func TestModeReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, r); !strings.HasSuffix(got, "\n\nHello.\n") {
+	if got := read(t, r); !strings.HasSuffix(got, "\r\n\r\nHello.\r\n") {
 		t.Errorf("%q", got)
 	}
 	wantLog(t, s, "CAPABILITIES", "MODE READER", "CAPABILITIES", "GROUP local.test", "ARTICLE 1")
@@ -228,7 +229,7 @@ func TestAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, r); !strings.HasSuffix(got, "Three.\n") {
+	if got := read(t, r); !strings.HasSuffix(got, "Three.\r\n") {
 		t.Errorf("%q", got)
 	}
 	wantLog(t, s, "CAPABILITIES", "GROUP local.test", "AUTHINFO USER alice", "AUTHINFO PASS s3cret", "CAPABILITIES", "GROUP local.test", "ARTICLE 3")

@@ -47,8 +47,8 @@ func checkGroupArg(g string) error {
 
 // Articles sends ARTICLE for each spec, an article number in the selected
 // group or a <message-id>, keeping up to window commands in flight (0
-// means 32), and calls fn in order with each article (dot-stuffing undone,
-// CRLF read as LF) or the error the server gave for it. fn must not keep
+// means 32), and calls fn in order with each article (as the server
+// holds it: CRLF line ends, only the dot-stuffing undone) or the error the server gave for it. fn must not keep
 // r after it returns; what it leaves unread is skipped. An error from fn
 // stops the run and leaves the session unusable.
 func (s *Session) Articles(ctx context.Context, specs []string, window int, fn func(spec string, r io.Reader, err error) error) error {
@@ -81,7 +81,7 @@ func (s *Session) Articles(ctx context.Context, specs []string, window int, fn f
 			}
 			continue
 		}
-		dot := s.c.tr.DotReader()
+		dot := &wireDotReader{r: s.c.br}
 		if err := fn(spec, dot, nil); err != nil {
 			s.c.broken = true
 			return err

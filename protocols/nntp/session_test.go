@@ -55,7 +55,7 @@ func TestSessionArticles(t *testing.T) {
 		}
 		b, _ := io.ReadAll(r)
 		subject := strings.SplitN(string(b), "Subject: ", 2)[1]
-		got = append(got, spec+": "+strings.SplitN(subject, "\n", 2)[0])
+		got = append(got, spec+": "+strings.SplitN(subject, "\r\n", 2)[0])
 		return nil
 	})
 	if err != nil {

@@ -437,7 +437,9 @@ func (ss *session) article(a *Article) {
 }
 
 func overLine(a *Article) string {
-	size := len(a.Body)
+	// :bytes counts the article as ARTICLE sends it, before dot-stuffing
+	// (RFC 3977 §8.5.2): every line with its CRLF, the empty line too.
+	size := len(a.Body) + strings.Count(a.Body, "\n") + 2
 	for _, h := range a.Headers {
 		size += len(h) + 2
 	}
