@@ -124,9 +124,14 @@ func TestMirrorSkipsUnchanged(t *testing.T) {
 	report := func(args ...string) (rep struct {
 		New, Updated, Unchanged int
 		Bytes                   int64
-	}) { t.Helper(); r := runDeref(t, "", append(append([]string{"mirror", "--json"}, args...), fs.URL(), dst)...); if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil {
-		t.Fatalf("%v: exit %d, %v: %s", args, r.code, err, r.stderr)
-	}; return rep }
+	}) {
+		t.Helper()
+		r := runDeref(t, "", append(append([]string{"mirror", "--json"}, args...), fs.URL(), dst)...)
+		if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v: %s", args, r.code, err, r.stderr)
+		}
+		return rep
+	}
 	if rep := report(); rep.New != 2 {
 		t.Fatalf("first run: %+v", rep)
 	}
