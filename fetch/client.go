@@ -136,6 +136,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // Client dereferences URLs. Its zero value is not usable: call NewClient,
 // which wires every built-in protocol. A Client is safe for concurrent use
 // once configured.
+//
+// Each built-in protocol is configured through its fetcher, a field of
+// the Client set before the first retrieval, not by registering the
+// scheme again (which panics):
+//
+//	c := fetch.NewClient()
+//	c.NNTP.Server = "news.example.org:119" // the server of news: URLs
+//	c.FTP.ExplicitTLS = true               // AUTH TLS on ftp:// URLs
+//	c.Gopher.Ask = askOnTerminal           // answers to Gopher+ forms
+//	c.Mail.Dir = "/home/me/Maildir"        // where mid: URLs are looked up
 type Client struct {
 	// ConnectTimeout bounds each dial; 0 means 30 seconds.
 	ConnectTimeout time.Duration

@@ -735,6 +735,17 @@ func TestRegisterTwicePanics(t *testing.T) {
 	c.Register(fetch.Scheme{Name: "HTTP", Fetcher: fakeFetcher{}})
 }
 
+// Registering a built-in scheme again, to name a news server, say, is
+// refused with a pointer to the field that configures it.
+func TestRegisterBuiltinNamesField(t *testing.T) {
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "configure Client.NNTP") {
+			t.Errorf("panic %q", msg)
+		}
+	}()
+	fetch.NewClient().Register(fetch.Scheme{Name: "nntp", Fetcher: fakeFetcher{}})
+}
+
 type fakeFetcher struct{}
 
 func (fakeFetcher) Fetch(context.Context, *fetch.Request) (*fetch.Response, error) { return nil, nil }

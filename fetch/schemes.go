@@ -47,7 +47,9 @@ func (c *Client) builtins() []protocols.Scheme {
 // Register adds schemes to the Client: their fetchers and what the
 // engine should know of them (protocols.Scheme). It panics if a scheme is
 // registered twice: a wiring mistake should fail at start, not at first
-// use.
+// use. The built-in schemes are registered by NewClient already: their
+// fetchers are configured through the Client's fields (Client.NNTP.Server
+// names the news server), which the panic names.
 func (c *Client) Register(schemes ...protocols.Scheme) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -56,11 +58,29 @@ func (c *Client) Register(schemes ...protocols.Scheme) {
 	}
 	for _, s := range schemes {
 		s.Name = strings.ToLower(s.Name)
-		if _, dup := c.schemes[s.Name]; dup {
-			panic("fetch: scheme " + s.Name + " registered twice")
+		if old, dup := c.schemes[s.Name]; dup {
+			msg := "fetch: scheme " + s.Name + " registered twice"
+			if field := c.fieldOf(old.Fetcher); field != "" {
+				msg += ": NewClient registers it; configure Client." + field + " (its fields) instead of registering another"
+			}
+			panic(msg)
 		}
 		c.schemes[s.Name] = s
 	}
+}
+
+// fieldOf names the Client's field that holds f, a built-in fetcher; ""
+// for any other.
+func (c *Client) fieldOf(f protocols.Fetcher) string {
+	for _, b := range []struct {
+		name string
+		f    protocols.Fetcher
+	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}} {
+		if f == b.f {
+			return b.name
+		}
+	}
+	return ""
 }
 
 // scheme is the registered description of name; ok is false for a
