@@ -50,6 +50,39 @@ type (
 	//	Note       string         // a remark about an otherwise normal answer
 	//	Session    protocols.Session   // a KindSession's interactive session
 	//	Attributes []protocols.Attribute // Gopher+ attributes when asked for
+	//
+	// What each scheme gives in them:
+	//
+	//   - http, https: Body is the entity (decoded when a gzip transfer
+	//     was asked for), KindFile; Size is Content-Length, ModTime
+	//     Last-Modified, MediaType Content-Type's type, Status the status
+	//     line's text, ETag the entity tag. Redirects are followed by the
+	//     Client: a caller never sees KindRedirect.
+	//   - ftp, ftps: a file is KindFile with its bytes (TYPE I, or TYPE A
+	//     where the URL or a text name asks: LF line ends), Size from SIZE
+	//     or the 150 reply, ModTime from MDTM; a folder (a URL ending in
+	//     "/", or ;type=d) is KindDirectory, Entries from MLSD or LIST
+	//     (Size, ModTime, Target of links), Body the server's listing.
+	//   - gopher, gophers: a text item (0) is KindFile, dot-terminator and
+	//     dot-stuffing removed, CRLF line ends made LF; a menu (1) KindDirectory with an Entry per
+	//     line (Type, Selector, Host, Port; info lines KindInfo); a search
+	//     (7) with no words KindSearchIndex, with words the menu of hits;
+	//     other types the bytes until the server closes. Gopher+ items
+	//     give Size, ModTime and MediaType from +INFO and +VIEWS, and
+	//     Attributes for "!" and "$".
+	//   - news, nntp (and snews, nntps): an article is KindFile,
+	//     message/rfc822, as the server holds it (CRLF line ends), ModTime
+	//     its Date, Attributes its Subject, From, Date, Newsgroups and
+	//     Message-ID; a group is KindArticleList with an Entry per article
+	//     (Number, Author, MessageID, Lines, Size as the overview gives
+	//     it, ModTime); news:* and wildmats are KindDirectory of groups
+	//     (Number the article count, Description with NNTP.Descriptions).
+	//   - wais: a database without words is KindSearchIndex; a search is
+	//     KindDirectory with an Entry per hit (Score, Lines, Size), Note
+	//     saying when nothing matched; a document is KindFile.
+	//   - file: a file is KindFile with Size and ModTime from the file
+	//     system, a folder KindDirectory.
+	//   - telnet: KindSession, its Session to read and write.
 	Response = protocols.Response
 	// Entry is one item of a listing; see protocols.Entry.
 	Entry = protocols.Entry

@@ -3,13 +3,11 @@ package fetch
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/net/html"
-
+	"github.com/urlderef/deref/fetch/links"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
@@ -195,7 +193,7 @@ func (s *webSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEnt
 	if resp.MediaType != "text/html" && resp.MediaType != "application/xhtml+xml" {
 		return nil, fmt.Errorf("%w: %s is %s, not an HTML index page", ErrNotRetrievable, d.URL.Redacted(), orUnknown(resp.MediaType))
 	}
-	hrefs, err := HTMLLinks(resp.Body)
+	hrefs, err := links.Anchors(resp.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -241,37 +239,6 @@ func (s *webSource) below(base *url.URL, href string) (TreeEntry, bool) {
 	}
 	k.Name = name
 	return k, true
-}
-
-// HTMLLinks returns the href of every <a> element of an HTML page, read
-// as a stream of tokens (golang.org/x/net/html), never whole.
-func HTMLLinks(r io.Reader) ([]string, error) {
-	z := html.NewTokenizer(r)
-	z.SetMaxBuf(1 << 20)
-	var out []string
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if z.Err() == io.EOF {
-				return out, nil
-			}
-			return nil, z.Err()
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, attr := z.TagName()
-			if string(name) != "a" || !attr {
-				continue
-			}
-			for {
-				k, v, more := z.TagAttr()
-				if string(k) == "href" {
-					out = append(out, string(v))
-				}
-				if !more {
-					break
-				}
-			}
-		}
-	}
 }
 
 func orUnknown(s string) string {

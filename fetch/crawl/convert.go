@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/links"
 	"github.com/urlderef/deref/url"
 )
 
@@ -227,7 +228,7 @@ func (m *run) rewrite(w io.Writer, r io.Reader, p writtenPage) (bool, error) {
 			raw = append(raw[:0], z.Raw()...) // TagName lowers the buffer's name in place
 			name, _ := z.TagName()
 			inStyle = tt == html.StartTagToken && string(name) == "style"
-			attrs, isBase := fetch.PageLinkAttrs(string(name)), string(name) == "base"
+			attrs, isBase := links.Attrs(string(name)), string(name) == "base"
 			out, did := raw, false
 			if attrs != nil || isBase {
 				out, did = m.rewriteTag(raw, attrs, isBase, &base, p)
@@ -300,7 +301,7 @@ func (m *run) rewriteTag(raw []byte, attrs []string, isBase bool, base **url.URL
 // to find the URLs, and again from open to copy it, never whole. When
 // nothing changes, nothing is written.
 func (m *run) rewriteStyleSheet(w io.Writer, r io.Reader, open func() (io.ReadCloser, error), base *url.URL, p writtenPage) (bool, error) {
-	links, err := fetch.CSSLinkSpans(r)
+	links, err := links.CSSSpans(r)
 	if err != nil {
 		return false, err
 	}

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/links"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/keylock"
 	"github.com/urlderef/deref/internal/walk"
@@ -59,7 +60,7 @@ type Options struct {
 	// stops after that many URLs.
 	MaxDepth, MaxItems int
 	// PageRequisites also fetches what each page fetched is shown with
-	// (fetch.PageLink's Inline: images, style sheets and what they load,
+	// (links.Link's Inline: images, style sheets and what they load,
 	// scripts, frames, media), as wget's --page-requisites does: on the
 	// start URLs' hosts (or, with SpanHosts, where it may go) even outside
 	// Prefix, and past MaxDepth, where a page's other links are not
@@ -658,13 +659,13 @@ type link struct {
 	u      *url.URL // normalised
 	key    string   // u as a string
 	plus   bool     // a Gopher+ menu's item
-	inline bool     // what a page is shown with (fetch.PageLink)
+	inline bool     // what a page is shown with (links.Link)
 }
 
 // fetch reads u whole and returns its size and the links it holds that
 // a crawl may follow (fetch.Client.Follows): a listing's entries, an HTML
-// page's links and what it is shown with (fetch.PageLinks), what a style
-// sheet loads (fetch.CSSLinks).
+// page's links and what it is shown with (links.All), what a style
+// sheet loads (links.CSS).
 func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int64, []link, error) {
 	*wrote = written{size: -1}
 	fo := fetch.FetchOptions{Verbatim: true} // the server's bytes, as wget and the archive want them
@@ -695,7 +696,7 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int6
 	if resp.Kind == fetch.KindSession { // a start URL's: links to sessions are not followed
 		return 0, nil, fetch.NotAnObject(resp, u)
 	}
-	var hrefs []fetch.PageLink
+	var hrefs []links.Link
 	var base string           // an HTML page's <base href>
 	plus := map[string]bool{} // the Gopher+ items of a menu
 	var n int64
@@ -730,7 +731,7 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int6
 	case listing:
 		for _, e := range resp.Entries {
 			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
-				hrefs = append(hrefs, fetch.PageLink{URL: e.URL})
+				hrefs = append(hrefs, links.Link{URL: e.URL})
 				if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.HasSuffix(e.Type, "+") {
 					plus[e.URL] = true
 				}
@@ -741,9 +742,9 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int6
 		cr := &countReader{r: io.TeeReader(body, sink)}
 		if resp.MediaType == "text/css" {
 			var css []string
-			css, err = fetch.CSSLinks(cr)
+			css, err = links.CSS(cr)
 			for _, l := range css {
-				hrefs = append(hrefs, fetch.PageLink{URL: l, Inline: true}) // what a style sheet loads shows the page
+				hrefs = append(hrefs, links.Link{URL: l, Inline: true}) // what a style sheet loads shows the page
 			}
 		} else {
 			hrefs, base, err = m.pageLinks(cr)
@@ -782,7 +783,7 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int6
 // links resolves the links a listing, page or style sheet at u gave
 // (hrefs; a page's relative to base, when it has one) into those a crawl
 // may follow, each once.
-func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing bool, plus map[string]bool) []link {
+func (m *run) links(u *url.URL, hrefs []links.Link, base string, listing bool, plus map[string]bool) []link {
 	from := u // what a page's links are relative to
 	if base != "" {
 		if ref, err := url.ParseReference(url.Canonicalize(base)); err == nil {
@@ -790,7 +791,7 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 		}
 	}
 	var out []link
-	given := make(map[fetch.PageLink]bool, len(hrefs))
+	given := make(map[links.Link]bool, len(hrefs))
 	for _, hl := range hrefs {
 		if given[hl] {
 			continue // a page's links repeat (a menu, a sidebar): each is resolved once
@@ -834,8 +835,8 @@ func (m *run) links(u *url.URL, hrefs []fetch.PageLink, base string, listing boo
 // pageLinks reads an HTML page's links and base, none when a robots
 // <meta> asks not to follow them (as wget honours it, unless
 // IgnoreRobots).
-func (m *run) pageLinks(r io.Reader) ([]fetch.PageLink, string, error) {
-	p, err := fetch.ReadPage(r)
+func (m *run) pageLinks(r io.Reader) ([]links.Link, string, error) {
+	p, err := links.Read(r)
 	if err != nil {
 		return nil, "", err
 	}

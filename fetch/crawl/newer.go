@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/links"
 	"github.com/urlderef/deref/url"
 )
 
@@ -91,13 +92,13 @@ func (m *run) unchanged(u, final *url.URL, l *localCopy) (int64, []link, error) 
 		return 0, nil, fetch.WriteError(err)
 	}
 	defer f.Close()
-	var hrefs []fetch.PageLink
+	var hrefs []links.Link
 	var base string
 	if css {
 		var found []string
-		found, err = fetch.CSSLinks(f)
+		found, err = links.CSS(f)
 		for _, h := range found {
-			hrefs = append(hrefs, fetch.PageLink{URL: h, Inline: true})
+			hrefs = append(hrefs, links.Link{URL: h, Inline: true})
 		}
 	} else {
 		hrefs, base, err = m.pageLinks(f)

@@ -1,12 +1,11 @@
-package fetch_test
+package links_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/urlderef/deref/fetch"
-	"github.com/urlderef/deref/url"
+	"github.com/urlderef/deref/fetch/links"
 )
 
 // A page's links and what it is shown with, in the order they come; the
@@ -29,55 +28,18 @@ func TestPageLinks(t *testing.T) {
 <input type="image" src="button.png"><form action="post.cgi"></form>
 <a href="  spaced.html  ">s</a><a href="">empty</a>
 </body></html>`
-	links, base, err := fetch.PageLinks(strings.NewReader(page))
+	found, base, err := links.All(strings.NewReader(page))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"next.html", "style.css", "favicon.ico", "app.js", "bg.png", "a.html",
 		"i.png", "i-2x.png", "https://h.example/i,3x.png", "i-640.png", "s1.webp", "s2.webp", "area.html",
 		"frame.html", "v.mp4", "poster.jpg", "t.vtt", "o.svg", "t.png", "td.png", "button.png", "spaced.html"}
-	if !slices.Equal(links, want) {
-		t.Errorf("links\n got %q\nwant %q", links, want)
+	if !slices.Equal(found, want) {
+		t.Errorf("found\n got %q\nwant %q", found, want)
 	}
 	if base != "https://h.example/docs/" {
 		t.Errorf("base %q", base)
-	}
-}
-
-// A crawl follows links to objects: not to mailboxes or sessions, and to
-// this machine's files only from them.
-func TestFollows(t *testing.T) {
-	c := fetch.NewClient()
-	for _, tc := range []struct {
-		from, to string
-		ok       bool
-	}{
-		{"http://h/a.html", "http://h/b.html", true},
-		{"http://h/a.html", "gopher://g/1/", true},
-		{"gopher://g/1/", "ftp://f/pub/", true},
-		{"gopher://g/1/", "news:comp.misc", true},
-		{"file:///srv/site/a.html", "file:///srv/site/b.html", true},
-		{"file:///srv/site/a.html", "https://h/", true},
-		{"http://h/a.html", "file:///etc/passwd", false},
-		{"http://h/a.html", "file://localhost/etc/passwd", false},
-		{"gopher://g/1/", "file:///etc/passwd", false},
-		{"http://h/a.html", "mailto:a@h", false},
-		{"http://h/a.html", "telnet://h/", false},
-		{"http://h/a.html", "tn3270://h/", false},
-		{"http://h/a.html", "javascript:alert(1)", false},
-		{"http://h/a.html", "afs://h/x", false},
-	} {
-		from, err := url.Parse(tc.from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		to, err := url.Parse(tc.to)
-		if err != nil {
-			to = &url.URL{Scheme: strings.SplitN(tc.to, ":", 2)[0]}
-		}
-		if got := c.Follows(from, to); got != tc.ok {
-			t.Errorf("Follows(%s, %s) = %v", tc.from, tc.to, got)
-		}
 	}
 }
 
@@ -86,8 +48,8 @@ func FuzzPageLinks(f *testing.F) {
 	f.Add(`<img srcset=",, a 1x,,b,c 2x , "><meta http-equiv=refresh content="0;url='x"><base href=" ">`)
 	f.Add(`<link rel="preconnect" href="//x"><a href="y">`)
 	f.Fuzz(func(t *testing.T, page string) {
-		links, _, _ := fetch.PageLinks(strings.NewReader(page))
-		for _, l := range links {
+		found, _, _ := links.All(strings.NewReader(page))
+		for _, l := range found {
 			if l == "" || strings.TrimSpace(l) != l {
 				t.Fatalf("link %q", l)
 			}
@@ -110,19 +72,19 @@ body { background: URL( "bg.png" ) no-repeat; font-family: "url(not-a-link)"; }
 .d { background: url("bad
 newline.png"); cursor: url(lost-in-a-string.cur); }
 .e { cursor: url(cursor.cur), auto; background: url(unclosed.png`
-	links, err := fetch.CSSLinks(strings.NewReader(css))
+	found, err := links.CSS(strings.NewReader(css))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"base.css", "print.css", "theme.css", "bg.png", "spaced.png", "single.png", "es(caped).png",
 		"data:font/woff2;base64,AAAA", "cursor.cur"}
-	if !slices.Equal(links, want) {
-		t.Errorf("links\n got %q\nwant %q", links, want)
+	if !slices.Equal(found, want) {
+		t.Errorf("found\n got %q\nwant %q", found, want)
 	}
 	page := `<style>@import "s.css"; p { background: url(p.png) }</style><style media=print>/* url(x) */ q { background: url(q.png) }</style><p style="x">`
-	links, _, err = fetch.PageLinks(strings.NewReader(page))
-	if err != nil || !slices.Equal(links, []string{"s.css", "p.png", "q.png"}) {
-		t.Errorf("a page's style elements: %q %v", links, err)
+	found, _, err = links.All(strings.NewReader(page))
+	if err != nil || !slices.Equal(found, []string{"s.css", "p.png", "q.png"}) {
+		t.Errorf("a page's style elements: %q %v", found, err)
 	}
 }
 
@@ -131,8 +93,8 @@ func FuzzCSSLinks(f *testing.F) {
 	f.Add(`@import"x";a{b:url(\41 \
 )}/*`)
 	f.Fuzz(func(t *testing.T, css string) {
-		links, _ := fetch.CSSLinks(strings.NewReader(css))
-		for _, l := range links {
+		found, _ := links.CSS(strings.NewReader(css))
+		for _, l := range found {
 			if l == "" {
 				t.Fatal("an empty link")
 			}
@@ -144,13 +106,13 @@ func FuzzCSSLinks(f *testing.F) {
 // 131,072 of them.
 func TestLinksBounded(t *testing.T) {
 	page := strings.Repeat(`<img src="a" srcset="b 1x, c 2x">`, 50000)
-	links, _, err := fetch.PageLinks(strings.NewReader(page))
-	if err != nil || len(links) != 1<<17 {
-		t.Errorf("%d links, %v", len(links), err)
+	found, _, err := links.All(strings.NewReader(page))
+	if err != nil || len(found) != 1<<17 {
+		t.Errorf("%d found, %v", len(found), err)
 	}
-	css, err := fetch.CSSLinks(strings.NewReader(strings.Repeat("a{b:url(c)}", 140000)))
+	css, err := links.CSS(strings.NewReader(strings.Repeat("a{b:url(c)}", 140000)))
 	if err != nil || len(css) != 1<<17 {
-		t.Errorf("%d style sheet links, %v", len(css), err)
+		t.Errorf("%d style sheet found, %v", len(css), err)
 	}
 }
 
@@ -158,9 +120,9 @@ func TestLinksBounded(t *testing.T) {
 // with the links before it, not an error.
 func TestPageLinksLongToken(t *testing.T) {
 	page := `<a href="before.html">b</a><script>` + strings.Repeat("x", 2<<20) + `</script><a href="after.html">a</a>`
-	links, _, err := fetch.PageLinks(strings.NewReader(page))
-	if err != nil || !slices.Equal(links, []string{"before.html"}) {
-		t.Errorf("%q %v", links, err)
+	found, _, err := links.All(strings.NewReader(page))
+	if err != nil || !slices.Equal(found, []string{"before.html"}) {
+		t.Errorf("%q %v", found, err)
 	}
 }
 
@@ -173,7 +135,7 @@ func TestPageLinkKinds(t *testing.T) {
 <a href="a.html"><img src="img.png" srcset="x1.png 1x, x2.png 2x"></a><area href="area.html">
 <script src="s.js"></script><iframe src="f.html"></iframe><video src="v.mp4" poster="p.jpg"></video>
 <object data="o.svg"></object><body background="b.gif"><input type="image" src="in.png">`
-	got, _, err := fetch.PageLinkKinds(strings.NewReader(page))
+	got, _, err := links.Kinds(strings.NewReader(page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,9 +152,9 @@ func TestPageLinkKinds(t *testing.T) {
 	if !slices.Equal(inline, wantInline) || !slices.Equal(leads, wantLeads) {
 		t.Errorf("inline %q\nwant   %q\nleads %q\nwant  %q", inline, wantInline, leads, wantLeads)
 	}
-	plain, _, _ := fetch.PageLinks(strings.NewReader(page))
+	plain, _, _ := links.All(strings.NewReader(page))
 	if len(plain) != len(got) {
-		t.Errorf("PageLinks gives %d links, PageLinkKinds %d", len(plain), len(got))
+		t.Errorf("PageLinks gives %d found, PageLinkKinds %d", len(plain), len(got))
 	}
 }
 
@@ -201,13 +163,13 @@ func TestPageLinkKinds(t *testing.T) {
 func TestCSSLinkSpans(t *testing.T) {
 	css := `@import "a.css"; @import url( 'b.css' ); p { background: url(  c\28 1\29.png  ) } /* url(no.png) */ q { x: url(d.png) }` +
 		"\nr { y: url(\"e f.png\") }"
-	got, err := fetch.CSSLinkSpans(strings.NewReader(css))
+	got, err := links.CSSSpans(strings.NewReader(css))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [][2]string{{"a.css", "a.css"}, {"b.css", "b.css"}, {"c(1).png", `c\28 1\29.png`}, {"d.png", "d.png"}, {"e f.png", "e f.png"}}
 	if len(got) != len(want) {
-		t.Fatalf("%d links: %+v", len(got), got)
+		t.Fatalf("%d found: %+v", len(got), got)
 	}
 	for i, l := range got {
 		if l.URL != want[i][0] || css[l.Start:l.End] != want[i][1] {
@@ -231,7 +193,7 @@ func TestReadPageNoFollow(t *testing.T) {
 		{`<a href="x" rel="nofollow">`, false},
 		{`<meta http-equiv="refresh" content="0; url=nofollow">`, false},
 	} {
-		p, err := fetch.ReadPage(strings.NewReader(tt.page))
+		p, err := links.Read(strings.NewReader(tt.page))
 		if err != nil || p.NoFollow != tt.want || len(p.Links) != 1 && !strings.Contains(tt.page, "refresh") {
 			t.Errorf("%s: %+v %v, want NoFollow %v", tt.page, p, err, tt.want)
 		}

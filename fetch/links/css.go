@@ -1,4 +1,4 @@
-package fetch
+package links
 
 import (
 	"bufio"
@@ -13,12 +13,12 @@ import (
 // URL of an inlined image, most often) is passed over, never held.
 const maxCSSURL = 8 << 10
 
-// CSSLinks returns the URLs a style sheet loads, read as a stream, never
+// CSS returns the URLs a style sheet loads, read as a stream, never
 // whole: those of url(...) (quoted or not) and of @import "..."; not what
 // comments and other strings hold. Escapes are decoded as CSS has them
 // ("\28" is "("). It returns 131,072 URLs at most.
-func CSSLinks(r io.Reader) ([]string, error) {
-	links, err := CSSLinkSpans(r)
+func CSS(r io.Reader) ([]string, error) {
+	links, err := CSSSpans(r)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func CSSLinks(r io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// CSSLink is a URL a style sheet loads (CSSLinkSpans).
+// CSSLink is a URL a style sheet loads (CSSSpans).
 type CSSLink struct {
 	URL string
 	// Start and End are where the URL is written in the style sheet, as
@@ -41,9 +41,9 @@ type CSSLink struct {
 	Quote byte
 }
 
-// CSSLinkSpans is CSSLinks with where each URL is written, so that a
+// CSSSpans is CSS with where each URL is written, so that a
 // copy of the style sheet can replace it.
-func CSSLinkSpans(r io.Reader) ([]CSSLink, error) {
+func CSSSpans(r io.Reader) ([]CSSLink, error) {
 	s := cssScanner{r: bufio.NewReader(r)}
 	return s.links()
 }

@@ -1,4 +1,4 @@
-package fetch
+package links
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/net/html"
 )
 
-// maxLinks bounds the links PageLinks and CSSLinks return: a page
+// maxLinks bounds the links All and CSS return: a page
 // that holds more (a hostile one) gives its first 131,072.
 const maxLinks = 1 << 17
 
@@ -25,24 +25,24 @@ var pageLinkAttrs = map[string][]string{
 	"body": {"background"}, "table": {"background"}, "td": {"background"}, "th": {"background"},
 }
 
-// PageLinkAttrs returns the attributes of an HTML element (its name in
-// lower case) whose links PageLinks follows, or nil.
-func PageLinkAttrs(element string) []string {
+// Attrs returns the attributes of an HTML element (its name in
+// lower case) whose links All follows, or nil.
+func Attrs(element string) []string {
 	return pageLinkAttrs[element]
 }
 
-// PageLinks returns what a crawler follows from an HTML page, read as a
+// All returns what a crawler follows from an HTML page, read as a
 // stream of tokens (golang.org/x/net/html), never whole: the links of
 // <a>, <area> and <link> (but those that only name a server to connect to
 // early: rel preconnect and dns-prefetch), the sources of images (srcset's
 // each), frames, scripts, media and objects, body and table backgrounds,
 // a <meta http-equiv="refresh">'s URL, and what its <style> elements load
-// (CSSLinks). Base is the href of the page's first <base> element, if
+// (CSS). Base is the href of the page's first <base> element, if
 // any: the links are relative to it. It returns 131,072 links at most,
 // and stops reading there, or at a token past 1 MiB (an inline script, a
 // data: URL), returning the links before it.
-func PageLinks(r io.Reader) (links []string, base string, err error) {
-	kinds, base, err := PageLinkKinds(r)
+func All(r io.Reader) (links []string, base string, err error) {
+	kinds, base, err := Kinds(r)
 	if err != nil {
 		return nil, "", err
 	}
@@ -53,8 +53,8 @@ func PageLinks(r io.Reader) (links []string, base string, err error) {
 	return links, base, nil
 }
 
-// PageLink is a link of an HTML page (PageLinkKinds).
-type PageLink struct {
+// Link is a link of an HTML page (Kinds).
+type Link struct {
 	URL string
 	// Inline says the page is shown with what the link names, as wget's
 	// --page-requisites takes it: an image, a style sheet (<link
@@ -64,29 +64,29 @@ type PageLink struct {
 	Inline bool
 }
 
-// PageLinkKinds is PageLinks with each link's kind.
-func PageLinkKinds(r io.Reader) (links []PageLink, base string, err error) {
-	p, err := ReadPage(r)
+// Kinds is All with each link's kind.
+func Kinds(r io.Reader) (links []Link, base string, err error) {
+	p, err := Read(r)
 	if err != nil {
 		return nil, "", err
 	}
 	return p.Links, p.Base, nil
 }
 
-// A Page is what ReadPage finds in an HTML page.
+// A Page is what Read finds in an HTML page.
 type Page struct {
-	Links []PageLink // as PageLinkKinds returns them
-	Base  string     // the href of the first <base>, if any
+	Links []Link // as Kinds returns them
+	Base  string // the href of the first <base>, if any
 	// NoFollow says a <meta name="robots"> asks robots not to follow
 	// the page's links (its content names nofollow or none), as wget
 	// honours it unless told to ignore robots.
 	NoFollow bool
 }
 
-// ReadPage reads an HTML page as PageLinkKinds does, and whether it asks
+// Read reads an HTML page as Kinds does, and whether it asks
 // robots not to follow its links.
-func ReadPage(r io.Reader) (*Page, error) {
-	var links []PageLink
+func Read(r io.Reader) (*Page, error) {
+	var links []Link
 	var base string
 	noFollow := false
 	z := html.NewTokenizer(r)
@@ -106,9 +106,9 @@ func ReadPage(r io.Reader) (*Page, error) {
 			return nil, z.Err()
 		case html.TextToken:
 			if style {
-				css, _ := CSSLinks(bytes.NewReader(z.Text()))
+				css, _ := CSS(bytes.NewReader(z.Text()))
 				for _, l := range css {
-					links = append(links, PageLink{l, true})
+					links = append(links, Link{l, true})
 				}
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -165,7 +165,7 @@ func ReadPage(r io.Reader) (*Page, error) {
 			}
 			for _, l := range found {
 				if l = strings.TrimSpace(l); l != "" {
-					links = append(links, PageLink{l, inline})
+					links = append(links, Link{l, inline})
 				}
 			}
 		}
