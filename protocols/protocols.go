@@ -200,6 +200,20 @@ type Credentials struct {
 	Prompt      func(ctx context.Context, user string) (string, error)
 }
 
+// NoPassword says whether the credentials name a user with no password
+// and no way to ask for one: a refused login then says so (PasswordHint).
+func (c Credentials) NoPassword() bool { return c.HasUser && !c.HasPassword && c.Prompt == nil }
+
+// PasswordHint is what a login refused for want of a password adds to
+// its error: that none was given for the user, and the ways to give one.
+func PasswordHint(u *url.URL, user string) string {
+	if u.Site() == "" { // news:, whose server is configured
+		return fmt.Sprintf("no password was given for %s (none in the netrc file, and no terminal to ask on): give one with -u %s:PASSWORD, or in ~/.netrc", user, user)
+	}
+	return fmt.Sprintf("no password was given for %s (none in the URL or the netrc file, and no terminal to ask on): give one as %s://%s:PASSWORD@%s/, with -u %s:PASSWORD, or in ~/.netrc",
+		user, u.Scheme, url.EscapeUserinfo(user), u.Site(), user)
+}
+
 // Secret returns the password, if one is known, so that traces can hide it.
 func (c Credentials) Secret() string {
 	if c.HasPassword {

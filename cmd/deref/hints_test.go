@@ -112,3 +112,18 @@ func TestFTPNoPassword(t *testing.T) {
 		t.Errorf("with a password: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestHTTPNoPassword: the same for HTTP: a 401 to a user named with no
+// password says that none was given.
+func TestHTTPNoPassword(t *testing.T) {
+	s := server(t)
+	host := s.Listener.Addr().String()
+	r := runDeref(t, "", "http://alice@"+host+"/secret")
+	if r.code != 5 || !strings.Contains(r.stderr, "no password was given for alice") || !strings.Contains(r.stderr, "http://alice:PASSWORD@"+host+"/") {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+	r = runDeref(t, "", "http://alice:wrong@"+host+"/secret")
+	if r.code != 5 || strings.Contains(r.stderr, "no password") {
+		t.Errorf("with a password: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -279,7 +279,7 @@ func (f *Fetcher) credentials(ctx context.Context, req *protocols.Request) (logi
 			}
 			l.password = pw
 		}
-		l.noPassword = !c.HasPassword && c.Prompt == nil
+		l.noPassword = c.NoPassword()
 	}
 	if err := url.CheckArg("user", l.user); err != nil {
 		return l, fmt.Errorf("%w: %w", protocols.ErrBadURL, err)

@@ -19,7 +19,6 @@ import (
 	jftp "github.com/jlaffaye/ftp"
 
 	"github.com/urlderef/deref/protocols"
-	"github.com/urlderef/deref/url"
 )
 
 // maxListing bounds a directory listing held for parsing.
@@ -137,8 +136,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 		if errors.As(err, &re) && (re.Err.Code == 530 || re.Err.Code/100 == 5) {
 			re.kind = protocols.ErrAuth
 			if l.noPassword {
-				return nil, fmt.Errorf("%w: no password was given for %s (none in the URL or the netrc file, and no terminal to ask on): give one as %s://%s:PASSWORD@%s/, with -u %s:PASSWORD, or in ~/.netrc",
-					err, l.user, req.URL.Scheme, url.EscapeUserinfo(l.user), req.URL.Site(), l.user)
+				return nil, fmt.Errorf("%w: %s", err, protocols.PasswordHint(req.URL, l.user))
 			}
 		}
 		return nil, err

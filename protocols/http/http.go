@@ -410,7 +410,11 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		}
 		resp.Body.Close()
-		return nil, &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
+		se := &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
+		if code == 401 && req.Credentials.NoPassword() {
+			return nil, fmt.Errorf("%w: %s", se, protocols.PasswordHint(req.URL, req.Credentials.User))
+		}
+		return nil, se
 	}
 	if _, ok := resp.Body.(*rawBody); ok {
 		out.Body = resp.Body
