@@ -698,6 +698,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 		limit = o.Length + o.Offset - resp.Offset // more when the server sent from an earlier byte
 		resp.Size = min(resp.Size, limit)         // -1 stays unknown
 	}
+	inner := resp.Body // the protocol's own, which may be tapped (protocols.Tapper)
 	if resp.Body != nil {
 		size := resp.Size
 		if o.HeadOnly {
@@ -715,6 +716,10 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	} else if conv != nil && !o.HeadOnly {
 		if w := c.Recorder.Record(ctx, req.URL, resp, req.Exchange, conv.events); w != nil {
 			recorded := &recordedBody{ReadCloser: resp.Body, w: w, size: resp.Size, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
+			if t, ok := inner.(protocols.Tapper); ok {
+				t.Tap(w) // the bytes the server sent, not the object made of them
+				recorded.tapped = true
+			}
 			if resp.Body == nil {
 				recorded.ReadCloser, recorded.size = io.NopCloser(strings.NewReader("")), 0
 			}

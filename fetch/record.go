@@ -60,6 +60,7 @@ type recordedBody struct {
 	w       io.WriteCloser
 	size    int64 // as announced; -1: unknown
 	listing bool
+	tapped  bool // the protocol's body writes to w itself (protocols.Tapper)
 	whole   bool // the body was read to its end
 	werr    error
 	once    sync.Once
@@ -67,7 +68,7 @@ type recordedBody struct {
 
 func (b *recordedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && b.werr == nil {
+	if n > 0 && b.werr == nil && !b.tapped {
 		_, b.werr = b.w.Write(p[:n])
 	}
 	if err == io.EOF {
@@ -91,7 +92,11 @@ func (b *recordedBody) Close() error {
 	var err error
 	b.once.Do(func() {
 		if b.listing && b.werr == nil && !b.whole {
-			_, b.werr = io.Copy(b.w, b.ReadCloser) // a listing is archived whole
+			var to io.Writer = b.w
+			if b.tapped {
+				to = io.Discard // reading it feeds the tap
+			}
+			_, b.werr = io.Copy(to, b.ReadCloser) // a listing is archived whole
 			b.whole = b.werr == nil
 		}
 		err = b.ReadCloser.Close()

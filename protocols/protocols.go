@@ -405,6 +405,17 @@ type Response struct {
 	Encoding string
 }
 
+// Tapper is implemented by a Body whose bytes are converted from those
+// the server sent (Gopher's text items and menus: the "." line removed,
+// the dot-stuffing undone, CRLF made LF). Tap, called before the first
+// Read, has the bytes as they came written to w as the Body is read,
+// those that came before at once, so that an archive records what the
+// server sent; the Body still yields the object. A Fetcher offers it
+// where Request.Verbatim is set.
+type Tapper interface {
+	Tap(w io.Writer)
+}
+
 // Aborter is implemented by a Body whose Close must not run while a Read
 // is under way. Abort breaks the transfer's connection, from any
 // goroutine, so that a blocked Read returns at once; the caller still
@@ -441,7 +452,8 @@ type Entry struct {
 	// Size is in bytes; -1 when unknown (folders, links, sizes a listing
 	// gives beyond what an int64 holds). A news article's is the server's
 	// count (OVER's :bytes): the article as the server holds it, CRLF line
-	// ends, which is what its Body yields.
+	// ends, which is what its Body yields (INN counts the dot-stuffing of
+	// lines beginning with "." too, one byte each).
 	Size int64
 	// ModTime is zero when unknown, and never a time the listing cannot
 	// mean (a three-digit year, month 13). FTP LIST times, which name no

@@ -171,11 +171,12 @@ func surt(raw string) string {
 	if rest == "" {
 		rest = "/"
 	}
-	rest = strings.ToLower(rest)
 	switch u.Scheme {
 	case "http", "https":
-		return host + ")" + rest
+		return host + ")" + strings.ToLower(rest) // as pywb folds them
 	}
+	// A Gopher selector's or an FTP path's case is its own: README and
+	// readme are two captures.
 	return u.Scheme + "://(" + host + ",)" + rest
 }
 

@@ -186,10 +186,23 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 				r.gopherRecord(item, id)
 			}
 		}
+		if resp.Kind == protocols.KindDirectory {
+			// A menu says it is one: Gopher+'s own name for the view
+			// (+VIEWS: application/gopher-menu), so that replay tells it
+			// from a text without the URL.
+			rec.MediaType = "application/gopher-menu"
+		}
 	case "news", "snews", "nntp", "nntps":
 		rec.Protocol = "nntp"
-	case "ftps":
+	case "ftp", "ftps":
 		rec.Protocol = "ftp"
+		// A file fetched in binary, as every archived one is, is known by
+		// its URL without ";type=i", as wget and Heritrix record it.
+		if fp, err := u.FTP(); err == nil && fp.Type == 'i' {
+			v := *u
+			v.Path = strings.TrimSuffix(strings.TrimSuffix(v.Path, ";type=i"), ";type=I")
+			rec.URI = v.Redacted()
+		}
 	}
 	switch resp.Kind {
 	case protocols.KindFile:

@@ -204,6 +204,11 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 			return f.attributes(req, resp, conn, body, dotted, strict, limit)
 		}
 	}
+	var wire *wireTap // the bytes as they came, for an archive (Request.Verbatim)
+	if dotted && req.Verbatim {
+		wire = &wireTap{r: body, hold: true}
+		body = wire
+	}
 	if dotted {
 		body = &dotReader{r: bufio.NewReaderSize(body, 4096), limit: limit, strict: strict}
 	}
@@ -221,6 +226,9 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 			resp.Kind = protocols.KindDirectory
 		}
 		resp.Body, resp.Size = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+		if wire != nil {
+			resp.Body = &tappedMenu{Reader: bytes.NewReader(raw), wire: wire.held}
+		}
 		return resp, nil
 	}
 	if dotted && g.Type != 'h' {
@@ -231,7 +239,9 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 			return nil, fmt.Errorf("%w: %s", protocols.ErrNotFound, msg)
 		}
 	}
-	if dotted {
+	if dotted && wire != nil {
+		resp.Body = &tappedText{closer: closer{Reader: body, c: conn}, wire: wire}
+	} else if dotted {
 		resp.Body = &closer{Reader: body, c: conn}
 	} else {
 		resp.Body = &rawBody{br: br, conn: conn, left: length}
