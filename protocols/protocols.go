@@ -452,8 +452,8 @@ type Entry struct {
 	// Size is in bytes; -1 when unknown (folders, links, sizes a listing
 	// gives beyond what an int64 holds). A news article's is the server's
 	// count (OVER's :bytes): the article as the server holds it, CRLF line
-	// ends, which is what its Body yields (INN counts the dot-stuffing of
-	// lines beginning with "." too, one byte each).
+	// ends, which is what its Body yields (INN may count some of the
+	// dot-stuffing of lines beginning with "." too).
 	Size int64
 	// ModTime is zero when unknown, and never a time the listing cannot
 	// mean (a three-digit year, month 13). FTP LIST times, which name no

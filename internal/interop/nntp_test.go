@@ -111,12 +111,13 @@ func TestNewsListings(t *testing.T) {
 			t.Errorf("entry %+v", e)
 		}
 		// The URL listed fetches the article, of the size listed: INN's
-		// :bytes counts the article as it holds it, CRLF line ends and
-		// the dot-stuffing (a line's leading "." doubled), which is
-		// transport and undone in what comes.
+		// :bytes counts the article as it holds it, CRLF line ends, and
+		// for lines beginning with "." some of their dot-stuffing (a
+		// byte for three such lines in 2.7), which is transport and
+		// undone in what comes.
 		if b, _, err := read(t, c, e.URL); err != nil || !bytes.Equal(bodyOf(t, b), p.body) {
 			t.Errorf("%s: %v", e.URL, err)
-		} else if stuffed := int64(bytes.Count(b, []byte("\r\n.")) + bytes.Count(b[:min(len(b), 1)], []byte("."))); int64(len(b))+stuffed != e.Size {
+		} else if stuffed := int64(bytes.Count(b, []byte("\r\n.")) + bytes.Count(b[:min(len(b), 1)], []byte("."))); e.Size < int64(len(b)) || e.Size > int64(len(b))+stuffed {
 			t.Errorf("%s: listed as %d bytes, %d came (%d lines dot-stuffed)", e.URL, e.Size, len(b), stuffed)
 		}
 	}
