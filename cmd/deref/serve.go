@@ -9,11 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/url"
 )
 
@@ -29,13 +32,21 @@ Pages never lead to private, loopback or link-local addresses unless
 --allow-private, nor to file: unless --allow-file DIR. It prints its
 address on standard output, logs each request on standard error (Common
 Log Format, or JSON with --log-json) and stops on an interrupt.
+
+With --archive PATH (WARC files, or folders of them, as deref --warc-file
+and wget --warc-file write them) it is a Wayback Machine instead: each
+PATH is a collection named after it, /COLL/TIMESTAMP/URL shows the
+capture of URL nearest that time as the live gateway would, every link
+leading to its capture at that time (or to a page saying it was not
+archived), never to a live server.
 `
 
 // serveSettings holds what deref serve's own flags set.
 type serveSettings struct {
-	opts   gateway.Options
-	listen string
-	allow  []string
+	opts     gateway.Options
+	listen   string
+	allow    []string
+	archives []string // --archive: collections to replay
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -80,6 +91,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	so.Timeout = seconds(o.maxTime)
 	so.Log = stderr
+	handler := gateway.Handler(c, so)
+	if len(o.s.archives) > 0 {
+		colls, err := openCollections(o.s.archives, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
+			return fetch.ExitCode(err)
+		}
+		handler = gateway.Archive(colls, so)
+	}
 	ln, err := net.Listen("tcp", o.s.listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
@@ -89,7 +109,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
 	}
-	srv := &http.Server{Handler: gateway.Handler(c, so), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -103,6 +123,28 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 7
 	}
 	return 0
+}
+
+// openCollections opens each --archive PATH as a collection named after
+// it (pub for pub.warc.gz or a folder pub/), saying what it could not
+// read of each.
+func openCollections(paths []string, stderr io.Writer) (map[string]*warc.Archive, error) {
+	colls := map[string]*warc.Archive{}
+	for _, p := range paths {
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(filepath.Clean(p)), ".gz"), ".warc")
+		if _, dup := colls[name]; dup {
+			return nil, fmt.Errorf("--archive: two collections named %s", name)
+		}
+		a, err := warc.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("--archive: %w", err)
+		}
+		for _, s := range a.Skipped {
+			fmt.Fprintln(stderr, "deref serve: skipped "+oneLine(s))
+		}
+		colls[name] = a
+	}
+	return colls, nil
 }
 
 // serveUsageError writes a usage error of deref serve.

@@ -81,3 +81,61 @@ func TestServeCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestServeArchive: a Gopher hole crawled with deref crawl --warc-file,
+// its server then stopped, is browsed with deref serve --archive: the
+// collection lists what it holds, the menu renders with its items
+// linked to their captures, the text item shows.
+func TestServeArchive(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("ends the server with an interrupt signal")
+	}
+	bin := buildDeref(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	os.WriteFile(filepath.Join(root, "docs", "about.txt"), []byte("about <this>\n"), 0o644)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(bin, "crawl", "-q", "--warc-file", filepath.Join(dir, "hole"), "gopher://"+gs.Addr()+"/1/").CombinedOutput(); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	addr := gs.Addr()
+	gs.Close()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--archive", filepath.Join(dir, "hole.warc.gz"))
+	stdout, _ := cmd.StdoutPipe()
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "deref serve: "), "/")
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	code, page := get("/hole/")
+	if code != 200 || !strings.Contains(page, "gopher://"+addr+"/1/") {
+		t.Fatalf("the collection: %d\n%s\n%s", code, page, stderr.String())
+	}
+	code, page = get("/hole/gopher://" + addr + "/1/") // the TimeGate, followed
+	if code != 200 || !strings.Contains(page, "docs") || !strings.Contains(page, "Archived ") {
+		t.Fatalf("the menu: %d\n%s", code, page)
+	}
+	code, page = get("/hole/gopher://" + addr + "/0/docs/about.txt")
+	if code != 200 || !strings.Contains(page, "about &lt;this&gt;") {
+		t.Errorf("the text: %d\n%s", code, page)
+	}
+}

@@ -235,6 +235,23 @@ func PagePath(u *url.URL) string {
 	return "/" + u.Scheme + "/" + rest
 }
 
+// pageOf is where a page links u: its page here (PagePath), or in a
+// replay its memento at the capture's time.
+func pageOf(r *http.Request, u *url.URL) string {
+	if v := replayOf(r); v != nil {
+		return v.path(u)
+	}
+	return PagePath(u)
+}
+
+// rawOf is where a page links u's object as it is.
+func rawOf(r *http.Request, u *url.URL) string {
+	if v := replayOf(r); v != nil {
+		return v.raw(u)
+	}
+	return PagePath(u) + "?raw=1"
+}
+
 // admit queues a request behind the others of its client address.
 func (g *gateway) admit(r *http.Request) (func(), error) {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -266,6 +283,9 @@ func (g *gateway) admit(r *http.Request) (func(), error) {
 // fetch fetches u for a request, within the host's share of connections
 // and the gateway's rules.
 func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Response, func(), error) {
+	if replayOf(r) != nil {
+		return g.replayFetch(r, u, offset)
+	}
 	if err := g.check(u); err != nil {
 		return nil, nil, err
 	}
@@ -762,7 +782,7 @@ func (g *gateway) file(w *logWriter, r *http.Request, u *url.URL) {
 // still inside the folder served.
 func (g *gateway) fileFolder(w *logWriter, r *http.Request, u *url.URL, f *os.File, top bool) {
 	if !strings.HasSuffix(u.Path, "/") {
-		redirect(w, PagePath(u)+"/") // so that the page's relative sense holds, as a web server does
+		redirect(w, pageOf(r, u)+"/") // so that the page's relative sense holds, as a web server does
 		return
 	}
 	des, err := f.ReadDir(-1)
@@ -785,12 +805,12 @@ func (g *gateway) fileFolder(w *logWriter, r *http.Request, u *url.URL, f *os.Fi
 		if info, err := de.Info(); err == nil {
 			it.Time = timeText(info.ModTime())
 		}
-		it.Link = PagePath(&v)
+		it.Link = pageOf(r, &v)
 		rows = append(rows, it)
 	}
 	h := head{Title: "Index of " + u.Path, URL: u.Redacted()}
 	if !top {
-		h.Parent = parentPage(u)
+		h.Parent = parentPage(r, u)
 	}
 	startPage(w, h)
 	pages.ExecuteTemplate(w, "listing", rows)

@@ -37,6 +37,7 @@ td.n { text-align: right; white-space: nowrap; }
 form.search { margin: 1rem 0; display: flex; gap: 0.5rem; }
 form.search input[type=text] { flex: 1; font-size: 16px; }
 .error { border-left: 4px solid #c33; padding-left: 0.75rem; }
+.replay { background: var(--rule); padding: 0.25rem 0.5rem; font-size: 14px; }
 dl dt { font-weight: bold; margin-top: 0.5rem; }
 dl dd { white-space: pre-wrap; margin-left: 1rem; font-family: ui-monospace, monospace; }
 `
@@ -47,6 +48,7 @@ var pages = template.Must(template.New("").Parse(`
 <title>{{.Title}}</title><link rel="stylesheet" href="/style.css"></head>
 <body><header><a href="/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
 <nav>{{if .Raw}}<a href="{{.Raw}}">raw</a> · <a href="{{.Download}}">download</a>{{end}}{{if .Parent}} · <a href="{{.Parent}}">up</a>{{end}}</nav>{{end}}</header>
+{{if .Captured}}<p class="replay">Archived {{.Captured}} · <a href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
 <main><h1>{{.Title}}</h1>
 {{end}}
 {{define "foot"}}</main></body></html>
@@ -55,6 +57,8 @@ var pages = template.Must(template.New("").Parse(`
 <form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="gopher://gopher.floodgap.com/1/" autofocus><button>Go</button></form>
 {{template "foot"}}{{end}}
 {{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
+{{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
+<p>The live URL: <a href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
 {{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
 {{template "foot"}}{{end}}
 {{define "item"}}{{if .Info}}<li class="i">{{.Name}}</li>
@@ -94,10 +98,17 @@ type head struct {
 	Title, URL            string
 	Raw, Download, Parent string
 	Message, Query        string
+	// A replayed page's: when the capture was made, the live URL and
+	// the capture's calendar.
+	Captured, Calendar string
+	Live               template.URL
 }
 
 // headFor is the head of the page of u.
 func headFor(u *url.URL, title string, r *http.Request) head {
+	if v := replayOf(r); v != nil {
+		return v.head(u, title)
+	}
 	p := PagePath(u)
 	sep := "?"
 	if strings.Contains(p, "?") {
@@ -176,7 +187,7 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 			// and URL box then all carry the words.
 			v := *u
 			v.Path = "/7" + url.EscapeGopher(gp.Selector) + "%09" + url.EscapeGopher(q.Get("q"))
-			redirect(w, PagePath(&v))
+			redirect(w, pageOf(r, &v))
 		case gp.Type == '1' || gp.Type == '7':
 			g.gopherMenu(w, r, u, gp, gp.Search, gp.HasSearch)
 		case gp.Type == '0':
@@ -196,7 +207,7 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 		case !wp.IsDocument() && q.Get("q") != "":
 			v := *u
 			v.HasQuery, v.Query = true, url.EscapeQuery(q.Get("q"))
-			redirect(w, PagePath(&v))
+			redirect(w, pageOf(r, &v))
 		default:
 			g.object(w, r, u)
 		}
@@ -238,12 +249,12 @@ var safeSchemes = map[string]bool{"http": true, "https": true, "telnet": true, "
 // link is where a page sends the reader for a URL: its page here, the
 // URL itself for the web and the schemes that open programs, nowhere for
 // anything else (javascript:, data:).
-func link(raw string) string {
+func link(r *http.Request, raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}
-	if p := PagePath(u); p != "" {
+	if p := pageOf(r, u); p != "" {
 		return p
 	}
 	if safeSchemes[u.Scheme] {
@@ -295,7 +306,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 		line, err := br.ReadString('\n')
 		if line != "" {
 			for _, e := range gopher.ParseMenu(decodeText(line)) {
-				pages.ExecuteTemplate(w, "item", gopherItem(e))
+				pages.ExecuteTemplate(w, "item", gopherItem(r, e))
 			}
 			if lines++; lines%256 == 0 {
 				w.Flush()
@@ -310,7 +321,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 }
 
 // gopherItem is a menu entry as a page shows it.
-func gopherItem(e protocols.Entry) item {
+func gopherItem(r *http.Request, e protocols.Entry) item {
 	it := item{Name: protocols.Printable(e.Name), Info: e.Kind == protocols.KindInfo}
 	if e.Type != "" {
 		it.Kind = kinds[e.Type[0]]
@@ -319,7 +330,7 @@ func gopherItem(e protocols.Entry) item {
 		}
 	}
 	if e.URL != "" {
-		it.Link = link(e.URL)
+		it.Link = link(r, e.URL)
 		gopherLink := it.Link != "" && strings.HasPrefix(it.Link, "/gopher")
 		switch {
 		case strings.HasSuffix(e.Type, "?") && gopherLink: // a Gopher+ form
@@ -360,7 +371,7 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 			for _, l := range at.Lines {
 				name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
 				if v, err := gopher.WithPlus(u, "+"+strings.TrimSpace(name)); err == nil && name != "" {
-					a.Views = append(a.Views, view{Name: protocols.Printable(strings.TrimSpace(l)), Link: PagePath(v) + "?raw=1"})
+					a.Views = append(a.Views, view{Name: protocols.Printable(strings.TrimSpace(l)), Link: rawOf(r, v)})
 				}
 			}
 		}
@@ -458,7 +469,7 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 		startPage(w, headFor(u, "Reply", r))
 		io.WriteString(w, "<ul class=\"menu\">\n")
 		for _, e := range resp.Entries {
-			pages.ExecuteTemplate(w, "item", gopherItem(e))
+			pages.ExecuteTemplate(w, "item", gopherItem(r, e))
 		}
 		io.WriteString(w, "</ul>\n")
 		endPage(w)
@@ -585,7 +596,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 	case u.Scheme == "wais":
 		var hits []item
 		for _, e := range entries {
-			hits = append(hits, item{Name: protocols.Printable(e.Name), Link: link(e.URL), Score: e.Score, Size: sizeText(e.Size)})
+			hits = append(hits, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Score: e.Score, Size: sizeText(e.Size)})
 		}
 		startPage(w, headFor(u, "WAIS results", r))
 		pages.ExecuteTemplate(w, "hits", hits)
@@ -593,7 +604,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 	case u.Scheme == "news" || u.Scheme == "nntp" || u.Scheme == "nntps":
 		var groups []item
 		for _, e := range entries {
-			groups = append(groups, item{Name: protocols.Printable(e.Name), Link: link(e.URL), Number: e.Number, Description: protocols.Printable(e.Description)})
+			groups = append(groups, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Number: e.Number, Description: protocols.Printable(e.Description)})
 		}
 		startPage(w, headFor(u, "Newsgroups", r))
 		pages.ExecuteTemplate(w, "groups", groups)
@@ -601,14 +612,14 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 	default:
 		var rows []item
 		for _, e := range entries {
-			it := item{Name: protocols.Printable(e.Name), Link: link(e.URL), Size: sizeText(e.Size), Time: timeText(e.ModTime), Target: protocols.Printable(e.Target)}
+			it := item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Size: sizeText(e.Size), Time: timeText(e.ModTime), Target: protocols.Printable(e.Target)}
 			if e.Kind == fetch.KindDirectory {
 				it.Name += "/"
 			}
 			rows = append(rows, it)
 		}
 		h := headFor(u, "Index of "+u.URLPath(), r)
-		h.Parent = parentPage(u)
+		h.Parent = parentPage(r, u)
 		startPage(w, h)
 		pages.ExecuteTemplate(w, "listing", rows)
 		endPage(w)
@@ -625,14 +636,14 @@ func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entrie
 	var rows []item
 	for i := len(entries) - 1 - page*perPage; i >= 0 && i > len(entries)-1-(page+1)*perPage; i-- {
 		e := entries[i]
-		rows = append(rows, item{Number: e.Number, Name: protocols.Printable(e.Name), Link: link(e.URL), Author: protocols.Printable(e.Author), Time: timeText(e.ModTime)})
+		rows = append(rows, item{Number: e.Number, Name: protocols.Printable(e.Name), Link: link(r, e.URL), Author: protocols.Printable(e.Author), Time: timeText(e.ModTime)})
 	}
 	h := headFor(u, "Articles", r)
 	startPage(w, h)
 	pages.ExecuteTemplate(w, "overview", rows)
 	type pager struct{ Prev, Next string }
 	var pg pager
-	base := PagePath(u)
+	base := pageOf(r, u)
 	if page > 0 {
 		pg.Prev = base + "?page=" + strconv.Itoa(page-1)
 	}
@@ -644,14 +655,14 @@ func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entrie
 }
 
 // parentPage is the page of an FTP folder's parent, or "" at the top.
-func parentPage(u *url.URL) string {
+func parentPage(r *http.Request, u *url.URL) string {
 	p := strings.TrimSuffix(u.Path, "/")
 	if p == "" {
 		return ""
 	}
 	v := *u
 	v.Path = p[:strings.LastIndex(p, "/")+1]
-	return PagePath(&v)
+	return pageOf(r, &v)
 }
 
 func sizeText(n int64) string {

@@ -1,0 +1,250 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/url"
+)
+
+// archiveOf records the retrievals of urls into a WARC file in dir, as
+// deref --warc-file does, and opens it.
+func archiveOf(t *testing.T, dir string, urls ...string) *warc.Archive {
+	t.Helper()
+	w, err := warc.Create(filepath.Join(dir, "rec"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Recorder = &warc.Recorder{W: w}
+	for _, u := range urls {
+		resp, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(filepath.Join(dir, "rec.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var hrefs = regexp.MustCompile(`(?:href|src)="([^"]*)"`)
+
+// Every link of a replayed page stays in the archive.
+func linksStayIn(t *testing.T, page, coll string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range hrefs.FindAllStringSubmatch(page, -1) {
+		l := m[1]
+		out = append(out, l)
+		if !strings.HasPrefix(l, "/"+coll+"/") && l != "/" && l != "/style.css" && !strings.HasPrefix(l, "#") && !strings.Contains(page, `live</a>`) {
+			t.Errorf("a link out of the archive: %q", l)
+		}
+	}
+	return out
+}
+
+// A Gopher hole recorded, its servers gone, is browsed in the archive:
+// the menu renders as the live gateway renders it, each item linked to
+// its memento, a text item shown, its payload given byte for byte with
+// id_, an item never archived a page saying so; every memento carries
+// Memento-Datetime and a Link header, the TimeGate and the TimeMap
+// answer as RFC 7089 has them.
+func TestReplayGopher(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"":      "0A text\t/text\tHOST\tPORT\r\n1Again\t\tHOST\tPORT\r\n0Never fetched\t/never\tHOST\tPORT\r\n9A file\t/f.bin\tHOST\tPORT\r\niinfo\t\terror.host\t1\r\n.\r\n",
+		"/text": "hello\r\n..dot\r\n.\r\n",
+		"/f.bin": "\x00\x01binary",
+	})
+	base := "gopher://" + addr
+	a := archiveOf(t, t.TempDir(), base+"/1", base+"/0/text", base+"/9/f.bin")
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"hole": a}, gateway.Options{}))
+	defer s.Close()
+	caps := a.Captures(base + "/1")
+	if len(caps) != 1 {
+		t.Fatalf("%d captures of the menu", len(caps))
+	}
+	ts := caps[0].Timestamp()
+
+	resp, page := get(t, s.URL+"/hole/"+ts+"/"+base+"/1")
+	if resp.StatusCode != 200 || !strings.Contains(page, "A text") || !strings.Contains(page, "Archived ") {
+		t.Fatalf("menu: %d\n%s", resp.StatusCode, page)
+	}
+	for _, want := range []string{`href="/hole/` + ts + `/` + base + `/0/text"`, `href="/hole/` + ts + `/` + base + `/0/never"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %s in\n%s", want, page)
+		}
+	}
+	linksStayIn(t, page, "hole")
+	if resp.Header.Get("Memento-Datetime") != caps[0].Time.UTC().Format(http.TimeFormat) ||
+		!strings.Contains(resp.Header.Get("Link"), `<`+base+`/1>; rel="original"`) ||
+		!strings.Contains(resp.Header.Get("Link"), `rel="first last memento"`) ||
+		!strings.Contains(resp.Header.Get("Link"), `</hole/timemap/link/`+base+`/1>; rel="timemap"`) {
+		t.Errorf("memento headers: %v", resp.Header)
+	}
+	// The text item, read as the live gateway shows it.
+	if resp, page := get(t, s.URL+"/hole/"+ts+"/"+base+"/0/text"); resp.StatusCode != 200 || !strings.Contains(page, "hello\n.dot\n") {
+		t.Errorf("text: %d\n%s", resp.StatusCode, page)
+	}
+	// id_: the payload as the server sent it.
+	if resp, body := get(t, s.URL+"/hole/"+ts+"id_/"+base+"/0/text"); resp.StatusCode != 200 || body != "hello\r\n..dot\r\n.\r\n" {
+		t.Errorf("id_: %d %q", resp.StatusCode, body)
+	}
+	if resp, body := get(t, s.URL+"/hole/"+ts+"/"+base+"/9/f.bin"); resp.StatusCode != 200 || body != "\x00\x01binary" {
+		t.Errorf("binary: %d %q", resp.StatusCode, body)
+	}
+	// Not archived: a page saying so, linking the live URL, fetching nothing.
+	if resp, page := get(t, s.URL+"/hole/"+ts+"/"+base+"/0/never"); resp.StatusCode != 404 || !strings.Contains(page, "was not archived") || !strings.Contains(page, `href="`+base+`/0/never"`) {
+		t.Errorf("not archived: %d\n%s", resp.StatusCode, page)
+	}
+	// A time between, or before, goes to the capture's own time.
+	resp, _ = get(t, s.URL+"/hole/1999/"+base+"/1")
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/hole/"+ts+"/"+base+"/1" {
+		t.Errorf("a time before: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// The TimeGate.
+	resp, _ = get(t, s.URL+"/hole/"+base+"/1", "Accept-Datetime", "Thu, 01 Jan 2015 00:00:00 GMT")
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/hole/"+ts+"/"+base+"/1" || resp.Header.Get("Vary") != "accept-datetime" {
+		t.Errorf("timegate: %d %v", resp.StatusCode, resp.Header)
+	}
+	// The TimeMap.
+	resp, body := get(t, s.URL+"/hole/timemap/link/"+base+"/1")
+	if resp.Header.Get("Content-Type") != "application/link-format" || !strings.HasPrefix(body, "<"+base+"/1>; rel=\"original\",\n") ||
+		!strings.Contains(body, "</hole/"+ts+"/"+base+"/1>; rel=\"first last memento\"; datetime=\"") {
+		t.Errorf("timemap: %s\n%s", resp.Header.Get("Content-Type"), body)
+	}
+}
+
+// The nearest capture wins; a revisit replays the payload it repeats, at
+// its own time.
+func TestReplayNearest(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "t"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(y int) time.Time { return time.Date(y, 6, 1, 12, 0, 0, 0, time.UTC) }
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: at(2020), MediaType: "text/plain", Body: strings.NewReader("2020\r\n.\r\n")})
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: at(2024), MediaType: "text/plain", Body: strings.NewReader("2024\r\n.\r\n")})
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: at(2026), MediaType: "text/plain", Body: strings.NewReader("2020\r\n.\r\n")}) // a revisit
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := a.Captures("gopher://h/0/a")
+	if len(caps) != 3 || caps[2].Type != "revisit" {
+		t.Fatalf("captures %+v", caps)
+	}
+	for _, tt := range []struct {
+		t    time.Time
+		want int
+	}{{at(2019), 2020}, {at(2021), 2020}, {at(2023), 2024}, {at(2025).Add(24 * time.Hour), 2026}} {
+		c, ok := a.Nearest("gopher://h/0/a", tt.t)
+		if !ok || c.Time.Year() != tt.want {
+			t.Errorf("nearest %v: %v", tt.t, c.Time)
+		}
+	}
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"t": a}, gateway.Options{}))
+	defer s.Close()
+	resp, body := get(t, s.URL+"/t/"+caps[2].Timestamp()+"id_/gopher://h/0/a")
+	if resp.StatusCode != 200 || body != "2020\r\n.\r\n" || resp.Header.Get("Memento-Datetime") != at(2026).Format(http.TimeFormat) {
+		t.Errorf("the revisit: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	if link := resp.Header.Get("Link"); !strings.Contains(link, `rel="prev memento"`) || !strings.Contains(link, `/t/20200601120000/gopher://h/0/a>; rel="first memento"`) {
+		t.Errorf("Link: %s", link)
+	}
+}
+
+// An FTP tree and a web site recorded, their servers stopped, replay
+// with every link in the archive: the folder's table, the page's links,
+// images, style sheets and what those load.
+func TestReplayFTPAndWeb(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "pub", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "pub", "a.txt"), []byte("alpha\n"), 0o644)
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var webURL string
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><head><link rel="stylesheet" href="s.css"><base href="`+webURL+`/"></head><body><a href="b.html#top">b</a> <img src="/i.png" srcset="/i.png 1x, /j.png 2x"><a href="gopher://elsewhere.invalid/1/">away</a><form action="/find"></form></body></html>`)
+		case "/s.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `body { background: url("bg.png") } @import 'more.css';`)
+		case "/i.png":
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "PNG")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	webURL = web.URL
+	ftpURL := fs.URL()
+	a := archiveOf(t, t.TempDir(), ftpURL+"pub/", ftpURL+"pub/a.txt", web.URL+"/", web.URL+"/s.css", web.URL+"/i.png")
+	fs.Close()
+	web.Close() // nothing reaches them from here on
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"site": a}, gateway.Options{}))
+	defer s.Close()
+
+	ts := a.Captures(ftpURL + "pub/")[0].Timestamp()
+	resp, page := get(t, s.URL+"/site/"+ts+"/"+ftpURL+"pub/")
+	if resp.StatusCode != 200 || !strings.Contains(page, `<a href="/site/`+ts+`/`+ftpURL+`pub/a.txt">a.txt</a>`) ||
+		!strings.Contains(page, `<a href="/site/`+ts+`/`+ftpURL+`pub/sub/">sub/</a>`) {
+		t.Errorf("the folder: %d\n%s", resp.StatusCode, page)
+	}
+	linksStayIn(t, page, "site")
+	resp, _ = get(t, s.URL+"/site/"+ts+"/"+ftpURL+"pub/a.txt")
+	if resp.StatusCode == http.StatusFound {
+		resp, _ = get(t, s.URL+resp.Header.Get("Location"))
+	}
+	if resp.StatusCode != 200 {
+		t.Errorf("a.txt: %d", resp.StatusCode)
+	}
+
+	wts := a.Captures(web.URL + "/")[0].Timestamp()
+	resp, page = get(t, s.URL+"/site/"+wts+"/"+web.URL+"/")
+	for _, want := range []string{
+		`href="/site/` + wts + `/` + web.URL + `/s.css"`, `href="/site/` + wts + `/` + web.URL + `/b.html#top"`,
+		`src="/site/` + wts + `/` + web.URL + `/i.png"`, `srcset="/site/` + wts + `/` + web.URL + `/i.png 1x, /site/` + wts + `/` + web.URL + `/j.png 2x"`,
+		`href="/site/` + wts + `/gopher://elsewhere.invalid/1/"`, `action="/site/` + wts + `/` + web.URL + `/find"`, "Archived ",
+	} {
+		if resp.StatusCode != 200 || !strings.Contains(page, want) {
+			t.Errorf("no %s in\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "<base") {
+		t.Errorf("<base> kept:\n%s", page)
+	}
+	_, css := get(t, s.URL+"/site/"+wts+"/"+web.URL+"/s.css")
+	if !strings.Contains(css, `url("/site/`+wts+`/`+web.URL+`/bg.png")`) || !strings.Contains(css, `@import '/site/`+wts+`/`+web.URL+`/more.css'`) {
+		t.Errorf("style sheet: %s", css)
+	}
+}
