@@ -73,8 +73,8 @@ func linksStayIn(t *testing.T, page, coll string) []string {
 // answer as RFC 7089 has them.
 func TestReplayGopher(t *testing.T) {
 	addr := gopherServer(t, map[string]string{
-		"":      "0A text\t/text\tHOST\tPORT\r\n1Again\t\tHOST\tPORT\r\n0Never fetched\t/never\tHOST\tPORT\r\n9A file\t/f.bin\tHOST\tPORT\r\niinfo\t\terror.host\t1\r\n.\r\n",
-		"/text": "hello\r\n..dot\r\n.\r\n",
+		"":       "0A text\t/text\tHOST\tPORT\r\n1Again\t\tHOST\tPORT\r\n0Never fetched\t/never\tHOST\tPORT\r\n9A file\t/f.bin\tHOST\tPORT\r\niinfo\t\terror.host\t1\r\n.\r\n",
+		"/text":  "hello\r\n..dot\r\n.\r\n",
 		"/f.bin": "\x00\x01binary",
 	})
 	base := "gopher://" + addr
