@@ -89,7 +89,7 @@ func bashCompletion() string {
 	b.WriteString("  local cur prev words cword\n")
 	b.WriteString("  cur=${COMP_WORDS[COMP_CWORD]}\n  prev=${COMP_WORDS[COMP_CWORD-1]}\n")
 	b.WriteString("  local cmd=get\n  [[ ${COMP_WORDS[1]} == mirror ]] && cmd=mirror\n  [[ ${COMP_WORDS[1]} == crawl ]] && cmd=crawl\n  [[ ${COMP_WORDS[1]} == serve ]] && cmd=serve\n")
-	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl serve completion' -- \"$cur\"))\n    return\n  fi\n")
+	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl serve index completion' -- \"$cur\"))\n    return\n  fi\n")
 	b.WriteString("  if [[ ${COMP_WORDS[1]} == completion ]]; then\n    COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"))\n    return\n  fi\n")
 	for _, c := range []struct {
 		name string
@@ -165,7 +165,7 @@ func zshCompletion() string {
 			b.WriteString("    '*:URL:_urls'\n}\n")
 		}
 	}
-	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl serve completion)' 'urls:URL:_urls'\n    return\n  fi\n")
+	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl serve index completion)' 'urls:URL:_urls'\n    return\n  fi\n")
 	b.WriteString("  case $words[2] in\n    mirror) shift words; (( CURRENT-- )); _deref_mirror ;;\n    crawl) shift words; (( CURRENT-- )); _deref_crawl ;;\n    serve) shift words; (( CURRENT-- )); _deref_serve ;;\n    completion) _values shell bash zsh fish ;;\n    *) _deref_get ;;\n  esac\n}\n")
 	b.WriteString("compdef _deref deref\n")
 	return b.String()
@@ -174,12 +174,12 @@ func zshCompletion() string {
 func fishCompletion() string {
 	var b strings.Builder
 	b.WriteString("# fish completion for deref; load with: deref completion fish | source\n")
-	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl serve completion' -f\n")
+	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl serve index completion' -f\n")
 	b.WriteString("complete -c deref -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish' -f\n")
 	for _, c := range []struct {
 		cond string
 		cmd  command
-	}{{"not __fish_seen_subcommand_from mirror crawl serve completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
+	}{{"not __fish_seen_subcommand_from mirror crawl serve index completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
 		for _, f := range completedFlags(c.cmd) {
 			line := fmt.Sprintf("complete -c deref -n '%s' -l %s", c.cond, f.long)
 			if f.short != "" {
@@ -236,7 +236,7 @@ func manPage() string {
 	b.WriteString(".\\\" Made by go generate in cmd/deref from the flag table; do not edit.\n")
 	b.WriteString(".TH DEREF 1 \"\" \"deref\" \"User Commands\"\n")
 	b.WriteString(".SH NAME\nderef \\- dereference URLs of every scheme: HTTP, FTP, Gopher, news, WAIS, file, telnet\n")
-	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
+	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref index\n\\fIWARC\\fR...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	for _, p := range strings.Split(strings.TrimSpace(strings.SplitN(usageText, "\n\n", 2)[1]), "\n\n") {
 		b.WriteString(".PP\n" + manText(strings.Join(strings.Fields(p), " ")) + "\n")
@@ -244,6 +244,7 @@ func manPage() string {
 	b.WriteString(".PP\n.B deref mirror\n" + manText(strings.Join(strings.Fields(strings.SplitN(mirrorUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref crawl\n" + manText(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref serve\n" + manText(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref index\n" + manText(strings.Join(strings.Fields(strings.SplitN(indexUsage, "\n\n", 2)[1]), " ")) + "\n")
 	section := func(title string, cmd command, groups []string) {
 		fmt.Fprintf(&b, ".SH %s\n", title)
 		for _, g := range groups {

@@ -178,6 +178,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "serve" {
 		return runServe(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "index" {
+		return runIndex(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)
 	}

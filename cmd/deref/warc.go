@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,4 +178,38 @@ func redactHeader(v string) string {
 		return name + ": ***" // a bare credential, or none
 	}
 	return name + ": " + scheme + " ***"
+}
+
+const indexUsage = `usage: deref index WARC... > NAME.cdxj
+
+Writes the CDXJ index of the WARC files (deref's, wget's, gzip or not) on
+standard output: one sorted index of them all, the lines --warc-cdx writes
+beside each file, as pywb and deref serve --archive read them.
+`
+
+// runIndex is deref index.
+func runIndex(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "deref index: no WARC file given\n"+indexUsage)
+		return 1
+	}
+	for _, a := range args {
+		switch a {
+		case "-h", "--help":
+			io.WriteString(stdout, indexUsage)
+			return 0
+		}
+		if strings.HasPrefix(a, "-") {
+			fmt.Fprintf(stderr, "deref index: unknown flag %s\nsee 'deref index -h'\n", a)
+			return 1
+		}
+	}
+	if err := warc.WriteIndex(stdout, args...); err != nil {
+		fmt.Fprintln(stderr, "deref index: "+oneLine(err.Error()))
+		if errors.Is(err, os.ErrNotExist) {
+			return 1
+		}
+		return 7
+	}
+	return 0
 }

@@ -318,3 +318,28 @@ func TestRedactArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexCommand: deref index writes the index --warc-cdx writes, on
+// standard output.
+func TestIndexCommand(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "x")
+	if r := runDeref(t, "", "crawl", "-q", "--warc-file", name, "--warc-cdx", "gopher://"+gs.Addr()+"/1/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d: %s", r.code, r.stderr)
+	}
+	want, _ := os.ReadFile(name + ".cdxj")
+	r := runDeref(t, "", "index", name+".warc.gz")
+	if r.code != 0 || len(want) == 0 || r.stdout != string(want) {
+		t.Errorf("exit %d: %q\nwant %q (%s)", r.code, r.stdout, want, r.stderr)
+	}
+	if r := runDeref(t, "", "index", filepath.Join(dir, "none.warc.gz")); r.code != 1 || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("a missing file: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -47,10 +47,22 @@ func (w *Writer) writeIndexes() error {
 // (up to the next record, or the file's end); offsets are where all its
 // records start, sorted.
 func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
+	lines, err := indexLines(path, entries, offsets)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(IndexName(path), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
+// indexLines are the CDXJ lines of the WARC file at path, sorted.
+func indexLines(path string, entries []cdxEntry, offsets []int64) ([]string, error) {
 	file := filepath.Base(path)
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("warc: indexing %s: %w", file, err)
+		return nil, fmt.Errorf("warc: indexing %s: %w", file, err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
 	var lines []string
@@ -74,10 +86,7 @@ func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
 		lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
 	}
 	sort.Strings(lines)
-	if err := os.WriteFile(IndexName(path), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	return nil
+	return lines, nil
 }
 
 // IndexName is the name of the CDXJ index of the WARC file at path:
@@ -90,9 +99,43 @@ func IndexName(path string) string {
 // Options.CDX writes it, from the records the file holds: for a file whose
 // writer stopped before it could (a crawl killed and resumed).
 func Index(path string) error {
+	entries, offsets, err := scanIndex(path)
+	if err != nil {
+		return err
+	}
+	return writeIndex(path, entries, offsets)
+}
+
+// WriteIndex writes the CDXJ index of the WARC files at paths to w, one
+// sorted index of them all, as deref index does: what Options.CDX
+// writes beside each file.
+func WriteIndex(w io.Writer, paths ...string) error {
+	var all []string
+	for _, p := range paths {
+		entries, offsets, err := scanIndex(p)
+		if err != nil {
+			return err
+		}
+		lines, err := indexLines(p, entries, offsets)
+		if err != nil {
+			return err
+		}
+		all = append(all, lines...)
+	}
+	sort.Strings(all)
+	bw := bufio.NewWriter(w)
+	for _, l := range all {
+		bw.WriteString(l + "\n")
+	}
+	return bw.Flush()
+}
+
+// scanIndex reads the WARC file at path through for its index entries
+// and where each record starts.
+func scanIndex(path string) ([]cdxEntry, []int64, error) {
 	r, err := gowarc.NewWarcFileReader(path, 0)
 	if err != nil {
-		return fmt.Errorf("warc: indexing %s: %w", path, err)
+		return nil, nil, fmt.Errorf("warc: indexing %s: %w", path, err)
 	}
 	defer r.Close()
 	var entries []cdxEntry
@@ -103,7 +146,7 @@ func Index(path string) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("warc: indexing %s: %w", path, err)
+			return nil, nil, fmt.Errorf("warc: indexing %s: %w", path, err)
 		}
 		offsets = append(offsets, off)
 		h := rec.WarcHeader()
@@ -112,7 +155,7 @@ func Index(path string) error {
 			rec.Close()
 			continue
 		}
-		e := cdxEntry{url: h.Get(gowarc.WarcTargetURI), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
+		e := cdxEntry{url: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
 			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit}
 		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
 		if t == gowarc.Response {
@@ -129,7 +172,7 @@ func Index(path string) error {
 		rec.Close()
 		entries = append(entries, e)
 	}
-	return writeIndex(path, entries, offsets)
+	return entries, offsets, nil
 }
 
 // Indexing says whether the writer writes CDXJ indexes (Options.CDX).

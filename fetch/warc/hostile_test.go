@@ -1,0 +1,64 @@
+package warc_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlderef/deref/fetch/warc"
+)
+
+// A hostile or damaged archive: what cannot be read is named in
+// Skipped, the rest is served.
+func TestOpenDamaged(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "d"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, n := range []string{"a", "b", "c"} {
+		w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/" + n, Date: when, MediaType: "text/plain", Body: strings.NewReader(strings.Repeat(n, 5000))})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "d.warc.gz")
+	b, _ := os.ReadFile(path)
+	// The last record's gzip member cut short.
+	os.WriteFile(path, b[:len(b)-20], 0o644)
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Skipped) != 1 || !strings.Contains(a.Skipped[0], "d.warc.gz") {
+		t.Errorf("skipped %q", a.Skipped)
+	}
+	for _, n := range []string{"a", "b"} {
+		c, ok := a.Nearest("gopher://h/0/"+n, when)
+		if !ok {
+			t.Errorf("%s: not served", n)
+			continue
+		}
+		p, err := a.Open(c)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		buf := make([]byte, 6000)
+		k, _ := p.Read(buf)
+		for k < 5000 {
+			m, err := p.Read(buf[k:])
+			if err != nil {
+				break
+			}
+			k += m
+		}
+		p.Close()
+		if string(buf[:k]) != strings.Repeat(n, 5000) {
+			t.Errorf("%s: %d bytes", n, k)
+		}
+	}
+}
