@@ -48,7 +48,7 @@ var pages = template.Must(template.New("").Parse(`
 <title>{{.Title}}</title><link rel="stylesheet" href="/style.css"></head>
 <body><header><a href="/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
 <nav>{{if .Raw}}<a href="{{.Raw}}">raw</a> · <a href="{{.Download}}">download</a>{{end}}{{if .Parent}} · <a href="{{.Parent}}">up</a>{{end}}</nav>{{end}}</header>
-{{if .Captured}}<p class="replay">Archived {{.Captured}} · <a href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
+{{if .Captured}}<p class="replay">Archived {{.Captured}} · <a class="live" href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
 <main><h1>{{.Title}}</h1>
 {{end}}
 {{define "foot"}}</main></body></html>
@@ -58,7 +58,7 @@ var pages = template.Must(template.New("").Parse(`
 {{template "foot"}}{{end}}
 {{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
 {{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
-<p>The live URL: <a href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
+<p>The live URL: <a class="live" href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
 {{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
 {{template "foot"}}{{end}}
 {{define "item"}}{{if .Info}}<li class="i">{{.Name}}</li>

@@ -136,7 +136,7 @@ func readCaptures(path string) ([]Capture, []string) {
 	if caps, err := readCDXJ(path); err == nil {
 		return caps, nil
 	}
-	r, err := gowarc.NewWarcFileReader(path, 0)
+	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s: %v", path, err)}
 	}
@@ -301,7 +301,7 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 			return nil, fmt.Errorf("warc: %s: the record this revisit repeats is not in the archive", c.URL)
 		}
 	}
-	r, err := gowarc.NewWarcFileReader(from.File, from.Offset)
+	r, err := gowarc.NewWarcFileReader(from.File, from.Offset, lenient...)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
@@ -340,3 +340,8 @@ type closers struct {
 func (c closers) Close() error {
 	return errors.Join(c.rec.Close(), c.f.Close())
 }
+
+// lenient reads other tools' archives as they are written: wget 1.21
+// writes WARC-Target-URI as <URL>, which WARC 1.0's grammar has and 1.1's
+// does not; gowarc would drop the field.
+var lenient = []gowarc.WarcRecordOption{gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore)}

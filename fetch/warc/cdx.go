@@ -133,7 +133,7 @@ func WriteIndex(w io.Writer, paths ...string) error {
 // scanIndex reads the WARC file at path through for its index entries
 // and where each record starts.
 func scanIndex(path string) ([]cdxEntry, []int64, error) {
-	r, err := gowarc.NewWarcFileReader(path, 0)
+	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("warc: indexing %s: %w", path, err)
 	}

@@ -1,0 +1,116 @@
+//go:build interop
+
+package interop
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestReplayInBrowser archives gophernicus's pub menu with deref crawl
+// and nginx's conv site (a page, its style sheet and images) with wget
+// --warc-file, then browses both in headless Chromium through deref serve
+// --archive: every link of every page leads into the archive, everything
+// the pages load comes from the replay server, the menu's item opens its
+// text, and the web page's links and images are its captures'.
+func TestReplayInBrowser(t *testing.T) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("no chromium: the interop start script installs it")
+	}
+	bin := buildDeref(t)
+	dir := t.TempDir()
+	gn := gopherServers(t)["gophernicus"]
+	site := env(t, "DEREF_INTEROP_HTTP") + "/conv/"
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "hole"), gn+"/1/pub/")
+	runTool(t, "wget", "-q", "-r", "-np", "-p", "-P", filepath.Join(dir, "w"), "--warc-file="+filepath.Join(dir, "wget"), "--no-warc-keep-log", site)
+	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"))
+
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	// Every link and every resource the page loaded, as absolute URLs; the
+	// banner's link to the live page (class live) aside.
+	const linksJS = `Array.from(document.querySelectorAll('a[href]:not(.live),img[src],link[href],script[src],form[action]')).map(e => e.href || e.src || e.action)`
+	const loadedJS = `performance.getEntriesByType('resource').map(e => e.name)`
+	visit := func(name, u, wait string) (links, loaded []string, text string) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS(wait))); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var err error
+		if links, err = chromedp.Run(sctx, chromedp.Evaluate[[]string](linksJS)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if loaded, err = chromedp.Run(sctx, chromedp.Evaluate[[]string](loadedJS)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if text, err = chromedp.Run(sctx, chromedp.Text(chromedp.CSS("body"))); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, l := range append(append([]string{}, links...), loaded...) {
+			if !strings.HasPrefix(l, base+"/") && !strings.HasPrefix(l, "mailto:") {
+				t.Errorf("%s: %s leads out of the archive", name, l)
+			}
+		}
+		return links, loaded, text
+	}
+	links, _, text := visit("the menu", base+"/hole/"+gn+"/1/pub/", "ul.menu")
+	if !strings.Contains(text, "README.txt") || !strings.Contains(text, "Archived ") {
+		t.Errorf("the menu: %q", text)
+	}
+	var readme string
+	for _, l := range links {
+		if strings.HasSuffix(l, "/0/pub/README.txt") {
+			readme = l
+		}
+	}
+	if readme == "" {
+		t.Fatalf("no README link among %q", links)
+	}
+	want, _ := os.ReadFile(filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub", "README.txt"))
+	if _, _, text := visit("the README", readme, "pre"); !strings.Contains(text, strings.TrimSpace(string(want))[:40]) {
+		t.Errorf("the README: %q", text)
+	}
+	links, loaded, text := visit("wget's page", base+"/wget/"+site, "body")
+	if !strings.Contains(text, "a folder") || !strings.Contains(text, "Archived ") {
+		t.Errorf("wget's page: %q", text)
+	}
+	for _, want := range []string{"/conv/style.css", "/conv/img/a.png"} {
+		found := false
+		for _, l := range loaded {
+			found = found || strings.HasSuffix(l, want)
+		}
+		if !found {
+			t.Errorf("wget's page did not load its %s from the archive: %q", want, loaded)
+		}
+	}
+	for _, want := range []string{"/conv/sub/", "/conv/sub/page.html#part", "https://example.invalid/x"} {
+		found := false
+		for _, l := range links {
+			found = found || strings.HasSuffix(l, want)
+		}
+		if !found {
+			t.Errorf("wget's page lacks a link to %s: %q", want, links)
+		}
+	}
+	// A link to what was not archived leads to a page saying so.
+	if _, _, text := visit("not archived", base+"/wget/"+time.Now().UTC().Format("20060102150405")+"/https://example.invalid/x", "main"); !strings.Contains(text, "was not archived") {
+		t.Errorf("not archived: %q", text)
+	}
+}
