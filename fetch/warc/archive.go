@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -161,16 +162,26 @@ func readCaptures(path string) ([]Capture, []string) {
 			RefersToURL: strings.Trim(h.Get(gowarc.WarcRefersToTargetURI), "<>")}
 		c.Time, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
 		c.RefersToTime, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcRefersToDate))
+		raw, err := rec.Block().RawBytes()
+		if err != nil {
+			rec.Close()
+			return caps, []string{fmt.Sprintf("%s from byte %d: %v", path, off, err)}
+		}
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(raw, head)
+		head = head[:n]
+		// The block read through: a record that is not whole (a gzip
+		// member cut short, a Content-Length that lies) is no capture.
+		rest, err := io.Copy(io.Discard, raw)
+		if want, cerr := strconv.ParseInt(h.Get(gowarc.ContentLength), 10, 64); err != nil || cerr == nil && want != int64(n)+rest {
+			rec.Close()
+			return caps, []string{fmt.Sprintf("%s from byte %d: the record of %s is not whole", path, off, c.URL)}
+		}
 		if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(c.Mime, "application/http") {
-			if raw, err := rec.Block().RawBytes(); err == nil {
-				head := make([]byte, 64<<10)
-				n, _ := io.ReadFull(raw, head)
-				head = head[:n]
-				if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
-					head = head[:i+2]
-				}
-				c.Status, c.Mime = statusAndType(head)
+			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
+				head = head[:i+2]
 			}
+			c.Status, c.Mime = statusAndType(head)
 		}
 		rec.Close()
 		caps = append(caps, c)
