@@ -391,12 +391,6 @@ func (p *replayer) notArchived(w *logWriter, r *http.Request, coll string, u *ur
 	}{head{Title: "Not archived", URL: u.Redacted(), Live: template.URL(u.String()), Message: u.Redacted()}, coll})
 }
 
-// mementoLink is one line of a TimeMap or Link header.
-type mementoLink struct {
-	href, rel string
-	at        time.Time
-}
-
 // mementoHeaders sets Memento-Datetime and the Link header of c.
 func mementoHeaders(w http.ResponseWriter, coll string, a *warc.Archive, u *url.URL, c warc.Capture) {
 	w.Header().Set("Memento-Datetime", c.Time.UTC().Format(http.TimeFormat))
