@@ -17,6 +17,7 @@ import (
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
+	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/url"
 )
 
@@ -313,6 +314,20 @@ func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch
 		resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	case c.Protocol == "nntp" && (c.Mime == "message/news" || c.Mime == "message/rfc822"):
 		resp.MediaType = "message/rfc822"
+	case newsGroup(u):
+		// A group's overview lines, as the live fetch lists them.
+		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))
+		pl.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		base := ""
+		if u.Scheme != "news" && u.Scheme != "snews" {
+			base = strings.TrimSuffix(u.String(), "/") + "/"
+		}
+		resp.Kind = fetch.KindArticleList
+		resp.Entries = nntp.ParseOverview(strings.Split(strings.TrimRight(string(b), "\n"), "\n"), base)
+		resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	}
 	if offset > 0 {
 		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
@@ -322,6 +337,20 @@ func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch
 		resp.Offset = offset
 	}
 	return resp, func() {}, nil
+}
+
+// newsGroup says whether u names a newsgroup's articles (news:GROUP,
+// nntp://h/GROUP), whose record is its overview.
+func newsGroup(u *url.URL) bool {
+	switch u.Scheme {
+	case "news", "snews":
+		n, err := u.News()
+		return err == nil && n.MessageID == "" && !n.Wildmat && !n.All
+	case "nntp", "nntps":
+		n, err := u.NNTP()
+		return err == nil && !n.HasArticle
+	}
+	return false
 }
 
 // ftpEntries are the entries of an archived FTP listing (MLSD's, or

@@ -16,6 +16,7 @@ import (
 	"github.com/urlderef/deref/fetch/gateway"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/url"
 )
 
@@ -246,5 +247,36 @@ func TestReplayFTPAndWeb(t *testing.T) {
 	_, css := get(t, s.URL+"/site/"+wts+"/"+web.URL+"/s.css")
 	if !strings.Contains(css, `url("/site/`+wts+`/`+web.URL+`/bg.png")`) || !strings.Contains(css, `@import '/site/`+wts+`/`+web.URL+`/more.css'`) {
 		t.Errorf("style sheet: %s", css)
+	}
+}
+
+// A newsgroup and its article replay: the group's table links each
+// article to its capture, the article shows its headers and body.
+func TestReplayNews(t *testing.T) {
+	ns := nntpd.New()
+	ns.AddGroup("local.test", "")
+	ns.Post("local.test", "<a1@test>", []string{"From: A <a@test>", "Subject: the first", "Date: Sun, 22 Nov 2026 10:00:00 +0000"}, "Hello.\n")
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "nntp://" + ns.Addr() + "/local.test"
+	a := archiveOf(t, t.TempDir(), base, base+"/1")
+	ns.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"n": a}, gateway.Options{}))
+	defer s.Close()
+	ts := a.Captures(base)[0].Timestamp()
+	resp, page := get(t, s.URL+"/n/"+ts+"/"+base)
+	if resp.StatusCode != 200 || !strings.Contains(page, `<a href="/n/`+ts+`/`+base+`/1">the first</a>`) {
+		t.Errorf("the group: %d\n%s", resp.StatusCode, page)
+	}
+	linksStayIn(t, page, "n")
+	resp, _ = get(t, s.URL+"/n/"+ts+"/"+base+"/1")
+	if resp.StatusCode == http.StatusFound {
+		resp, page = get(t, s.URL+resp.Header.Get("Location"))
+	} else {
+		_, page = get(t, s.URL+"/n/"+ts+"/"+base+"/1")
+	}
+	if resp.StatusCode != 200 || !strings.Contains(page, "<b>Subject</b>: the first") || !strings.Contains(page, "Hello.") {
+		t.Errorf("the article: %d\n%s", resp.StatusCode, page)
 	}
 }
