@@ -99,6 +99,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return fetch.ExitCode(err)
 		}
 		handler = gateway.Archive(colls, so)
+		defer func() {
+			for _, a := range colls {
+				a.Close() // the indexes made at start
+			}
+		}()
 	}
 	ln, err := net.Listen("tcp", o.s.listen)
 	if err != nil {

@@ -47,6 +47,7 @@ func archiveOf(t *testing.T, dir string, urls ...string) *warc.Archive {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { a.Close() })
 	return a
 }
 
@@ -156,6 +157,7 @@ func TestReplayNearest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer a.Close()
 	caps := a.Captures("gopher://h/0/a")
 	if len(caps) != 3 || caps[2].Type != "revisit" {
 		t.Fatalf("captures %+v", caps)

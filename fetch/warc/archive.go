@@ -42,15 +42,26 @@ type Capture struct {
 func (c Capture) Timestamp() string { return c.Time.UTC().Format(cdxTime) }
 
 // Archive is a set of WARC files read back: every capture, found by URL
-// and time. Open builds it.
+// and time. Open builds it. Its captures are looked up in sorted CDXJ
+// indexes on disk, by binary search, as pywb looks them up: the index
+// beside a WARC file (IndexName) where there is one, else one Open
+// writes to a temporary file; memory stays flat however large the
+// collection. Close removes what Open wrote.
 type Archive struct {
-	caps     []Capture // sorted by key, then time
-	keys     []string  // caps[i]'s lookup key
-	byDigest map[string]int
+	indexes []*sortedIndex
+	temps   []string
 	// Skipped names what could not be read, each with why: a file, or
 	// the rest of a file past a record that is not whole (a truncated
 	// gzip member, a Content-Length that lies). The rest is served.
 	Skipped []string
+}
+
+// sortedIndex is one CDXJ file, its lines sorted, read where a lookup
+// leads.
+type sortedIndex struct {
+	f    *os.File
+	size int64
+	dir  string // where the WARC files its lines name are
 }
 
 // lookupKey is how captures are compared: the URL in its one canonical
@@ -67,11 +78,12 @@ func lookupKey(raw string) string {
 }
 
 // Open reads the WARC files at paths (files, gzip or not, and folders of
-// them, a --warc-max-size series included) into an Archive. A WARC file
-// whose CDXJ index (IndexName) is beside it is known by its index;
-// another is read through once, record by record, never held whole.
+// them, a --warc-max-size series included; deref's and wget's) into an
+// Archive. A WARC file whose CDXJ index is beside it is known by the
+// index; the others are read through once, record by record, never held
+// whole, and indexed together in a temporary file.
 func Open(paths ...string) (*Archive, error) {
-	a := &Archive{byDigest: map[string]int{}}
+	a := &Archive{}
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -96,154 +108,212 @@ func Open(paths ...string) (*Archive, error) {
 		return nil, fmt.Errorf("warc: no WARC files in %s", strings.Join(paths, ", "))
 	}
 	sort.Strings(files)
+	var unindexed []string
 	for _, f := range files {
-		caps, skipped := readCaptures(f)
-		a.caps = append(a.caps, caps...)
-		a.Skipped = append(a.Skipped, skipped...)
-	}
-	a.keys = make([]string, len(a.caps))
-	for i, c := range a.caps {
-		a.keys[i] = lookupKey(c.URL)
-	}
-	idx := make([]int, len(a.caps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		ki, kj := a.keys[idx[i]], a.keys[idx[j]]
-		if ki != kj {
-			return ki < kj
+		if ix, err := openIndex(IndexName(f), filepath.Dir(f)); err == nil {
+			a.indexes = append(a.indexes, ix)
+		} else {
+			unindexed = append(unindexed, f)
 		}
-		return a.caps[idx[i]].Time.Before(a.caps[idx[j]].Time)
-	})
-	caps, keys := make([]Capture, len(idx)), make([]string, len(idx))
-	for i, j := range idx {
-		caps[i], keys[i] = a.caps[j], a.keys[j]
 	}
-	a.caps, a.keys = caps, keys
-	for i, c := range a.caps {
-		if c.Type != "revisit" && c.Digest != "" {
-			if j, ok := a.byDigest[c.Digest]; !ok || c.Time.Before(a.caps[j].Time) {
-				a.byDigest[c.Digest] = i
-			}
+	if len(unindexed) > 0 {
+		if err := a.indexNow(unindexed); err != nil {
+			a.Close()
+			return nil, err
 		}
 	}
 	return a, nil
 }
 
-// readCaptures reads a WARC file's captures from its CDXJ index where
-// one is beside it, else from the file itself.
-func readCaptures(path string) ([]Capture, []string) {
-	if caps, err := readCDXJ(path); err == nil {
-		return caps, nil
-	}
-	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
-	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %v", path, err)}
-	}
-	defer r.Close()
-	var caps []Capture
-	for {
-		rec, off, _, err := r.Next()
-		if err == io.EOF {
-			return caps, nil
-		}
+// indexNow indexes WARC files that have no index into a temporary one.
+func (a *Archive) indexNow(files []string) error {
+	var lines []string
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
 		if err != nil {
-			return caps, []string{fmt.Sprintf("%s from byte %d: %v", path, off, err)}
+			abs = f
 		}
-		h := rec.WarcHeader()
-		t := rec.Type()
-		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit {
-			rec.Close()
+		entries, offsets, err := scanIndex(f)
+		if err != nil {
+			a.Skipped = append(a.Skipped, err.Error())
+		}
+		l, err := indexLinesAs(f, abs, entries, offsets)
+		if err != nil {
+			a.Skipped = append(a.Skipped, err.Error())
 			continue
 		}
-		c := Capture{URL: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), Type: t.String(), Mime: h.Get(gowarc.ContentType),
-			Status: "-", Digest: h.Get(gowarc.WarcPayloadDigest), File: path, Offset: off, Protocol: h.Get("WARC-Protocol"),
-			RefersToURL: strings.Trim(h.Get(gowarc.WarcRefersToTargetURI), "<>")}
-		c.Time, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
-		c.RefersToTime, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcRefersToDate))
-		raw, err := rec.Block().RawBytes()
+		lines = append(lines, l...)
+	}
+	sort.Strings(lines)
+	tmp, err := os.CreateTemp("", "deref-index-*.cdxj")
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	a.temps = append(a.temps, tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	for _, l := range lines {
+		bw.WriteString(l + "\n")
+	}
+	if err := errors.Join(bw.Flush(), tmp.Close()); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	ix, err := openIndex(tmp.Name(), "")
+	if err != nil {
+		return err
+	}
+	a.indexes = append(a.indexes, ix)
+	return nil
+}
+
+// openIndex opens a sorted CDXJ file.
+func openIndex(path, dir string) (*sortedIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &sortedIndex{f: f, size: st.Size(), dir: dir}, nil
+}
+
+// Close closes the indexes and removes those Open wrote.
+func (a *Archive) Close() error {
+	var errs []error
+	for _, ix := range a.indexes {
+		errs = append(errs, ix.f.Close())
+	}
+	for _, t := range a.temps {
+		errs = append(errs, os.Remove(t))
+	}
+	return errors.Join(errs...)
+}
+
+// lineAt reads the line that starts at off, without its newline.
+func (ix *sortedIndex) lineAt(off int64) (string, error) {
+	var b []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := ix.f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return string(append(b, buf[:i]...)), nil
+		}
+		b = append(b, buf[:n]...)
+		off += int64(n)
 		if err != nil {
-			rec.Close()
-			return caps, []string{fmt.Sprintf("%s from byte %d: %v", path, off, err)}
-		}
-		head := make([]byte, 64<<10)
-		n, _ := io.ReadFull(raw, head)
-		head = head[:n]
-		// The block read through: a record that is not whole (a gzip
-		// member cut short, a Content-Length that lies) is no capture.
-		rest, err := io.Copy(io.Discard, raw)
-		if want, cerr := strconv.ParseInt(h.Get(gowarc.ContentLength), 10, 64); err != nil || cerr == nil && want != int64(n)+rest {
-			rec.Close()
-			return caps, []string{fmt.Sprintf("%s from byte %d: the record of %s is not whole", path, off, c.URL)}
-		}
-		if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(c.Mime, "application/http") {
-			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
-				head = head[:i+2]
+			if err == io.EOF && len(b) > 0 {
+				return string(b), nil
 			}
-			c.Status, c.Mime = statusAndType(head)
+			return string(b), err
 		}
-		rec.Close()
-		caps = append(caps, c)
+		if len(b) > 1<<20 {
+			return "", fmt.Errorf("an index line past 1 MiB")
+		}
 	}
 }
 
-// readCDXJ reads the captures of path from its CDXJ index (as Index and
-// Options.CDX write it).
-func readCDXJ(path string) ([]Capture, error) {
-	f, err := os.Open(IndexName(path))
-	if err != nil {
-		return nil, err
+// lineStart is where the first line beginning at or after off starts:
+// off itself at the start of the file or of a line, else after the next
+// newline; size when there is none.
+func (ix *sortedIndex) lineStart(off int64) int64 {
+	if off <= 0 {
+		return 0
 	}
-	defer f.Close()
-	var caps []Capture
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		parts := strings.SplitN(line, " ", 3)
-		if len(parts) != 3 {
-			continue
+	buf := make([]byte, 4096)
+	for pos := off - 1; pos < ix.size; {
+		n, err := ix.f.ReadAt(buf, pos)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return pos + int64(i) + 1
 		}
-		var j struct {
-			URL, Mime, Status, Digest, Offset, Filename string
-		}
-		if err := json.Unmarshal([]byte(parts[2]), &j); err != nil || j.Filename != filepath.Base(path) {
-			continue
-		}
-		t, err := time.Parse(cdxTime, parts[1])
+		pos += int64(n)
 		if err != nil {
-			continue
+			break
 		}
-		var off int64
-		fmt.Sscan(j.Offset, &off)
-		c := Capture{URL: j.URL, Time: t, Type: "resource", Mime: j.Mime, Status: j.Status, File: path, Offset: off}
-		if j.Digest != "" {
-			c.Digest = "sha1:" + j.Digest
-		}
-		switch {
-		case j.Mime == "warc/revisit":
-			c.Type, c.Mime = "revisit", ""
-		case j.Status != "-" && j.Status != "":
-			c.Type = "response"
-		}
-		caps = append(caps, c)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	return ix.size
+}
+
+// find calls fn with each line whose key (the text before its first
+// space) is key, in order: a binary search for the first, then on.
+func (ix *sortedIndex) find(key string, fn func(line string)) {
+	first := sort.Search(int(ix.size), func(mid int) bool {
+		s := ix.lineStart(int64(mid))
+		if s >= ix.size {
+			return true
+		}
+		l, err := ix.lineAt(s)
+		if err != nil {
+			return true
+		}
+		k, _, _ := strings.Cut(l, " ")
+		return k >= key
+	})
+	for off := ix.lineStart(int64(first)); off < ix.size; {
+		l, err := ix.lineAt(off)
+		if err != nil {
+			return
+		}
+		k, _, _ := strings.Cut(l, " ")
+		if k != key {
+			return
+		}
+		fn(l)
+		off += int64(len(l)) + 1
 	}
-	return caps, nil
+}
+
+// capture reads a CDXJ line; ok is false for a line that is not one.
+func (ix *sortedIndex) capture(line string) (Capture, bool) {
+	parts := strings.SplitN(line, " ", 3)
+	if len(parts) != 3 {
+		return Capture{}, false
+	}
+	var j struct {
+		URL, Mime, Status, Digest, Offset, Filename, Protocol string
+	}
+	if err := json.Unmarshal([]byte(parts[2]), &j); err != nil || j.Filename == "" {
+		return Capture{}, false
+	}
+	t, err := time.Parse(cdxTime, parts[1])
+	if err != nil {
+		return Capture{}, false
+	}
+	off, err := strconv.ParseInt(j.Offset, 10, 64)
+	if err != nil {
+		return Capture{}, false
+	}
+	file := j.Filename
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(ix.dir, filepath.Base(file))
+	}
+	c := Capture{URL: j.URL, Time: t, Type: "resource", Mime: j.Mime, Status: j.Status, File: file, Offset: off, Protocol: j.Protocol}
+	if j.Digest != "" {
+		c.Digest = "sha1:" + strings.TrimPrefix(j.Digest, "sha1:")
+	}
+	switch {
+	case j.Mime == "warc/revisit":
+		c.Type, c.Mime = "revisit", ""
+	case j.Status != "-" && j.Status != "":
+		c.Type = "response"
+	}
+	return c, true
 }
 
 // Captures lists the captures of a URL, oldest first.
 func (a *Archive) Captures(raw string) []Capture {
-	key := lookupKey(raw)
-	i := sort.SearchStrings(a.keys, key)
-	j := i
-	for j < len(a.keys) && a.keys[j] == key {
-		j++
+	key, want := surt(raw), lookupKey(raw)
+	var out []Capture
+	for _, ix := range a.indexes {
+		ix.find(key, func(line string) {
+			if c, ok := ix.capture(line); ok && lookupKey(c.URL) == want {
+				out = append(out, c)
+			}
+		})
 	}
-	return a.caps[i:j]
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
 }
 
 // Nearest is the capture of a URL nearest to t (the earlier of two as
@@ -266,18 +336,30 @@ func (a *Archive) Nearest(raw string, t time.Time) (Capture, bool) {
 	return caps[i], true
 }
 
-// URLs calls fn with each URL the archive holds, in key order, and the
-// number of its captures, until fn returns false.
+// URLs calls fn with each URL the archive holds, index by index in key
+// order, and the number of its captures there, until fn returns false.
 func (a *Archive) URLs(fn func(url string, captures int) bool) {
-	for i := 0; i < len(a.caps); {
-		j := i
-		for j < len(a.caps) && a.keys[j] == a.keys[i] {
-			j++
+	for _, ix := range a.indexes {
+		sc := bufio.NewScanner(io.NewSectionReader(ix.f, 0, ix.size))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		last, n := "", 0
+		for sc.Scan() {
+			c, ok := ix.capture(sc.Text())
+			if !ok {
+				continue
+			}
+			if c.URL != last && n > 0 {
+				if !fn(last, n) {
+					return
+				}
+				n = 0
+			}
+			last = c.URL
+			n++
 		}
-		if !fn(a.caps[i].URL, j-i) {
+		if n > 0 && !fn(last, n) {
 			return
 		}
-		i = j
 	}
 }
 
@@ -298,19 +380,11 @@ type Payload struct {
 func (a *Archive) Open(c Capture) (*Payload, error) {
 	from := c
 	if c.Type == "revisit" {
-		i, ok := a.byDigest[c.Digest]
-		switch {
-		case ok:
-			from = a.caps[i]
-		case c.RefersToURL != "":
-			o, found := a.Nearest(c.RefersToURL, c.RefersToTime)
-			if !found || o.Type == "revisit" {
-				return nil, fmt.Errorf("warc: %s: the record this revisit repeats is not in the archive", c.URL)
-			}
-			from = o
-		default:
-			return nil, fmt.Errorf("warc: %s: the record this revisit repeats is not in the archive", c.URL)
+		o, err := a.repeated(c)
+		if err != nil {
+			return nil, err
 		}
+		from = o
 	}
 	r, err := gowarc.NewWarcFileReader(from.File, from.Offset, lenient...)
 	if err != nil {
@@ -339,6 +413,35 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 		p.ReadCloser = closers{resp.Body, rec, r} // de-chunked, where a reader recorded it chunked (wget)
 	}
 	return p, nil
+}
+
+// repeated is the record a revisit repeats the payload of: a capture of
+// the same URL with the same payload, else the one the revisit names
+// (WARC-Refers-To-Target-URI and -Date, read from its record).
+func (a *Archive) repeated(c Capture) (Capture, error) {
+	for _, o := range a.Captures(c.URL) {
+		if o.Type != "revisit" && o.Digest != "" && o.Digest == c.Digest {
+			return o, nil
+		}
+	}
+	r, err := gowarc.NewWarcFileReader(c.File, c.Offset, lenient...)
+	if err == nil {
+		defer r.Close()
+		if rec, _, _, err := r.Next(); err == nil {
+			h := rec.WarcHeader()
+			to := strings.Trim(h.Get(gowarc.WarcRefersToTargetURI), "<>")
+			at, _ := time.Parse(time.RFC3339, h.Get(gowarc.WarcRefersToDate))
+			rec.Close()
+			if to != "" {
+				for _, o := range a.Captures(to) {
+					if o.Type != "revisit" && (o.Time.Equal(at) || o.Digest == c.Digest) {
+						return o, nil
+					}
+				}
+			}
+		}
+	}
+	return Capture{}, fmt.Errorf("warc: %s: the record this revisit repeats is not in the archive", c.URL)
 }
 
 // closers is a record's payload reader, closing its record and file.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,9 +58,14 @@ func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
 	return nil
 }
 
-// indexLines are the CDXJ lines of the WARC file at path, sorted.
+// indexLines are the CDXJ lines of the WARC file at path, sorted, each
+// naming the file by its base name.
 func indexLines(path string, entries []cdxEntry, offsets []int64) ([]string, error) {
-	file := filepath.Base(path)
+	return indexLinesAs(path, filepath.Base(path), entries, offsets)
+}
+
+// indexLinesAs is indexLines with the file named file in each line.
+func indexLinesAs(path, file string, entries []cdxEntry, offsets []int64) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("warc: indexing %s: %w", file, err)
@@ -131,7 +137,9 @@ func WriteIndex(w io.Writer, paths ...string) error {
 }
 
 // scanIndex reads the WARC file at path through for its index entries
-// and where each record starts.
+// and where each record starts. A record that is not whole (a gzip
+// member cut short, a Content-Length that lies) ends the reading: the
+// entries before it are returned with the error naming it.
 func scanIndex(path string) ([]cdxEntry, []int64, error) {
 	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
 	if err != nil {
@@ -143,14 +151,27 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 	for {
 		rec, off, _, err := r.Next()
 		if err == io.EOF {
-			break
+			return entries, offsets, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("warc: indexing %s: %w", path, err)
+			return entries, offsets, fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
 		}
-		offsets = append(offsets, off)
 		h := rec.WarcHeader()
 		t := rec.Type()
+		raw, err := rec.Block().RawBytes()
+		if err != nil {
+			rec.Close()
+			return entries, offsets, fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
+		}
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(raw, head)
+		head = head[:n]
+		rest, err := io.Copy(io.Discard, raw)
+		if want, cerr := strconv.ParseInt(h.Get(gowarc.ContentLength), 10, 64); err != nil || cerr == nil && want != int64(n)+rest {
+			rec.Close()
+			return entries, offsets, fmt.Errorf("warc: %s from byte %d: a record that is not whole", path, off)
+		}
+		offsets = append(offsets, off)
 		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit {
 			rec.Close()
 			continue
@@ -158,21 +179,15 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 		e := cdxEntry{url: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
 			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit}
 		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
-		if t == gowarc.Response {
-			if raw, err := rec.Block().RawBytes(); err == nil {
-				head := make([]byte, 64<<10)
-				n, _ := io.ReadFull(raw, head)
-				head = head[:n]
-				if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
-					head = head[:i+2]
-				}
-				e.status, e.mime = statusAndType(head)
+		if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(e.mime, "application/http") {
+			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
+				head = head[:i+2]
 			}
+			e.status, e.mime = statusAndType(head)
 		}
 		rec.Close()
 		entries = append(entries, e)
 	}
-	return entries, offsets, nil
 }
 
 // Indexing says whether the writer writes CDXJ indexes (Options.CDX).
@@ -196,6 +211,7 @@ func surt(raw string) string {
 	if err != nil || u.Host == "" {
 		return strings.ToLower(raw)
 	}
+	u = u.Normalize() // one key for every spelling of a URL
 	labels := strings.Split(strings.ToLower(u.Hostname()), ".")
 	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
 		labels[i], labels[j] = labels[j], labels[i]

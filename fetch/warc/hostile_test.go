@@ -33,6 +33,7 @@ func TestOpenDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer a.Close()
 	if len(a.Skipped) != 1 || !strings.Contains(a.Skipped[0], "d.warc.gz") {
 		t.Errorf("skipped %q", a.Skipped)
 	}
