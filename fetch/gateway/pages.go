@@ -523,7 +523,9 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 				inBody = true
 				io.WriteString(w, esc)
 			case !inBody:
-				if k, v, ok := strings.Cut(line, ":"); ok {
+				if k, v, ok := strings.Cut(line, ":"); ok && article && messageIDFields[strings.ToLower(k)] {
+					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), linkIDs(r, v))
+				} else if ok {
 					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), template.HTMLEscapeString(v))
 				} else {
 					io.WriteString(w, esc)
@@ -546,6 +548,33 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 }
 
 // validUTF8Prefix says whether b is UTF-8 but for a rune cut at its end.
+// messageIDFields are an article's header fields that name articles by
+// message-id: each is linked to its page (in a replay, its capture).
+var messageIDFields = map[string]bool{"references": true, "in-reply-to": true, "message-id": true}
+
+// linkIDs is a header field's value with each <message-id> in it a link
+// to its news: page, the rest escaped.
+func linkIDs(r *http.Request, v string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(v, '<')
+		j := strings.IndexByte(v[max(i, 0):], '>')
+		if i < 0 || j < 0 {
+			b.WriteString(template.HTMLEscapeString(v))
+			return b.String()
+		}
+		j += i
+		b.WriteString(template.HTMLEscapeString(v[:i]))
+		id := v[i+1 : j]
+		if u, err := url.Parse("news:" + url.EscapeSegment(id)); err == nil && id != "" && strings.Contains(id, "@") {
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, template.HTMLEscapeString(pageOf(r, u)), template.HTMLEscapeString(v[i:j+1]))
+		} else {
+			b.WriteString(template.HTMLEscapeString(v[i : j+1]))
+		}
+		v = v[j+1:]
+	}
+}
+
 func validUTF8Prefix(b []byte) bool {
 	if utf8.Valid(b) {
 		return true

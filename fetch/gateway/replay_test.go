@@ -51,6 +51,17 @@ func archiveOf(t *testing.T, dir string, urls ...string) *warc.Archive {
 	return a
 }
 
+// follow gets u, and where it answers with a redirect (a capture made a
+// second later than the page linking it), where that leads.
+func follow(t *testing.T, base, path string) (*http.Response, string) {
+	t.Helper()
+	resp, body := get(t, base+path)
+	if resp.StatusCode == http.StatusFound {
+		return get(t, base+resp.Header.Get("Location"))
+	}
+	return resp, body
+}
+
 var hrefs = regexp.MustCompile(`(?:href|src)="([^"]*)"`)
 
 // Every link of a replayed page stays in the archive.
@@ -106,14 +117,14 @@ func TestReplayGopher(t *testing.T) {
 		t.Errorf("memento headers: %v", resp.Header)
 	}
 	// The text item, read as the live gateway shows it.
-	if resp, page := get(t, s.URL+"/hole/"+ts+"/"+base+"/0/text"); resp.StatusCode != 200 || !strings.Contains(page, "hello\n.dot\n") {
+	if resp, page := follow(t, s.URL, "/hole/"+ts+"/"+base+"/0/text"); resp.StatusCode != 200 || !strings.Contains(page, "hello\n.dot\n") {
 		t.Errorf("text: %d\n%s", resp.StatusCode, page)
 	}
 	// id_: the payload as the server sent it.
-	if resp, body := get(t, s.URL+"/hole/"+ts+"id_/"+base+"/0/text"); resp.StatusCode != 200 || body != "hello\r\n..dot\r\n.\r\n" {
+	if resp, body := follow(t, s.URL, "/hole/"+ts+"id_/"+base+"/0/text"); resp.StatusCode != 200 || body != "hello\r\n..dot\r\n.\r\n" {
 		t.Errorf("id_: %d %q", resp.StatusCode, body)
 	}
-	if resp, body := get(t, s.URL+"/hole/"+ts+"/"+base+"/9/f.bin"); resp.StatusCode != 200 || body != "\x00\x01binary" {
+	if resp, body := follow(t, s.URL, "/hole/"+ts+"/"+base+"/9/f.bin"); resp.StatusCode != 200 || body != "\x00\x01binary" {
 		t.Errorf("binary: %d %q", resp.StatusCode, body)
 	}
 	// Not archived: a page saying so, linking the live URL, fetching nothing.
@@ -224,10 +235,7 @@ func TestReplayFTPAndWeb(t *testing.T) {
 		t.Errorf("the folder: %d\n%s", resp.StatusCode, page)
 	}
 	linksStayIn(t, page, "site")
-	resp, _ = get(t, s.URL+"/site/"+ts+"/"+ftpURL+"pub/a.txt")
-	if resp.StatusCode == http.StatusFound {
-		resp, _ = get(t, s.URL+resp.Header.Get("Location"))
-	}
+	resp, _ = follow(t, s.URL, "/site/"+ts+"/"+ftpURL+"pub/a.txt")
 	if resp.StatusCode != 200 {
 		t.Errorf("a.txt: %d", resp.StatusCode)
 	}
@@ -246,8 +254,9 @@ func TestReplayFTPAndWeb(t *testing.T) {
 	if strings.Contains(page, "<base") {
 		t.Errorf("<base> kept:\n%s", page)
 	}
-	_, css := get(t, s.URL+"/site/"+wts+"/"+web.URL+"/s.css")
-	if !strings.Contains(css, `url("/site/`+wts+`/`+web.URL+`/bg.png")`) || !strings.Contains(css, `@import '/site/`+wts+`/`+web.URL+`/more.css'`) {
+	resp, css := follow(t, s.URL, "/site/"+wts+"/"+web.URL+"/s.css")
+	cts := strings.TrimPrefix(resp.Request.URL.Path, "/site/")[:14] // the style sheet's own capture
+	if !strings.Contains(css, `url("/site/`+cts+`/`+web.URL+`/bg.png")`) || !strings.Contains(css, `@import '/site/`+cts+`/`+web.URL+`/more.css'`) {
 		t.Errorf("style sheet: %s", css)
 	}
 }
@@ -258,11 +267,13 @@ func TestReplayNews(t *testing.T) {
 	ns := nntpd.New()
 	ns.AddGroup("local.test", "")
 	ns.Post("local.test", "<a1@test>", []string{"From: A <a@test>", "Subject: the first", "Date: Sun, 22 Nov 2026 10:00:00 +0000"}, "Hello.\n")
+	ns.Post("local.test", "<a2@test>", []string{"From: B <b@test>", "Subject: Re: the first", "References: <a1@test>", "Date: Sun, 22 Nov 2026 11:00:00 +0000"}, "Hi.\n")
 	if err := ns.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("NNTPSERVER", ns.Addr())
 	base := "nntp://" + ns.Addr() + "/local.test"
-	a := archiveOf(t, t.TempDir(), base, base+"/1")
+	a := archiveOf(t, t.TempDir(), base, base+"/1", base+"/2", "news:a1@test")
 	ns.Close()
 	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"n": a}, gateway.Options{}))
 	defer s.Close()
@@ -272,13 +283,19 @@ func TestReplayNews(t *testing.T) {
 		t.Errorf("the group: %d\n%s", resp.StatusCode, page)
 	}
 	linksStayIn(t, page, "n")
-	resp, _ = get(t, s.URL+"/n/"+ts+"/"+base+"/1")
-	if resp.StatusCode == http.StatusFound {
-		resp, page = get(t, s.URL+resp.Header.Get("Location"))
-	} else {
-		_, page = get(t, s.URL+"/n/"+ts+"/"+base+"/1")
-	}
+	resp, page = follow(t, s.URL, "/n/"+ts+"/"+base+"/1")
 	if resp.StatusCode != 200 || !strings.Contains(page, "<b>Subject</b>: the first") || !strings.Contains(page, "Hello.") {
 		t.Errorf("the article: %d\n%s", resp.StatusCode, page)
+	}
+	// A reply's References lead to the capture of the article it names.
+	resp, page = follow(t, s.URL, "/n/"+ts+"/"+base+"/2")
+	ts2 := strings.TrimPrefix(resp.Request.URL.Path, "/n/")[:14]
+	want := `<b>References</b>: <a href="/n/` + ts2 + `/news:a1@test">&lt;a1@test&gt;</a>`
+	if !strings.Contains(page, want) {
+		t.Errorf("no %s in\n%s", want, page)
+	}
+	resp, page = follow(t, s.URL, "/n/"+ts2+"/news:a1@test")
+	if resp.StatusCode != 200 || !strings.Contains(page, "Hello.") {
+		t.Errorf("the article referred to: %d\n%s", resp.StatusCode, page)
 	}
 }
