@@ -183,6 +183,15 @@ func nearest(a *warc.Archive, u *url.URL, t time.Time) (warc.Capture, bool) {
 	return warc.Capture{}, false
 }
 
+// searchItem says whether u is a Gopher search (type 7) with no words.
+func searchItem(u *url.URL) bool {
+	if u.Scheme != "gopher" && u.Scheme != "gophers" {
+		return false
+	}
+	g, err := u.Gopher()
+	return err == nil && g.Type == '7' && !g.HasSearch
+}
+
 // parseTimestamp reads a replay path's 1-to-14-digit time, the digits
 // not given being the earliest (2026 is 2026-01-01 00:00:00).
 func parseTimestamp(ts string) time.Time {
@@ -200,6 +209,13 @@ func parseTimestamp(ts string) time.Time {
 // memento answers /COLL/TS/URL and /COLL/TSid_/URL.
 func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.Archive, u *url.URL, ts string, raw bool) {
 	c, ok := nearest(a, u, parseTimestamp(ts))
+	if !ok && searchItem(u) && !raw {
+		// A Gopher search asked for no words, which no archive holds: its
+		// form, whose words lead to the searches archived.
+		view := &replayView{coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
+		p.g.page(w, r.WithContext(context.WithValue(r.Context(), replayKey{}, view)), u)
+		return
+	}
 	if !ok {
 		p.notArchived(w, r, coll, u)
 		return

@@ -299,3 +299,32 @@ func TestReplayNews(t *testing.T) {
 		t.Errorf("the article referred to: %d\n%s", resp.StatusCode, page)
 	}
 }
+
+// A Gopher search item of an archived menu is a form whose words lead to
+// the search archived with them.
+func TestReplaySearch(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"":      "7Find\t/find\tHOST\tPORT\r\n.\r\n",
+		"/find": "0A hit\t/hit\tHOST\tPORT\r\n.\r\n",
+	})
+	base := "gopher://" + addr
+	a := archiveOf(t, t.TempDir(), base+"/1", base+"/7/find%09gopher%20holes")
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"g": a}, gateway.Options{}))
+	defer s.Close()
+	ts := a.Captures(base + "/1")[0].Timestamp()
+	_, page := get(t, s.URL+"/g/"+ts+"/"+base+"/1")
+	if !strings.Contains(page, `href="/g/`+ts+`/`+base+`/7/find"`) {
+		t.Fatalf("the menu:\n%s", page)
+	}
+	resp, page := get(t, s.URL+"/g/"+ts+"/"+base+"/7/find")
+	if resp.StatusCode != 200 || !strings.Contains(page, `<input type="text" name="q"`) {
+		t.Fatalf("the search's form: %d\n%s", resp.StatusCode, page)
+	}
+	resp, _ = get(t, s.URL+"/g/"+ts+"/"+base+"/7/find?q=gopher+holes")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || loc != "/g/"+ts+"/"+base+"/7/find%09gopher%20holes" {
+		t.Fatalf("the form's answer: %d %q", resp.StatusCode, loc)
+	}
+	if resp, page := follow(t, s.URL, resp.Header.Get("Location")); resp.StatusCode != 200 || !strings.Contains(page, "A hit") {
+		t.Errorf("the archived search: %d\n%s", resp.StatusCode, page)
+	}
+}
