@@ -31,7 +31,10 @@ func TestReplayInBrowser(t *testing.T) {
 	site := env(t, "DEREF_INTEROP_HTTP") + "/conv/"
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "hole"), gn+"/1/pub/")
 	runTool(t, "wget", "-q", "-r", "-np", "-p", "-P", filepath.Join(dir, "w"), "--warc-file="+filepath.Join(dir, "wget"), "--no-warc-keep-log", site)
-	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"))
+	vs := ftpServers(t)["vsftpd"] + "/pub/"
+	group := env(t, "DEREF_INTEROP_NEWS") + "/local.test"
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "--scope", "prefix", "--warc-file", filepath.Join(dir, "mixed"), vs, site, group)
+	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"), "--archive", filepath.Join(dir, "mixed.warc.gz"))
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
@@ -108,6 +111,31 @@ func TestReplayInBrowser(t *testing.T) {
 		if !found {
 			t.Errorf("wget's page lacks a link to %s: %q", want, links)
 		}
+	}
+	// deref's own crawl of an FTP tree, the same web page and a group.
+	if _, _, text := visit("vsftpd's folder", base+"/mixed/"+vs, "table"); !strings.Contains(text, "random.bin") || !strings.Contains(text, "nested/") {
+		t.Errorf("vsftpd's folder: %q", text)
+	}
+	_, loaded, text = visit("deref's crawl of the page", base+"/mixed/"+site, "body")
+	if !strings.Contains(text, "a folder") || len(loaded) == 0 {
+		t.Errorf("the page: %q, loaded %q", text, loaded)
+	}
+	links, _, text = visit("the group", base+"/mixed/"+group, "table")
+	if !strings.Contains(text, "first article") {
+		t.Errorf("the group: %q", text)
+	}
+	article := ""
+	for _, l := range links {
+		if strings.Contains(l, "/local.test/") {
+			article = l
+			break
+		}
+	}
+	if article == "" {
+		t.Fatalf("no article among %q", links)
+	}
+	if _, _, text := visit("an article", article, "pre"); !strings.Contains(text, "Newsgroups") {
+		t.Errorf("the article: %q", text)
 	}
 	// A link to what was not archived leads to a page saying so.
 	if _, _, text := visit("not archived", base+"/wget/"+time.Now().UTC().Format("20060102150405")+"/https://example.invalid/x", "main"); !strings.Contains(text, "was not archived") {
