@@ -78,8 +78,8 @@ func lookupKey(raw string) string {
 }
 
 // Open reads the WARC files at paths (files, gzip or not, and folders of
-// them, a --warc-max-size series included; deref's and wget's) into an
-// Archive. A WARC file whose CDXJ index is beside it is known by the
+// them, a --warc-max-size series included; deref's and wget's; or CDXJ
+// indexes, NAME.cdxj, of WARC files beside them) into an Archive. A WARC file whose CDXJ index is beside it is known by the
 // index; the others are read through once, record by record, never held
 // whole, and indexed together in a temporary file.
 func Open(paths ...string) (*Archive, error) {
@@ -89,6 +89,16 @@ func Open(paths ...string) (*Archive, error) {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("warc: %w", err)
+		}
+		if !st.IsDir() && strings.HasSuffix(p, ".cdxj") {
+			// An index given as such (deref index's, pywb's): its lines
+			// name WARC files beside it.
+			ix, err := openIndex(p, filepath.Dir(p))
+			if err != nil {
+				return nil, fmt.Errorf("warc: %w", err)
+			}
+			a.indexes = append(a.indexes, ix)
+			continue
 		}
 		if !st.IsDir() {
 			files = append(files, p)
@@ -104,7 +114,7 @@ func Open(paths ...string) (*Archive, error) {
 			}
 		}
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(a.indexes) == 0 {
 		return nil, fmt.Errorf("warc: no WARC files in %s", strings.Join(paths, ", "))
 	}
 	sort.Strings(files)

@@ -63,3 +63,46 @@ func TestOpenDamaged(t *testing.T) {
 		}
 	}
 }
+
+// A CDXJ index given as the collection is read as it is: its lines name
+// the WARC files beside it, and a malformed line is passed over.
+func TestOpenIndex(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "x"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: when, MediaType: "text/plain", Body: strings.NewReader("alpha")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Create(filepath.Join(dir, "all.cdxj"))
+	if err := warc.WriteIndex(f, filepath.Join(dir, "x.warc.gz")); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("gopher://(h,)/0/b 20240102030405 {not json\n")
+	f.Close()
+	a, err := warc.Open(filepath.Join(dir, "all.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, ok := a.Nearest("gopher://h/0/a", when)
+	if !ok {
+		t.Fatal("not found")
+	}
+	p, err := a.Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	b := make([]byte, 10)
+	n, _ := p.Read(b)
+	if string(b[:n]) != "alpha" {
+		t.Errorf("payload %q", b[:n])
+	}
+	if len(a.Captures("gopher://h/0/b")) != 0 {
+		t.Error("a malformed line read as a capture")
+	}
+}
