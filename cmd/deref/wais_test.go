@@ -9,6 +9,7 @@ import (
 
 	"github.com/nlnwa/gowarc"
 
+	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 )
 
@@ -73,7 +74,7 @@ func TestWAISWarc(t *testing.T) {
 		got = append(got, rec.typ.String()+" "+h.Get(gowarc.WarcTargetURI)+" "+h.Get("WARC-Protocol"))
 		switch rec.typ {
 		case gowarc.Metadata:
-			if string(body) != raw.stdout || h.Get(gowarc.ContentType) != "text/plain" {
+			if string(body) != raw.stdout || h.Get(gowarc.ContentType) != warc.ResultListType {
 				t.Errorf("the search's record: %s\n%q, want the result list %q", h.Get(gowarc.ContentType), body, raw.stdout)
 			}
 		case gowarc.Resource:

@@ -18,6 +18,7 @@ import (
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/nntp"
+	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -183,13 +184,18 @@ func nearest(a *warc.Archive, u *url.URL, t time.Time) (warc.Capture, bool) {
 	return warc.Capture{}, false
 }
 
-// searchItem says whether u is a Gopher search (type 7) with no words.
+// searchItem says whether u is a search with no words: a Gopher type 7
+// item, a WAIS database.
 func searchItem(u *url.URL) bool {
-	if u.Scheme != "gopher" && u.Scheme != "gophers" {
-		return false
+	switch u.Scheme {
+	case "gopher", "gophers":
+		g, err := u.Gopher()
+		return err == nil && g.Type == '7' && !g.HasSearch
+	case "wais":
+		w, err := u.WAIS()
+		return err == nil && !w.IsDocument() && !w.HasSearch
 	}
-	g, err := u.Gopher()
-	return err == nil && g.Type == '7' && !g.HasSearch
+	return false
 }
 
 // parseTimestamp reads a replay path's 1-to-14-digit time, the digits
@@ -210,8 +216,8 @@ func parseTimestamp(ts string) time.Time {
 func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.Archive, u *url.URL, ts string, raw bool) {
 	c, ok := nearest(a, u, parseTimestamp(ts))
 	if !ok && searchItem(u) && !raw {
-		// A Gopher search asked for no words, which no archive holds: its
-		// form, whose words lead to the searches archived.
+		// A search asked for no words, which no archive holds: its form,
+		// whose words lead to the searches archived.
 		view := &replayView{coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
 		p.g.page(w, r.WithContext(context.WithValue(r.Context(), replayKey{}, view)), u)
 		return
@@ -330,6 +336,15 @@ func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch
 		resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	case c.Protocol == "nntp" && (c.Mime == "message/news" || c.Mime == "message/rfc822"):
 		resp.MediaType = "message/rfc822"
+	case c.Mime == warc.ResultListType:
+		// A WAIS search's result list, as --raw printed it: its hits.
+		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))
+		pl.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		resp.Kind, resp.Entries = fetch.KindDirectory, wais.ParseResults(string(b))
+		resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	case newsGroup(u):
 		// A group's overview lines, as the live fetch lists them.
 		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))

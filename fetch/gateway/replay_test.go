@@ -17,6 +17,7 @@ import (
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/url"
 )
 
@@ -326,5 +327,63 @@ func TestReplaySearch(t *testing.T) {
 	}
 	if resp, page := follow(t, s.URL, resp.Header.Get("Location")); resp.StatusCode != 200 || !strings.Contains(page, "A hit") {
 		t.Errorf("the archived search: %d\n%s", resp.StatusCode, page)
+	}
+}
+
+// A WAIS database is its search form; an archived search lists its hits,
+// each linked to its document's capture.
+func TestReplayWAIS(t *testing.T) {
+	ws := waisd.New()
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "wais://" + ws.Addr() + "/test"
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "rec"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Recorder = &warc.Recorder{W: w}
+	resp, err := c.Get(context.Background(), base+"?gophers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	doc := resp.Entries[0].URL
+	if resp, err = c.Get(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	w.Close()
+	ws.Close()
+	a, err := warc.Open(filepath.Join(dir, "rec.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"w": a}, gateway.Options{}))
+	defer s.Close()
+	caps := a.Captures(base + "?gophers")
+	if len(caps) != 1 {
+		t.Fatalf("%d captures of the search", len(caps))
+	}
+	ts := caps[0].Timestamp()
+	if resp, page := get(t, s.URL+"/w/"+ts+"/"+base); resp.StatusCode != 200 || !strings.Contains(page, `name="q"`) {
+		t.Errorf("the database's form: %d\n%s", resp.StatusCode, page)
+	}
+	resp2, _ := get(t, s.URL+"/w/"+ts+"/"+base+"?q=gophers")
+	if loc := resp2.Header.Get("Location"); resp2.StatusCode != http.StatusFound || loc != "/w/"+ts+"/"+base+"?gophers" {
+		t.Fatalf("the form's answer: %d %q", resp2.StatusCode, loc)
+	}
+	_, page := follow(t, s.URL, "/w/"+ts+"/"+base+"?gophers")
+	if !strings.Contains(page, `<a href="/w/`+ts+`/`+doc+`">`) || !strings.Contains(page, "score 191") {
+		t.Errorf("the hits:\n%s", page)
+	}
+	if resp, page := follow(t, s.URL, "/w/"+ts+"/"+doc); resp.StatusCode != 200 || !strings.Contains(page, strings.TrimSpace(waisd.Alpha)[:20]) {
+		t.Errorf("the document: %d\n%s", resp.StatusCode, page)
 	}
 }

@@ -172,7 +172,7 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 			return entries, offsets, fmt.Errorf("warc: %s from byte %d: a record that is not whole", path, off)
 		}
 		offsets = append(offsets, off)
-		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit {
+		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit && !(t == gowarc.Metadata && h.Get(gowarc.ContentType) == ResultListType) {
 			rec.Close()
 			continue
 		}

@@ -208,7 +208,7 @@ func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
 	case protocols.KindFile:
 	case protocols.KindDirectory, protocols.KindArticleList:
 		if u.Scheme == "wais" {
-			rec.Type = "metadata" // a search's result list
+			rec.Type, rec.MediaType = "metadata", ResultListType // a search's result list, a capture all the same
 		}
 	default:
 		return rec, false // sessions, redirects, searchable indexes: no object

@@ -256,6 +256,12 @@ type Record struct {
 	ID string
 }
 
+// ResultListType is the media type of a metadata record that is its
+// URL's capture all the same: a WAIS search's result list, as deref
+// --raw prints it (the search's reply is Z39.50's binary, no payload of
+// its own). The index lists it as a capture, and replay shows it.
+const ResultListType = "text/x-search-results"
+
 var recordTypes = map[string]gowarc.RecordType{
 	"resource": gowarc.Resource, "metadata": gowarc.Metadata, "request": gowarc.Request,
 	"response": gowarc.Response, "revisit": gowarc.Revisit,
@@ -293,7 +299,7 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	builders.Lock() // see builders
 	b := gowarc.NewRecordBuilder(t, opts...)
 	builders.Unlock()
-	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource}
+	j := &job{closers: []func() error{b.Close}, r: r, indexed: t == gowarc.Response || t == gowarc.Resource || t == gowarc.Metadata && r.MediaType == ResultListType}
 	var to io.Writer = b
 	if packed != nil {
 		to = packed

@@ -363,6 +363,46 @@ func Render(u *url.URL, w *url.WAISPath, entries []protocols.Entry, diags []Diag
 	return b.String()
 }
 
+// ParseResults reads a search's result list as Render writes it (an
+// archived search's record) back into its entries: name, score, lines,
+// size, type and URL of each hit.
+func ParseResults(text string) []protocols.Entry {
+	var out []protocols.Entry
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		num, name, ok := strings.Cut(strings.TrimLeft(lines[i], " "), ". ")
+		if !ok || num == "" || strings.Trim(num, "0123456789") != "" || i+1 >= len(lines) {
+			continue
+		}
+		f := strings.Fields(lines[i+1])
+		if len(f) < 2 || f[0] != "score" {
+			continue
+		}
+		e := protocols.Entry{Kind: protocols.KindFile, Name: name, Size: -1}
+		e.Score, _ = strconv.ParseInt(f[1], 10, 64)
+		for j := 2; j+1 < len(f); j += 2 {
+			n, err := strconv.ParseInt(f[j], 10, 64)
+			if err != nil {
+				break
+			}
+			switch f[j+1] {
+			case "lines":
+				e.Lines = n
+			case "bytes":
+				e.Size = n
+			}
+		}
+		e.Type = f[len(f)-1]
+		i++
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "      ") && strings.Contains(lines[i+1], "://") {
+			e.URL = strings.TrimSpace(lines[i+1])
+			i++
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // MediaType maps a WAIS type to a media type (notes §12.5).
 func MediaType(t string) string {
 	switch strings.ToUpper(t) {
