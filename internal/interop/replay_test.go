@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/urlderef/deref/internal/testserver/waisd"
 )
 
 // TestReplayInBrowser archives gophernicus's pub menu with deref crawl
@@ -34,7 +36,16 @@ func TestReplayInBrowser(t *testing.T) {
 	vs := ftpServers(t)["vsftpd"] + "/pub/"
 	group := env(t, "DEREF_INTEROP_NEWS") + "/local.test"
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--scope", "prefix", "--warc-file", filepath.Join(dir, "mixed"), vs, site, group)
-	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"), "--archive", filepath.Join(dir, "mixed.warc.gz"))
+	ws := waisd.New() // no Debian WAIS server: the suite's own, which follows the captured bytes
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	search := "wais://" + ws.Addr() + "/test?gophers"
+	doc := strings.Split(strings.Split(runTool(t, bin, "--no-netrc", search), "\n")[0], "\t")[4]
+	runTool(t, bin, "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "wais"), "-o", os.DevNull, search, "-o", os.DevNull, doc)
+	ws.Close()
+	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"), "--archive", filepath.Join(dir, "mixed.warc.gz"),
+		"--archive", filepath.Join(dir, "wais.warc.gz"))
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
@@ -136,6 +147,23 @@ func TestReplayInBrowser(t *testing.T) {
 	}
 	if _, _, text := visit("an article", article, "pre"); !strings.Contains(text, "Newsgroups") {
 		t.Errorf("the article: %q", text)
+	}
+	// A WAIS search archived, its server gone: the hits, and a document.
+	links, _, text = visit("a WAIS search", base+"/wais/"+search, "ol")
+	if !strings.Contains(text, "alpha.txt") {
+		t.Errorf("the WAIS search: %q", text)
+	}
+	if len(links) == 0 {
+		t.Fatal("no hits linked")
+	}
+	hit := "" // the hit archived, alpha.txt's (the others lead to "not archived")
+	for _, l := range links {
+		if strings.Contains(l, "alpha.txt") {
+			hit = l
+		}
+	}
+	if _, _, text := visit("a WAIS document", hit, "body"); !strings.Contains(text, strings.TrimSpace(waisd.Alpha)[:20]) {
+		t.Errorf("the document: %q", text)
 	}
 	// A link to what was not archived leads to a page saying so.
 	if _, _, text := visit("not archived", base+"/wget/"+time.Now().UTC().Format("20060102150405")+"/https://example.invalid/x", "main"); !strings.Contains(text, "was not archived") {
