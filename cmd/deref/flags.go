@@ -1242,7 +1242,7 @@ var flagTable = []flagDef{
 	{long: "per-host", cmds: cmdServe, group: "Serve", arg: "N",
 		help: "at most N connections to one upstream host at once (default 8)", set: integer(func(o *options) *int { return &o.s.opts.PerHost })},
 	{long: "archive", cmds: cmdServe, group: "Serve", arg: "PATH", complete: "file",
-		help: "replay WARC files instead of the live servers: each PATH (a WARC file, gzip or not, a folder of them, or a CDXJ index of them) a collection named after it, with pywb's URLs (/COLL/TIMESTAMP/URL, /COLL/URL, /COLL/*/URL, /COLL/timemap/link/URL) and Memento headers; repeatable", set: list(func(o *options) *[]string { return &o.s.archives })},
+		help: "replay WARC files instead of the live servers: each PATH (a WARC file, gzip or not, a folder of them, a CDXJ index of them, or wget's CDX file) a collection named after it, with pywb's URLs (/COLL/TIMESTAMP/URL, /COLL/URL, /COLL/*/URL, /COLL/timemap/link/URL) and Memento headers; repeatable", set: list(func(o *options) *[]string { return &o.s.archives })},
 	{long: "log-json", cmds: cmdServe, group: "Serve",
 		help: "write the access log on standard error as JSON lines, not Common Log Format", set: boolean(func(o *options) *bool { return &o.s.opts.LogJSON })},
 

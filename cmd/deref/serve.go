@@ -136,7 +136,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 func openCollections(paths []string, stderr io.Writer) (map[string]*warc.Archive, error) {
 	colls := map[string]*warc.Archive{}
 	for _, p := range paths {
-		name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(filepath.Clean(p)), ".cdxj"), ".gz"), ".warc")
+		name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(filepath.Clean(p)), ".cdxj"), ".cdx"), ".gz"), ".warc")
 		if _, dup := colls[name]; dup {
 			return nil, fmt.Errorf("--archive: two collections named %s", name)
 		}

@@ -90,6 +90,15 @@ func Open(paths ...string) (*Archive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("warc: %w", err)
 		}
+		if !st.IsDir() && strings.HasSuffix(p, ".cdx") {
+			// wget's --warc-cdx: the older CDX format, naming its WARC
+			// files by absolute path.
+			if err := a.fromCDX(p); err != nil {
+				a.Close()
+				return nil, err
+			}
+			continue
+		}
 		if !st.IsDir() && strings.HasSuffix(p, ".cdxj") {
 			// An index given as such (deref index's, pywb's): its lines
 			// name WARC files beside it.
@@ -154,6 +163,64 @@ func (a *Archive) indexNow(files []string) error {
 		}
 		lines = append(lines, l...)
 	}
+	return a.writeTemp(lines)
+}
+
+// fromCDX indexes the captures a CDX file lists (wget's --warc-cdx: a
+// header line " CDX a b a m s k r M V g u" naming the fields; a URL, b
+// time, m type, s status, k digest, V offset, g file) into a temporary
+// CDXJ index.
+func (a *Archive) fromCDX(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var at map[byte]int
+	var lines []string
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 0 && fields[0] == "CDX" {
+			at = map[byte]int{}
+			for i, l := range fields[1:] {
+				if len(l) == 1 {
+					if _, seen := at[l[0]]; !seen {
+						at[l[0]] = i
+					}
+				}
+			}
+			continue
+		}
+		get := func(l byte) string {
+			if i, ok := at[l]; ok && i < len(fields) && fields[i] != "-" {
+				return fields[i]
+			}
+			return ""
+		}
+		u, ts, file, off := get('a'), get('b'), get('g'), get('V')
+		if at == nil || u == "" || len(ts) != 14 || file == "" || off == "" {
+			continue
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(filepath.Dir(path), file)
+		}
+		j, _ := json.Marshal(map[string]string{"url": u, "mime": get('m'), "status": get('s'), "digest": get('k'), "offset": off, "filename": file})
+		lines = append(lines, surt(u)+" "+ts+" "+string(j))
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("warc: %s: %w", path, err)
+	}
+	if at == nil {
+		return fmt.Errorf("warc: %s: no CDX header line", path)
+	}
+	return a.writeTemp(lines)
+}
+
+// writeTemp writes CDXJ lines, sorted, to a temporary index of the
+// archive.
+func (a *Archive) writeTemp(lines []string) error {
 	sort.Strings(lines)
 	tmp, err := os.CreateTemp("", "deref-index-*.cdxj")
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 // TestReplayInBrowser archives gophernicus's pub menu with deref crawl
 // and nginx's conv site (a page, its style sheet and images) with wget
-// --warc-file, then browses both in headless Chromium through deref serve
+// --warc-file --warc-cdx (the collection given by wget's CDX file), then browses both in headless Chromium through deref serve
 // --archive: every link of every page leads into the archive, everything
 // the pages load comes from the replay server, the menu's item opens its
 // text, and the web page's links and images are its captures'.
@@ -32,7 +32,7 @@ func TestReplayInBrowser(t *testing.T) {
 	gn := gopherServers(t)["gophernicus"]
 	site := env(t, "DEREF_INTEROP_HTTP") + "/conv/"
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "hole"), gn+"/1/pub/")
-	runTool(t, "wget", "-q", "-r", "-np", "-p", "-P", filepath.Join(dir, "w"), "--warc-file="+filepath.Join(dir, "wget"), "--no-warc-keep-log", site)
+	runTool(t, "wget", "-q", "-r", "-np", "-p", "-P", filepath.Join(dir, "w"), "--warc-file="+filepath.Join(dir, "wget"), "--warc-cdx", "--no-warc-keep-log", site)
 	vs := ftpServers(t)["vsftpd"] + "/pub/"
 	group := env(t, "DEREF_INTEROP_NEWS") + "/local.test"
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--scope", "prefix", "--warc-file", filepath.Join(dir, "mixed"), vs, site, group)
@@ -44,7 +44,7 @@ func TestReplayInBrowser(t *testing.T) {
 	doc := strings.Split(strings.Split(runTool(t, bin, "--no-netrc", search), "\n")[0], "\t")[4]
 	runTool(t, bin, "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "wais"), "-o", os.DevNull, search, "-o", os.DevNull, doc)
 	ws.Close()
-	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.warc.gz"), "--archive", filepath.Join(dir, "mixed.warc.gz"),
+	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.cdx"), "--archive", filepath.Join(dir, "mixed.warc.gz"),
 		"--archive", filepath.Join(dir, "wais.warc.gz"))
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
