@@ -210,7 +210,7 @@ func TestReplayFTPAndWeb(t *testing.T) {
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<html><head><link rel="stylesheet" href="s.css"><base href="`+webURL+`/"></head><body><a href="b.html#top">b</a> <img src="/i.png" srcset="/i.png 1x, /j.png 2x"><a href="gopher://elsewhere.invalid/1/">away</a><form action="/find"></form></body></html>`)
+			io.WriteString(w, `<html><head><link rel="stylesheet" href="s.css"><base href="`+webURL+`/"></head><body><a href="b.html#top">b</a> <img src="/i.png" srcset="/i.png 1x, /j.png 2x"><a href="gopher://elsewhere.invalid/1/">away</a><form action="/find"></form><script src="app.js"></script><iframe src="frame.html"></iframe><div style="background: url(bg2.png)"></div></body></html>`)
 		case "/s.css":
 			w.Header().Set("Content-Type", "text/css")
 			io.WriteString(w, `body { background: url("bg.png") } @import 'more.css';`)
@@ -247,6 +247,8 @@ func TestReplayFTPAndWeb(t *testing.T) {
 		`href="/site/` + wts + `/` + web.URL + `/s.css"`, `href="/site/` + wts + `/` + web.URL + `/b.html#top"`,
 		`src="/site/` + wts + `/` + web.URL + `/i.png"`, `srcset="/site/` + wts + `/` + web.URL + `/i.png 1x, /site/` + wts + `/` + web.URL + `/j.png 2x"`,
 		`href="/site/` + wts + `/gopher://elsewhere.invalid/1/"`, `action="/site/` + wts + `/` + web.URL + `/find"`, "Archived ",
+		`<script src="/site/` + wts + `/` + web.URL + `/app.js">`, `<iframe src="/site/` + wts + `/` + web.URL + `/frame.html">`,
+		`style="background: url(/site/` + wts + `/` + web.URL + `/bg2.png)"`,
 	} {
 		if resp.StatusCode != 200 || !strings.Contains(page, want) {
 			t.Errorf("no %s in\n%s", want, page)

@@ -106,3 +106,47 @@ func TestOpenIndex(t *testing.T) {
 		t.Error("a malformed line read as a capture")
 	}
 }
+
+// A record whose Content-Length says more than its block holds ends
+// what is read of its file, named in Skipped; the records before it are
+// served. An uncompressed file reads as a compressed one does.
+func TestOpenLyingLength(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "u"), warc.Options{Uncompressed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, n := range []string{"a", "b"} {
+		w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/" + n, Date: when, MediaType: "text/plain", Body: strings.NewReader(n + n + n)})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "u.warc")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last record claims 1,000 bytes more than the file has.
+	i := strings.LastIndex(string(b), "Content-Length: 3\r\n")
+	if i < 0 {
+		t.Fatal("no Content-Length of the last record")
+	}
+	b = append(b[:i:i], append([]byte("Content-Length: 1003\r\n"), b[i+len("Content-Length: 3\r\n"):]...)...)
+	os.WriteFile(path, b, 0o644)
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if len(a.Skipped) != 1 {
+		t.Errorf("skipped %q", a.Skipped)
+	}
+	if _, ok := a.Nearest("gopher://h/0/a", when); !ok {
+		t.Error("the whole record before it is not served")
+	}
+	if _, ok := a.Nearest("gopher://h/0/b", when); ok {
+		t.Error("the record that lies is served")
+	}
+}

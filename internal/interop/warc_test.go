@@ -289,4 +289,34 @@ func TestWgetDedup(t *testing.T) {
 	if revisits == 0 {
 		t.Error("no revisit records")
 	}
+	// Replayed together, each of deref's revisit records gives the
+	// payload of wget's record it refers to.
+	a, err := warc.Open(filepath.Join(dir, "wget.warc.gz"), filepath.Join(dir, "deref.warc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	replayed := 0
+	a.URLs(func(u string, n int) bool {
+		for _, c := range a.Captures(u) {
+			if c.Type != "revisit" {
+				continue
+			}
+			p, err := a.Open(c)
+			if err != nil {
+				t.Errorf("%s: %v", u, err)
+				continue
+			}
+			b, _ := io.ReadAll(p)
+			p.Close()
+			if sha(b) != fetched[u] {
+				t.Errorf("%s: the revisit replays %d bytes that are not wget's payload", u, len(b))
+			}
+			replayed++
+		}
+		return true
+	})
+	if replayed == 0 {
+		t.Error("no revisit replayed")
+	}
 }
