@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -648,7 +649,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	if c.Recorder != nil {
 		conv = &conversation{}
 		req.Exchange = &protocols.Exchange{}
-		if w, ok := c.Recorder.(interface{ Conversation(*url.URL) bool }); !ok || w.Conversation(u) {
+		if s, _ := c.scheme(u.Scheme); s.Conversation {
 			own := req.Trace
 			req.Trace = func(ev TraceEvent) {
 				conv.add(ev)
@@ -714,7 +715,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	if conv != nil && !o.HeadOnly && resp.Body == nil {
 		c.recordUnpassed(ctx, req, resp, conv)
 	} else if conv != nil && !o.HeadOnly {
-		if w := c.Recorder.Record(ctx, req.URL, resp, req.Exchange, conv.events); w != nil {
+		if w := c.Recorder.Record(ctx, c.retrieval(req, resp, conv)); w != nil {
 			recorded := &recordedBody{ReadCloser: resp.Body, w: w, size: resp.Size, listing: resp.Kind == KindDirectory || resp.Kind == KindArticleList}
 			if t, ok := inner.(protocols.Tapper); ok {
 				t.Tap(w) // the bytes the server sent, not the object made of them
@@ -815,7 +816,7 @@ func (c *Client) recordUnpassed(ctx context.Context, req *protocols.Request, res
 	if len(ex.Response) == 0 || !ex.Whole {
 		return
 	}
-	if w := c.Recorder.Record(ctx, req.URL, resp, ex, conv.events); w != nil {
+	if w := c.Recorder.Record(ctx, c.retrieval(req, resp, conv)); w != nil {
 		if _, err := w.Write(ex.Body); err != nil {
 			if a, ok := w.(interface{ Abort() }); ok {
 				a.Abort()
@@ -824,6 +825,29 @@ func (c *Client) recordUnpassed(ctx context.Context, req *protocols.Request, res
 		}
 		w.Close()
 	}
+}
+
+// retrieval is what the Recorder is given of a retrieval: how the
+// scheme's protocol has it archived, its URI and WARC-Protocol filled in
+// from the scheme table where the protocol says nothing.
+func (c *Client) retrieval(req *protocols.Request, resp *Response, conv *conversation) Retrieval {
+	u := req.URL
+	s, _ := c.scheme(u.Scheme)
+	var as protocols.Archived
+	if a, ok := s.Fetcher.(protocols.Archiver); ok {
+		as = a.ArchiveAs(u, resp)
+	}
+	if as.URI == "" {
+		as.URI = u.Redacted()
+	}
+	if as.Protocol == "" {
+		as.Protocol = cmp.Or(s.WARCProtocol, u.Scheme)
+	}
+	rt := Retrieval{URL: u, Response: resp, Exchange: req.Exchange, As: as}
+	if s.Conversation {
+		rt.Conversation = conv.events
+	}
+	return rt
 }
 
 // prepare checks req.URL's port and completes req for it: TLS settings,

@@ -23,11 +23,28 @@ import (
 // the heads as they went over the wire where the protocol keeps them
 // (HTTP over deref's own connection), else it is empty. conversation
 // returns the retrieval's protocol conversation so far, passwords
-// redacted; at Close it is whole. A recorder with a method
-// Conversation(u *url.URL) bool is given the conversation only of the
-// retrievals it says true for (tracing one costs time).
+// redacted; at Close it is whole; it is kept only for the schemes whose
+// conversation is archived (protocols.Scheme.Conversation: tracing costs
+// time).
 type Recorder interface {
-	Record(ctx context.Context, u *url.URL, resp *Response, ex *Exchange, conversation func() []TraceEvent) io.WriteCloser
+	Record(ctx context.Context, rt Retrieval) io.WriteCloser
+}
+
+// Retrieval is what a Recorder is given of one retrieval.
+type Retrieval struct {
+	URL      *url.URL
+	Response *Response
+	// Exchange holds the heads as they went over the wire where the
+	// protocol keeps them (HTTP over deref's own connection), else it is
+	// empty.
+	Exchange *Exchange
+	// Conversation returns the retrieval's protocol conversation so far,
+	// passwords redacted (at Close it is whole); nil where the scheme's
+	// is not archived (protocols.Scheme.Conversation).
+	Conversation func() []TraceEvent
+	// As is how the protocol has the retrieval archived
+	// (protocols.Archiver), its URI and Protocol always set.
+	As protocols.Archived
 }
 
 // Exchange is what went over the wire; see protocols.Exchange.

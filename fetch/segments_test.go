@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
-	"github.com/urlderef/deref/url"
 )
 
 func randomBytes(n int) []byte {
@@ -211,11 +210,11 @@ type countingRecorder struct {
 	offsetOne bool
 }
 
-func (r *countingRecorder) Record(_ context.Context, _ *url.URL, resp *fetch.Response, _ *fetch.Exchange, _ func() []fetch.TraceEvent) io.WriteCloser {
+func (r *countingRecorder) Record(_ context.Context, rt fetch.Retrieval) io.WriteCloser {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records++
-	if resp.Offset > 0 {
+	if rt.Response.Offset > 0 {
 		r.offsetOne = true
 	}
 	return r

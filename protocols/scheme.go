@@ -32,6 +32,14 @@ type Scheme struct {
 	// Range, FTP's REST, a file: seek): a transfer can resume there, and
 	// deref -I says "Accept-ranges: bytes" as curl does.
 	Ranges bool
+	// WARCProtocol is what an archive's records of the scheme's
+	// retrievals name in WARC-Protocol; "" means the scheme's name
+	// ("nntp" for news:, "ftp" for ftps:).
+	WARCProtocol string
+	// Conversation says an archive keeps each retrieval's protocol
+	// conversation beside its object (FTP's control connection, as
+	// Heritrix and wpull archive it).
+	Conversation bool
 	// Session marks a scheme whose URLs designate interactive sessions
 	// (telnet:): fetched when asked for, never followed as a link.
 	Session bool
@@ -89,6 +97,44 @@ type Namer interface {
 type Folderer interface {
 	EndsInFolder(u *url.URL) bool
 }
+
+// Archived says how a retrieval is archived, where its Fetcher has a say
+// (Archiver); the engine fills in URI and Protocol where it leaves them
+// empty.
+type Archived struct {
+	// Skip makes no record of the retrieval's object: HTTP's records are
+	// made from its heads as they went over the wire, or not at all.
+	Skip bool
+	// URI is the URL the object is known by (an FTP file's without
+	// ";type=i", a Gopher+ item's without its "+"); "" for the URL
+	// fetched.
+	URI string
+	// Protocol is the WARC-Protocol ("gopher+" where Gopher+ was spoken);
+	// "" for the scheme's (Scheme.WARCProtocol).
+	Protocol string
+	// MediaType is the record's, where not the response's
+	// ("application/gopher-menu").
+	MediaType string
+	// Metadata makes the record a metadata record: of the item Of names
+	// (a Gopher+ attribute block), or a capture all the same (a WAIS
+	// search's result list, of media type ResultListType).
+	Metadata bool
+	// Item is the key the record is known by to the metadata records of
+	// the same item written later in the run (Of).
+	Item, Of string
+}
+
+// Archiver is implemented by a Fetcher whose retrievals are archived
+// otherwise than as a resource record of the URL fetched.
+type Archiver interface {
+	ArchiveAs(u *url.URL, resp *Response) Archived
+}
+
+// ResultListType is the media type of a metadata record that is its
+// URL's capture all the same: a WAIS search's result list, as deref
+// --raw prints it (the search's reply is Z39.50's binary, no payload of
+// its own).
+const ResultListType = "text/x-search-results"
 
 // ServerHoster is implemented by a Fetcher whose URLs may name no server
 // (news: URLs go to a configured one): ServerHost is the host that

@@ -42,25 +42,26 @@ import (
 type Recorder struct {
 	W *Writer
 
-	mu     sync.Mutex
-	err    error
-	count  int
-	gopher map[string]string // the record IDs of the latest Gopher items, by URI
+	mu    sync.Mutex
+	err   error
+	count int
+	items map[string]string // the record IDs of the latest items metadata may follow (Gopher+'s), by key
 }
 
-// gopherRecord remembers id as the record of a Gopher item (when id is
-// not empty) and returns the record remembered of it. It keeps the
-// latest 4,096 items: an attribute block is asked for after its item.
-func (r *Recorder) gopherRecord(uri, id string) string {
+// itemRecord remembers id as the record of an item (when id is not
+// empty) and returns the record remembered of it (protocols.Archived's
+// Item and Of). It keeps the latest 4,096 items: a Gopher+ attribute
+// block is asked for after its item.
+func (r *Recorder) itemRecord(key, id string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if id == "" {
-		return r.gopher[uri]
+		return r.items[key]
 	}
-	if r.gopher == nil || len(r.gopher) >= 4096 {
-		r.gopher = map[string]string{}
+	if r.items == nil || len(r.items) >= 4096 {
+		r.items = map[string]string{}
 	}
-	r.gopher[uri] = id
+	r.items[key] = id
 	return id
 }
 
@@ -83,20 +84,20 @@ func (r *Recorder) Records() int {
 }
 
 // Record implements fetch.Recorder.
-func (r *Recorder) Record(ctx context.Context, u *url.URL, resp *fetch.Response, ex *fetch.Exchange, conversation func() []fetch.TraceEvent) io.WriteCloser {
+func (r *Recorder) Record(ctx context.Context, rt fetch.Retrieval) io.WriteCloser {
 	group := groupOf(ctx)
-	if (u.Scheme == "http" || u.Scheme == "https") && ex != nil && len(ex.Response) > 0 {
-		s := r.recordHTTP(u, ex, group)
-		presize(&s.body.buf, resp.Size)
+	if ex := rt.Exchange; ex != nil && len(ex.Response) > 0 {
+		s := r.recordHTTP(rt.URL, ex, group)
+		presize(&s.body.buf, rt.Response.Size)
 		return s
 	}
-	rec, ok := r.describe(u, resp)
+	rec, ok := r.describe(rt)
 	if !ok {
 		return nil
 	}
 	rec.Group = group
-	w := &recordWriter{r: r, rec: rec, ftp: u.Scheme == "ftp" || u.Scheme == "ftps", conversation: conversation}
-	presize(&w.buf, resp.Size)
+	w := &recordWriter{r: r, rec: rec, ftp: rt.Conversation != nil, conversation: rt.Conversation}
+	presize(&w.buf, rt.Response.Size)
 	return w
 }
 
@@ -146,69 +147,35 @@ func (r *Recorder) write(write func(Record) (string, error), rec Record, ftp boo
 	return err
 }
 
-// Conversation says which retrievals' protocol conversation the recorder
-// keeps: FTP's, whose control conversation is archived.
-func (r *Recorder) Conversation(u *url.URL) bool {
-	return u.Scheme == "ftp" || u.Scheme == "ftps"
-}
-
-// describe is the record a response makes, and whether it makes one.
-func (r *Recorder) describe(u *url.URL, resp *fetch.Response) (Record, bool) {
-	rec := Record{Type: "resource", URI: u.Redacted(), Date: time.Now(), MediaType: resp.MediaType, Protocol: u.Scheme, Status: "-"}
-	switch u.Scheme {
-	case "http", "https":
-		return rec, false // recorded from its exchange, or not yet
-	case "gopher", "gophers":
-		rec.Protocol = "gopher"
-		g, err := u.Gopher()
-		if err != nil {
-			break
-		}
-		if g.HasPlus {
-			rec.Protocol = "gopher+"
-		}
-		// The item itself, however it was asked for (plainly, or in
-		// Gopher+ with "+"), is known by its type and selector.
-		v := *u
-		v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
-		item := v.Redacted()
-		if g.HasPlus && (strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$")) {
-			// An attribute block (of the item, or with "$" of a menu's
-			// items): metadata of the item asked of, linked to its record
-			// when this run wrote one.
-			rec.Type, rec.URI, rec.MediaType = "metadata", item, "application/gopher+-attributes"
-			rec.ConcurrentTo = r.gopherRecord(item, "")
-			return rec, resp.Body != nil
-		}
-		if id, err := newRecordID(); err == nil {
-			rec.ID = id
-			if g.Search == "" { // a search's results are not the item its attributes tell of
-				r.gopherRecord(item, id)
-			}
-		}
-		if resp.Kind == protocols.KindDirectory {
-			// A menu says it is one: Gopher+'s own name for the view
-			// (+VIEWS: application/gopher-menu), so that replay tells it
-			// from a text without the URL.
-			rec.MediaType = "application/gopher-menu"
-		}
-	case "news", "snews", "nntp", "nntps":
-		rec.Protocol = "nntp"
-	case "ftp", "ftps":
-		rec.Protocol = "ftp"
-		// A file fetched in binary, as every archived one is, is known by
-		// its URL without ";type=i", as wget and Heritrix record it.
-		if fp, err := u.FTP(); err == nil && fp.Type == 'i' {
-			v := *u
-			v.Path = strings.TrimSuffix(strings.TrimSuffix(v.Path, ";type=i"), ";type=I")
-			rec.URI = v.Redacted()
+// describe is the record a retrieval makes, as its protocol has it
+// archived (fetch.Retrieval.As), and whether it makes one.
+func (r *Recorder) describe(rt fetch.Retrieval) (Record, bool) {
+	as, resp := rt.As, rt.Response
+	if as.Skip {
+		return Record{}, false
+	}
+	rec := Record{Type: "resource", URI: as.URI, Date: time.Now(), MediaType: resp.MediaType, Protocol: as.Protocol, Status: "-"}
+	if as.MediaType != "" {
+		rec.MediaType = as.MediaType
+	}
+	if as.Metadata && as.Of != "" {
+		// Metadata of an item (a Gopher+ attribute block), linked to the
+		// item's record when this run wrote one.
+		rec.Type = "metadata"
+		rec.ConcurrentTo = r.itemRecord(as.Of, "")
+		return rec, resp.Body != nil
+	}
+	if id, err := newRecordID(); err == nil {
+		rec.ID = id
+		if as.Item != "" {
+			r.itemRecord(as.Item, id)
 		}
 	}
 	switch resp.Kind {
 	case protocols.KindFile:
 	case protocols.KindDirectory, protocols.KindArticleList:
-		if u.Scheme == "wais" {
-			rec.Type, rec.MediaType = "metadata", ResultListType // a search's result list, a capture all the same
+		if as.Metadata {
+			rec.Type = "metadata" // a capture all the same (a WAIS search's result list)
 		}
 	default:
 		return rec, false // sessions, redirects, searchable indexes: no object

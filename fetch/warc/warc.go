@@ -37,6 +37,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc"
+
+	"github.com/urlderef/deref/protocols"
 )
 
 // Options adjust Create.
@@ -260,7 +262,7 @@ type Record struct {
 // URL's capture all the same: a WAIS search's result list, as deref
 // --raw prints it (the search's reply is Z39.50's binary, no payload of
 // its own). The index lists it as a capture, and replay shows it.
-const ResultListType = "text/x-search-results"
+const ResultListType = protocols.ResultListType
 
 var recordTypes = map[string]gowarc.RecordType{
 	"resource": gowarc.Resource, "metadata": gowarc.Metadata, "request": gowarc.Request,

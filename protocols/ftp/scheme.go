@@ -1,6 +1,8 @@
 package ftp
 
 import (
+	"strings"
+
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
@@ -9,9 +11,21 @@ import (
 func Schemes(f *Fetcher) []protocols.Scheme {
 	ports := []int{21, 990}
 	return []protocols.Scheme{
-		{Name: "ftp", Fetcher: f, Ports: ports, Redirect: true, Ranges: true, Tree: protocols.TreeListing},
-		{Name: "ftps", Fetcher: f, Ports: ports, Secure: true, Plain: "ftp", Ranges: true, Tree: protocols.TreeListing},
+		{Name: "ftp", Fetcher: f, Ports: ports, Redirect: true, Ranges: true, Tree: protocols.TreeListing, Conversation: true},
+		{Name: "ftps", Fetcher: f, Ports: ports, Secure: true, Plain: "ftp", Ranges: true, Tree: protocols.TreeListing, Conversation: true, WARCProtocol: "ftp"},
 	}
+}
+
+// ArchiveAs says how a retrieval is archived (protocols.Archiver): a
+// file fetched in binary, as every archived one is, is known by its URL
+// without ";type=i", as wget and Heritrix record it.
+func (f *Fetcher) ArchiveAs(u *url.URL, resp *protocols.Response) protocols.Archived {
+	if fp, err := u.FTP(); err == nil && fp.Type == 'i' {
+		v := *u
+		v.Path = strings.TrimSuffix(strings.TrimSuffix(v.Path, ";type=i"), ";type=I")
+		return protocols.Archived{URI: v.Redacted()}
+	}
+	return protocols.Archived{}
 }
 
 // Verbatim returns u asking for binary type (";type=i") when it asks for

@@ -11,7 +11,7 @@ import (
 func Schemes(f *Fetcher) []protocols.Scheme {
 	return []protocols.Scheme{
 		{Name: "gopher", Fetcher: f, Ports: []int{70}, Tree: protocols.TreeMenu},
-		{Name: "gophers", Fetcher: f, Ports: []int{70}, Secure: true, Plain: "gopher", Tree: protocols.TreeMenu},
+		{Name: "gophers", Fetcher: f, Ports: []int{70}, Secure: true, Plain: "gopher", Tree: protocols.TreeMenu, WARCProtocol: "gopher"},
 	}
 }
 
@@ -27,6 +27,38 @@ func (f *Fetcher) SuggestedName(u *url.URL) string { return suggestedName(u) }
 func (f *Fetcher) EndsInFolder(u *url.URL) bool {
 	g, err := u.Gopher()
 	return err == nil && (g.Selector == "" || strings.HasSuffix(g.Selector, "/"))
+}
+
+// ArchiveAs says how a retrieval is archived (protocols.Archiver): an
+// item is known by its type and selector, however it was asked for
+// (plainly, or in Gopher+ with "+"), in WARC-Protocol gopher+ where
+// Gopher+ was spoken; an attribute block ("!", or "$" of a menu's
+// items) is metadata of the item asked of; a menu says it is one, by
+// Gopher+'s own name for the view (+VIEWS: application/gopher-menu), so
+// that replay tells it from a text without the URL.
+func (f *Fetcher) ArchiveAs(u *url.URL, resp *protocols.Response) protocols.Archived {
+	as := protocols.Archived{Protocol: "gopher"}
+	g, err := u.Gopher()
+	if err != nil {
+		return as
+	}
+	if g.HasPlus {
+		as.Protocol = "gopher+"
+	}
+	v := *u
+	v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
+	item := v.Redacted()
+	if g.HasPlus && (strings.HasPrefix(g.Plus, "!") || strings.HasPrefix(g.Plus, "$")) {
+		as.URI, as.MediaType, as.Metadata, as.Of = item, "application/gopher+-attributes", true, item
+		return as
+	}
+	if g.Search == "" { // a search's results are not the item its attributes tell of
+		as.Item = item
+	}
+	if resp.Kind == protocols.KindDirectory {
+		as.MediaType = "application/gopher-menu"
+	}
+	return as
 }
 
 func suggestedName(u *url.URL) string {
