@@ -19,10 +19,11 @@ import (
 )
 
 // printHead is what -I prints, as curl -I does: the HTTP heads as they
-// came (each redirect's too, as curl -IL), and for the other schemes
-// curl's header lines (Content-Length, Accept-ranges where the protocol
-// can resume, Last-Modified) and Content-Type where known; a folder or
-// group has no length. Gopher+ attributes follow as "+NAME: value". -I
+// came (each redirect's too, as curl -IL, each ending in a blank line),
+// and for the other schemes curl's header lines (Content-Length,
+// Accept-ranges where the protocol can resume, Last-Modified, in curl's
+// order for FTP and file:) and Content-Type where known, with no blank
+// line after them, as curl has it; a folder or group has no length. Gopher+ attributes follow as "+NAME: value". -I
 // --json prints deref's own fields.
 func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, heads string) error {
 	var b strings.Builder
@@ -30,14 +31,22 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 		b.WriteString(heads)
 	} else {
 		listing := isListing(r)
+		modified := ""
+		if !r.ModTime.IsZero() {
+			modified = "Last-Modified: " + r.ModTime.UTC().Format(nethttp.TimeFormat) + "\r\n"
+		}
+		timeFirst := commandSchemes[u.Scheme].timeFirst
+		if timeFirst {
+			b.WriteString(modified)
+		}
 		if r.Size >= 0 && !listing {
 			fmt.Fprintf(&b, "Content-Length: %d\r\n", r.Size)
 		}
 		if s, _ := c.Scheme(u.Scheme); s.Ranges && !listing {
 			b.WriteString("Accept-ranges: bytes\r\n")
 		}
-		if !r.ModTime.IsZero() {
-			fmt.Fprintf(&b, "Last-Modified: %s\r\n", r.ModTime.UTC().Format(nethttp.TimeFormat))
+		if !timeFirst {
+			b.WriteString(modified)
 		}
 		if r.MediaType != "" {
 			fmt.Fprintf(&b, "Content-Type: %s\r\n", r.MediaType)
@@ -48,7 +57,6 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 				fmt.Fprintf(&b, "  %s\r\n", oneLine(l))
 			}
 		}
-		b.WriteString("\r\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return fetch.WriteError(err)

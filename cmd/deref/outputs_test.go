@@ -93,6 +93,11 @@ func TestHeadAsCurl(t *testing.T) {
 			}
 		}
 	}
+	// FTP's lines byte for byte as curl -I writes them (checked by hand
+	// against curl 7.88 and vsftpd): MDTM's first, no blank line after.
+	if r := runDeref(t, "", "-I", fs.URL()+"pub/a.bin"); r.stdout != "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\nContent-Length: 5\r\nAccept-ranges: bytes\r\n" {
+		t.Errorf("-I ftp: %q", r.stdout)
+	}
 	r := runDeref(t, "", "-I", fs.URL()+"pub/")
 	if r.code != 0 || strings.Contains(r.stdout, "Content-Length") || strings.Contains(r.stdout, "Accept-ranges") {
 		t.Errorf("-I of a folder: exit %d, %q", r.code, r.stdout)

@@ -20,6 +20,9 @@ type commandScheme struct {
 	// plusMeta: -I asks a Gopher+ server for the item's size and
 	// attributes.
 	plusMeta bool
+	// timeFirst: -I prints Last-Modified before Content-Length, in the
+	// order curl -I prints FTP's lines (MDTM's answer comes first).
+	timeFirst bool
 }
 
 // commandSchemes is the one place the command names schemes.
@@ -31,6 +34,8 @@ var commandSchemes = map[string]commandScheme{
 	"mailto":  {mail: true},
 	"gopher":  {plusMeta: true},
 	"gophers": {plusMeta: true},
+	"ftp":     {timeFirst: true},
+	"ftps":    {timeFirst: true},
 }
 
 // rloginArgs are rlogin's arguments for u: -l USER, -p PORT, the host.
