@@ -1,8 +1,10 @@
 package warc_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +151,52 @@ func TestOpenLyingLength(t *testing.T) {
 	if _, ok := a.Nearest("gopher://h/0/b", when); ok {
 		t.Error("the record that lies is served")
 	}
+}
+
+// A record of 1 GiB is indexed and replayed streaming: the heap stays
+// far below the record.
+func TestOpenHugeRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 1 GiB WARC file")
+	}
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "h"), warc.Options{Uncompressed: true, NoDigests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 30
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/9/huge", Date: when, MediaType: "application/octet-stream", Body: io.LimitReader(zeros{}, size)})
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/after", Date: when, MediaType: "text/plain", Body: strings.NewReader("after")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(filepath.Join(dir, "h.warc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, ok := a.Nearest("gopher://h/9/huge", when)
+	if _, after := a.Nearest("gopher://h/0/after", when); !ok || !after || len(a.Skipped) != 0 {
+		t.Fatalf("found %v, the next %v, skipped %q", ok, after, a.Skipped)
+	}
+	p, err := a.Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, p)
+	p.Close()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if err != nil || n != size || ms.HeapSys > 256<<20 {
+		t.Errorf("%d bytes replayed (%v); the heap reached %d MiB", n, err, ms.HeapSys>>20)
+	}
+}
+
+// zeros reads as endless zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
