@@ -36,6 +36,8 @@ func TestReplayInBrowser(t *testing.T) {
 	vs := ftpServers(t)["vsftpd"] + "/pub/"
 	group := env(t, "DEREF_INTEROP_NEWS") + "/local.test"
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--scope", "prefix", "--warc-file", filepath.Join(dir, "mixed"), vs, site, group)
+	webSite := env(t, "DEREF_INTEROP_HTTP") + "/replay/"
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "-r", "-np", "-p", "-e", "robots=off", "--warc-file", filepath.Join(dir, "web"), webSite)
 	ws := waisd.New() // no Debian WAIS server: the suite's own, which follows the captured bytes
 	if err := ws.Start(); err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func TestReplayInBrowser(t *testing.T) {
 	runTool(t, bin, "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "wais"), "-o", os.DevNull, search, "-o", os.DevNull, doc)
 	ws.Close()
 	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.cdx"), "--archive", filepath.Join(dir, "mixed.warc.gz"),
-		"--archive", filepath.Join(dir, "wais.warc.gz"))
+		"--archive", filepath.Join(dir, "wais.warc.gz"), "--archive", filepath.Join(dir, "web.warc.gz"))
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
@@ -147,6 +149,36 @@ func TestReplayInBrowser(t *testing.T) {
 	}
 	if _, _, text := visit("an article", article, "pre"); !strings.Contains(text, "Newsgroups") {
 		t.Errorf("the article: %q", text)
+	}
+	// A site crawled by deref: its page renders with its style sheet, the
+	// background that loads and its image, all from the archive; its
+	// script is not run (the gateway's CSP); its link leads to the
+	// second page's capture.
+	links, loaded, text = visit("deref's crawl of a site", base+"/web/"+webSite, "#dot")
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.getElementById('dot').naturalWidth`))
+	if err != nil || width != 1 || !strings.Contains(text, "The replayed page.") {
+		t.Errorf("the site's page: image width %d (%v), %q", width, err, text)
+	}
+	for _, want := range []string{"/replay/style.css", "/replay/img/bg.png", "/replay/img/dot.png"} {
+		found := false
+		for _, l := range loaded {
+			found = found || strings.HasSuffix(l, want)
+		}
+		if !found {
+			t.Errorf("the site's page did not load %s from the archive: %q", want, loaded)
+		}
+	}
+	if title, _ := chromedp.Run(ctx, chromedp.Title()); title == "the script ran" {
+		t.Error("an archived script ran")
+	}
+	page2 := ""
+	for _, l := range links {
+		if strings.HasSuffix(l, "/replay/page2.html") {
+			page2 = l
+		}
+	}
+	if _, _, text := visit("the second page", page2, "p"); !strings.Contains(text, "The second page.") {
+		t.Errorf("the second page: %q", text)
 	}
 	// A WAIS search archived, its server gone: the hits, and a document.
 	links, _, text = visit("a WAIS search", base+"/wais/"+search, "ol")

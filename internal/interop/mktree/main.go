@@ -15,6 +15,9 @@ import (
 	"time"
 )
 
+// png1x1 is a PNG image of one black pixel.
+var png1x1 = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82")
+
 // ModTime is the modification time of every file and folder of the tree.
 var ModTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -66,6 +69,18 @@ func write(root string) error {
 		"conv/img/a.png":      []byte("not a PNG: a\n"),
 		"conv/img/b.png":      []byte("not a PNG: b\n"),
 		"outside.html":        []byte("<!doctype html><title>outside</title>\n"),
+		// A site that deref crawl archives and deref serve --archive
+		// replays in a browser: a style sheet with a background, an
+		// image, a script, a second page.
+		"replay/index.html": []byte(`<!doctype html>
+<html><head><title>replay</title><link rel="stylesheet" href="style.css"><script src="app.js"></script></head>
+<body><p>The replayed page.</p><img id="dot" src="img/dot.png" alt="dot"> <a href="page2.html">the second page</a></body></html>
+`),
+		"replay/page2.html":  []byte("<!doctype html><title>page 2</title><p>The second page.</p><a href=\"index.html\">back</a>\n"),
+		"replay/style.css":   []byte("body { background: url(img/bg.png) }\n"),
+		"replay/app.js":      []byte("document.title = 'the script ran';\n"),
+		"replay/img/dot.png": png1x1,
+		"replay/img/bg.png":  png1x1,
 		// A site whose pages are shown with files outside their folder,
 		// which deref crawl -p fetches as wget -p does.
 		"req/docs/index.html": []byte(`<!doctype html>
