@@ -71,6 +71,10 @@ type Options struct {
 	LogJSON bool
 }
 
+// csp is every page's Content-Security-Policy, live or replayed: no
+// script, styles, images and media from the gateway only.
+const csp = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
 // schemes are those a page can be asked for, by the first element of the
 // path: /gopher/HOST[:PORT]/REST.
 var schemes = map[string]bool{"gopher": true, "gophers": true, "ftp": true, "ftps": true, "news": true, "nntp": true, "nntps": true, "wais": true, "file": true}
@@ -124,7 +128,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lw := &logWriter{ResponseWriter: w, status: 200}
 	defer func() { g.logRequest(r, lw, start) }()
 	h := lw.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -331,7 +331,8 @@ func gopherItem(r *http.Request, e protocols.Entry) item {
 	}
 	if e.URL != "" {
 		it.Link = link(r, e.URL)
-		gopherLink := it.Link != "" && strings.HasPrefix(it.Link, "/gopher")
+		eu, _ := url.Parse(e.URL)
+		gopherLink := it.Link != "" && eu != nil && (eu.Scheme == "gopher" || eu.Scheme == "gophers")
 		switch {
 		case strings.HasSuffix(e.Type, "?") && gopherLink: // a Gopher+ form
 			it.Plus = it.Link + "?attributes=1"

@@ -92,7 +92,7 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lw := &logWriter{ResponseWriter: w, status: 200}
 	defer func() { p.g.logRequest(r, lw, start) }()
 	h := lw.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", csp) // the live gateway's
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -291,6 +291,9 @@ func (p *replayer) payload(w *logWriter, r *http.Request, c warc.Capture) {
 // nearest the page's time, as the live protocol would have given it.
 func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch.Response, func(), error) {
 	v := replayOf(r)
+	if resp, ok := g.replayAttributes(v, u); ok {
+		return resp, func() {}, nil
+	}
 	c, ok := nearest(v.a, u, v.at)
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: %s was not archived in this collection", fetch.ErrNotFound, u.Redacted())
@@ -382,6 +385,30 @@ func newsGroup(u *url.URL) bool {
 		return err == nil && !n.HasArticle
 	}
 	return false
+}
+
+// replayAttributes answers for a Gopher+ item's attributes ("!"): the
+// attribute block archived with the item's capture nearest the page's
+// time, as a metadata record of it.
+func (g *gateway) replayAttributes(v *replayView, u *url.URL) (*fetch.Response, bool) {
+	if u.Scheme != "gopher" && u.Scheme != "gophers" {
+		return nil, false
+	}
+	gp, err := u.Gopher()
+	if err != nil || !gp.HasPlus || !strings.HasPrefix(gp.Plus, "!") {
+		return nil, false
+	}
+	item := *u
+	item.Path = "/" + url.EscapeGopher(string(gp.Type)+gp.Selector)
+	c, ok := v.a.Nearest(item.String(), v.at)
+	if !ok {
+		return nil, false
+	}
+	pl, err := v.a.Related(c, "application/gopher+-attributes")
+	if err != nil {
+		return nil, false
+	}
+	return &fetch.Response{Kind: fetch.KindFile, Size: -1, MediaType: "text/plain", Body: pl}, true
 }
 
 // ftpEntries are the entries of an archived FTP listing (MLSD's, or

@@ -1,8 +1,11 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +18,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/gateway"
 	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/waisd"
@@ -387,5 +391,41 @@ func TestReplayWAIS(t *testing.T) {
 	}
 	if resp, page := follow(t, s.URL, "/w/"+ts+"/"+doc); resp.StatusCode != 200 || !strings.Contains(page, strings.TrimSpace(waisd.Alpha)[:20]) {
 		t.Errorf("the document: %d\n%s", resp.StatusCode, page)
+	}
+}
+
+// A Gopher+ item's attributes, archived with it, replay: the menu links
+// them, their page lists them.
+func TestReplayGopherPlusAttributes(t *testing.T) {
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		switch strings.TrimRight(line, "\r\n") {
+		case "":
+			fmt.Fprintf(c, "0An item\t/x\t%s\t%s\t+\r\n.\r\n", host, port)
+		case "/x":
+			io.WriteString(c, "the item\r\n.\r\n")
+		case "/x\t!":
+			fmt.Fprintf(c, "+-1\r\n+INFO: 0An item\t/x\t%s\t%s\t+\r\n+ADMIN:\r\n Admin: Someone <someone@example.invalid>\r\n.\r\n", host, port)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	base := "gopher://" + ln.Addr().String()
+	a := archiveOf(t, t.TempDir(), base+"/1", base+"/0/x", base+"/0/x%09%09!")
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"p": a}, gateway.Options{}))
+	defer s.Close()
+	ts := a.Captures(base + "/1")[0].Timestamp()
+	_, page := get(t, s.URL+"/p/"+ts+"/"+base+"/1")
+	plus := `href="/p/` + ts + `/` + base + `/0/x?attributes=1"`
+	if !strings.Contains(page, plus) {
+		t.Fatalf("no %s in\n%s", plus, page)
+	}
+	resp, page := follow(t, s.URL, "/p/"+ts+"/"+base+"/0/x?attributes=1")
+	if resp.StatusCode != 200 || !strings.Contains(page, "Admin: Someone") {
+		t.Errorf("the attributes: %d\n%s", resp.StatusCode, page)
 	}
 }

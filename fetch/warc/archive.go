@@ -492,6 +492,43 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 	return p, nil
 }
 
+// Related is the metadata record of media type mediaType that goes with
+// a capture (its WARC-Concurrent-To the capture's record), as a recorder
+// writes it after the capture, in the same file: a Gopher+ item's
+// attribute block, an FTP file's control conversation. It looks at the
+// 64 records after the capture's.
+func (a *Archive) Related(c Capture, mediaType string) (*Payload, error) {
+	r, err := gowarc.NewWarcFileReader(c.File, c.Offset, lenient...)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	rec, _, _, err := r.Next()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("warc: %s at %d: %w", c.File, c.Offset, err)
+	}
+	id := rec.WarcHeader().Get(gowarc.WarcRecordID)
+	rec.Close()
+	for range 64 {
+		rec, _, _, err := r.Next()
+		if err != nil {
+			break
+		}
+		h := rec.WarcHeader()
+		if rec.Type() == gowarc.Metadata && h.Get(gowarc.ContentType) == mediaType && h.Get(gowarc.WarcConcurrentTo) == id {
+			raw, err := rec.Block().RawBytes()
+			if err != nil {
+				rec.Close()
+				break
+			}
+			return &Payload{ReadCloser: closers{raw, rec, r}, From: c}, nil
+		}
+		rec.Close()
+	}
+	r.Close()
+	return nil, fmt.Errorf("warc: %s: no %s record goes with it", c.URL, mediaType)
+}
+
 // repeated is the record a revisit repeats the payload of: a capture of
 // the same URL with the same payload, else the one the revisit names
 // (WARC-Refers-To-Target-URI and -Date, read from its record).
