@@ -429,3 +429,109 @@ func TestReplayGopherPlusAttributes(t *testing.T) {
 		t.Errorf("the attributes: %d\n%s", resp.StatusCode, page)
 	}
 }
+
+// linkValues parses a Link header (RFC 8288): each <URI> with its
+// parameters, quotes taken off.
+func linkValues(h string) []map[string]string {
+	var out []map[string]string
+	for h = strings.TrimSpace(h); h != ""; {
+		if h[0] != '<' {
+			return nil
+		}
+		end := strings.IndexByte(h, '>')
+		if end < 0 {
+			return nil
+		}
+		v := map[string]string{"uri": h[1:end]}
+		h = strings.TrimSpace(h[end+1:])
+		for strings.HasPrefix(h, ";") {
+			h = strings.TrimSpace(h[1:])
+			k, rest, _ := strings.Cut(h, "=")
+			rest = strings.TrimSpace(rest)
+			val := ""
+			if strings.HasPrefix(rest, `"`) {
+				q := strings.IndexByte(rest[1:], '"')
+				if q < 0 {
+					return nil
+				}
+				val, h = rest[1:q+1], rest[q+2:]
+			} else {
+				n := strings.IndexAny(rest, ";,")
+				if n < 0 {
+					n = len(rest)
+				}
+				val, h = rest[:n], rest[n:]
+			}
+			v[strings.TrimSpace(k)] = val
+			h = strings.TrimSpace(h)
+		}
+		out = append(out, v)
+		h = strings.TrimSpace(strings.TrimPrefix(h, ","))
+	}
+	return out
+}
+
+// The Link header of a memento between two others reads as RFC 7089's
+// examples have it: the original, the TimeGate, the TimeMap with its
+// type, and the first, previous, next and last mementos each with its
+// datetime.
+func TestMementoLinkHeader(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "m"), warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, y := range []int{2020, 2022, 2024, 2026} {
+		w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC), MediaType: "text/plain", Body: strings.NewReader(fmt.Sprint(y))})
+	}
+	w.Close()
+	a, err := warc.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"m": a}, gateway.Options{}))
+	defer s.Close()
+	resp, body := get(t, s.URL+"/m/20220101000000id_/gopher://h/0/a")
+	if resp.StatusCode != 200 || body != "2022" || resp.Header.Get("Memento-Datetime") != "Sat, 01 Jan 2022 00:00:00 GMT" {
+		t.Fatalf("the memento: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	got := map[string]map[string]string{}
+	for _, v := range linkValues(resp.Header.Get("Link")) {
+		got[v["rel"]] = v
+	}
+	want := map[string]string{
+		"original": "gopher://h/0/a", "timegate": "/m/gopher://h/0/a", "timemap": "/m/timemap/link/gopher://h/0/a",
+		"first memento": "/m/20200101000000/gopher://h/0/a", "prev memento": "/m/20200101000000/gopher://h/0/a",
+		"next memento": "/m/20240101000000/gopher://h/0/a", "last memento": "/m/20260101000000/gopher://h/0/a",
+	}
+	for rel, uri := range want {
+		v, ok := got[rel]
+		if rel == "first memento" || rel == "prev memento" {
+			v, ok = got["first prev memento"]
+		}
+		if !ok || v["uri"] != uri {
+			t.Errorf("rel %q: %v, want <%s>", rel, v, uri)
+			continue
+		}
+		if strings.HasSuffix(rel, "memento") {
+			if _, err := http.ParseTime(v["datetime"]); err != nil {
+				t.Errorf("rel %q: datetime %q", rel, v["datetime"])
+			}
+		}
+	}
+	if got["timemap"]["type"] != "application/link-format" {
+		t.Errorf("the timemap's type: %v", got["timemap"])
+	}
+	// The TimeMap parses as link-format, one memento per capture.
+	_, tm := get(t, s.URL+"/m/timemap/link/gopher://h/0/a")
+	mementos := 0
+	for _, v := range linkValues(strings.ReplaceAll(tm, "\n", " ")) {
+		if strings.HasSuffix(v["rel"], "memento") {
+			mementos++
+		}
+	}
+	if mementos != 4 {
+		t.Errorf("%d mementos in the TimeMap:\n%s", mementos, tm)
+	}
+}
