@@ -144,26 +144,143 @@ func Open(paths ...string) (*Archive, error) {
 	return a, nil
 }
 
-// indexNow indexes WARC files that have no index into a temporary one.
+// indexNow indexes WARC files that have no index into a temporary one:
+// each file read through, record by record, its lines sorted in runs of
+// sortRun written aside and merged, so that neither a file nor its index
+// is ever held whole.
 func (a *Archive) indexNow(files []string) error {
-	var lines []string
+	ls := &lineSorter{}
+	defer ls.cleanup()
 	for _, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			abs = f
 		}
-		entries, offsets, err := scanIndex(f)
+		var werr error
+		err = scanEach(f, func(e cdxEntry, end int64) {
+			if werr == nil {
+				werr = ls.add(cdxjLine(e, abs, end))
+			}
+		}, func(int64) {})
 		if err != nil {
 			a.Skipped = append(a.Skipped, err.Error())
 		}
-		l, err := indexLinesAs(f, abs, entries, offsets)
-		if err != nil {
-			a.Skipped = append(a.Skipped, err.Error())
-			continue
+		if werr != nil {
+			return werr
 		}
-		lines = append(lines, l...)
 	}
-	return a.writeTemp(lines)
+	tmp, err := os.CreateTemp("", "deref-index-*.cdxj")
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	a.temps = append(a.temps, tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err := errors.Join(ls.merge(bw), bw.Flush(), tmp.Close()); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	ix, err := openIndex(tmp.Name(), "")
+	if err != nil {
+		return err
+	}
+	a.indexes = append(a.indexes, ix)
+	return nil
+}
+
+// sortRun is how many index lines are sorted in memory at once (some
+// 20 MiB of them).
+var sortRun = 100_000
+
+// lineSorter sorts more lines than memory should hold: in runs, each
+// written to a temporary file, then merged.
+type lineSorter struct {
+	run  []string
+	runs []string // the files of the runs written
+}
+
+func (ls *lineSorter) add(line string) error {
+	ls.run = append(ls.run, line)
+	if len(ls.run) >= sortRun {
+		return ls.spill()
+	}
+	return nil
+}
+
+// spill writes the run held, sorted, to a file.
+func (ls *lineSorter) spill() error {
+	sort.Strings(ls.run)
+	f, err := os.CreateTemp("", "deref-run-*.cdxj")
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	ls.runs = append(ls.runs, f.Name())
+	bw := bufio.NewWriterSize(f, 256<<10)
+	for _, l := range ls.run {
+		bw.WriteString(l + "\n")
+	}
+	ls.run = ls.run[:0]
+	if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
+// merge writes every line added, in order, to w.
+func (ls *lineSorter) merge(w io.Writer) error {
+	if len(ls.runs) == 0 {
+		sort.Strings(ls.run)
+		for _, l := range ls.run {
+			if _, err := io.WriteString(w, l+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(ls.run) > 0 {
+		if err := ls.spill(); err != nil {
+			return err
+		}
+	}
+	type head struct {
+		line string
+		sc   *bufio.Scanner
+	}
+	var heads []head
+	for _, name := range ls.runs {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(bufio.NewReaderSize(f, 64<<10))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		if sc.Scan() {
+			heads = append(heads, head{sc.Text(), sc})
+		}
+	}
+	for len(heads) > 0 {
+		least := 0
+		for i := range heads {
+			if heads[i].line < heads[least].line {
+				least = i
+			}
+		}
+		if _, err := io.WriteString(w, heads[least].line+"\n"); err != nil {
+			return err
+		}
+		if heads[least].sc.Scan() {
+			heads[least].line = heads[least].sc.Text()
+		} else {
+			heads = append(heads[:least], heads[least+1:]...)
+		}
+	}
+	return nil
+}
+
+// cleanup removes the runs' files.
+func (ls *lineSorter) cleanup() {
+	for _, name := range ls.runs {
+		os.Remove(name)
+	}
 }
 
 // fromCDX indexes the captures a CDX file lists (wget's --warc-cdx: a

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,4 +65,37 @@ func BenchmarkArchiveLookup(b *testing.B) {
 	b.ReportMetric(open.Seconds(), "open-s")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
+}
+
+// BenchmarkArchiveIndexAtStart opens a collection of WARC records that
+// has no index (as wget writes it without --warc-cdx): the time Open
+// takes to read it through and index it, per record.
+//
+//	go test -run '^$' -bench ArchiveIndexAtStart -benchtime 1x ./fetch/warc
+func BenchmarkArchiveIndexAtStart(b *testing.B) {
+	const n = 200_000
+	dir := b.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "many"), warc.Options{Uncompressed: true, NoDigests: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		w.Write(warc.Record{Type: "resource", URI: fmt.Sprintf("gopher://example.org/0/item%07d", i), Date: when, MediaType: "text/plain", Body: strings.NewReader("x")})
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		a, err := warc.Open(filepath.Join(dir, "many.warc"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if caps := a.Captures("gopher://example.org/0/item0123456"); n > 123456 && len(caps) != 1 {
+			b.Fatalf("%d captures", len(caps))
+		}
+		a.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/n, "µs/record")
 }

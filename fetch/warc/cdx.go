@@ -77,19 +77,7 @@ func indexLinesAs(path, file string, entries []cdxEntry, offsets []int64) ([]str
 		if i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > e.offset }); i < len(offsets) {
 			end = offsets[i]
 		}
-		mime := e.mime
-		if e.revisit {
-			mime = "warc/revisit"
-		}
-		fields := map[string]string{
-			"url": e.url, "mime": mime, "status": e.status,
-			"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
-		}
-		if e.digest != "" { // none without digests (Options.NoDigests)
-			fields["digest"] = strings.TrimPrefix(e.digest, "sha1:")
-		}
-		j, _ := json.Marshal(fields)
-		lines = append(lines, surt(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
+		lines = append(lines, cdxjLine(e, file, end))
 	}
 	sort.Strings(lines)
 	return lines, nil
@@ -141,27 +129,49 @@ func WriteIndex(w io.Writer, paths ...string) error {
 // member cut short, a Content-Length that lies) ends the reading: the
 // entries before it are returned with the error naming it.
 func scanIndex(path string) ([]cdxEntry, []int64, error) {
-	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("warc: indexing %s: %w", path, err)
-	}
-	defer r.Close()
 	var entries []cdxEntry
 	var offsets []int64
+	err := scanEach(path, func(e cdxEntry, _ int64) { entries = append(entries, e) }, func(off int64) { offsets = append(offsets, off) })
+	return entries, offsets, err
+}
+
+// scanEach reads the WARC file at path through, record by record, never
+// holding one: it calls each with every index entry and where the
+// entry's record ends (the next record's start, or the file's end), and
+// at with where every record starts. A record that is not whole ends the
+// reading, with an error naming it.
+func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64)) error {
+	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
+	if err != nil {
+		return fmt.Errorf("warc: indexing %s: %w", path, err)
+	}
+	defer r.Close()
+	var pending *cdxEntry
+	flush := func(end int64) {
+		if pending != nil {
+			each(*pending, end)
+			pending = nil
+		}
+	}
 	for {
 		rec, off, _, err := r.Next()
 		if err == io.EOF {
-			return entries, offsets, nil
+			if st, serr := os.Stat(path); serr == nil {
+				flush(st.Size())
+			}
+			return nil
 		}
 		if err != nil {
-			return entries, offsets, fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
+			flush(off)
+			return fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
 		}
 		h := rec.WarcHeader()
 		t := rec.Type()
 		raw, err := rec.Block().RawBytes()
 		if err != nil {
 			rec.Close()
-			return entries, offsets, fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
+			flush(off)
+			return fmt.Errorf("warc: %s from byte %d: %w", path, off, err)
 		}
 		head := make([]byte, 64<<10)
 		n, _ := io.ReadFull(raw, head)
@@ -169,9 +179,11 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 		rest, err := io.Copy(io.Discard, raw)
 		if want, cerr := strconv.ParseInt(h.Get(gowarc.ContentLength), 10, 64); err != nil || cerr == nil && want != int64(n)+rest {
 			rec.Close()
-			return entries, offsets, fmt.Errorf("warc: %s from byte %d: a record that is not whole", path, off)
+			flush(off)
+			return fmt.Errorf("warc: %s from byte %d: a record that is not whole", path, off)
 		}
-		offsets = append(offsets, off)
+		flush(off)
+		at(off)
 		if t != gowarc.Response && t != gowarc.Resource && t != gowarc.Revisit && !(t == gowarc.Metadata && h.Get(gowarc.ContentType) == ResultListType) {
 			rec.Close()
 			continue
@@ -186,8 +198,26 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 			e.status, e.mime = statusAndType(head)
 		}
 		rec.Close()
-		entries = append(entries, e)
+		pending = &e
 	}
+}
+
+// cdxjLine is an entry's CDXJ line, its file named file and its record
+// ending at end.
+func cdxjLine(e cdxEntry, file string, end int64) string {
+	mime := e.mime
+	if e.revisit {
+		mime = "warc/revisit"
+	}
+	fields := map[string]string{
+		"url": e.url, "mime": mime, "status": e.status,
+		"length": fmt.Sprint(end - e.offset), "offset": fmt.Sprint(e.offset), "filename": file,
+	}
+	if e.digest != "" { // none without digests (Options.NoDigests)
+		fields["digest"] = strings.TrimPrefix(e.digest, "sha1:")
+	}
+	j, _ := json.Marshal(fields)
+	return surt(e.url) + " " + e.date.Format(cdxTime) + " " + string(j)
 }
 
 // Indexing says whether the writer writes CDXJ indexes (Options.CDX).
