@@ -169,21 +169,7 @@ func (a *Archive) indexNow(files []string) error {
 			return werr
 		}
 	}
-	tmp, err := os.CreateTemp("", "deref-index-*.cdxj")
-	if err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	a.temps = append(a.temps, tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	if err := errors.Join(ls.merge(bw), bw.Flush(), tmp.Close()); err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	ix, err := openIndex(tmp.Name(), "")
-	if err != nil {
-		return err
-	}
-	a.indexes = append(a.indexes, ix)
-	return nil
+	return a.tempIndex(func(w io.Writer) error { return ls.merge(w) })
 }
 
 // sortRun is how many index lines are sorted in memory at once (some
@@ -339,16 +325,26 @@ func (a *Archive) fromCDX(path string) error {
 // archive.
 func (a *Archive) writeTemp(lines []string) error {
 	sort.Strings(lines)
+	return a.tempIndex(func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := io.WriteString(w, l+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// tempIndex adds to the archive a temporary index that write writes,
+// sorted; Close removes it.
+func (a *Archive) tempIndex(write func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp("", "deref-index-*.cdxj")
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}
 	a.temps = append(a.temps, tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	for _, l := range lines {
-		bw.WriteString(l + "\n")
-	}
-	if err := errors.Join(bw.Flush(), tmp.Close()); err != nil {
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err := errors.Join(write(bw), bw.Flush(), tmp.Close()); err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}
 	ix, err := openIndex(tmp.Name(), "")

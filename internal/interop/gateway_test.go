@@ -73,6 +73,21 @@ func (l *accessLog) String() string {
 	return l.b.String()
 }
 
+// browse starts headless Chromium on base's first page, for the test's
+// length, and returns its context.
+func browse(t *testing.T, chromium, base string) context.Context {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	return ctx
+}
+
 // TestGatewayInBrowser drives headless Chromium (Debian's chromium,
 // through chromedp) through deref serve: a pygopherd and a gophernicus
 // menu, an item followed to its text, a search submitted, a vsftpd folder
@@ -101,15 +116,7 @@ func TestGatewayInBrowser(t *testing.T) {
 	gn := strings.TrimPrefix(gopher["gophernicus"], "gopher://")
 	vs := strings.TrimPrefix(ftpServers(t)["vsftpd"], "ftp://")
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil { // starts the browser
-		t.Fatal(err)
-	}
+	ctx := browse(t, chromium, base)
 	step := func(name string, actions ...chromedp.Action[chromedp.Void]) string {
 		t.Helper()
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -49,15 +49,7 @@ func TestReplayInBrowser(t *testing.T) {
 	base, _ := startServe(t, "--archive", filepath.Join(dir, "hole.warc.gz"), "--archive", filepath.Join(dir, "wget.cdx"), "--archive", filepath.Join(dir, "mixed.warc.gz"),
 		"--archive", filepath.Join(dir, "wais.warc.gz"), "--archive", filepath.Join(dir, "web.warc.gz"))
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil { // starts the browser
-		t.Fatal(err)
-	}
+	ctx := browse(t, path, base)
 	// Every link and every resource the page loaded, as absolute URLs; the
 	// banner's link to the live page (class live) aside.
 	const linksJS = `Array.from(document.querySelectorAll('a[href]:not(.live),img[src],link[href],script[src],form[action]')).map(e => e.href || e.src || e.action)`
