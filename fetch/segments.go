@@ -186,6 +186,10 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 			cancel() // the others would fail too, or are not wanted (no resume)
 		}
 	}
+	// What was there before the workers start: measured after, it could
+	// count the first bytes of this run (a race that made a server that
+	// ignores ranges an error instead of a download over one connection).
+	start, before := time.Now(), st.written()
 	for _, sg := range st.segs {
 		if sg.done.Load() == sg.end-sg.start {
 			continue
@@ -200,7 +204,6 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	start, before := time.Now(), st.written()
 	report := func(last bool) {
 		p := Progress{URL: u, Bytes: st.written() - before, Total: size - before, Start: start, Done: last}
 		if c.Progress != nil {
