@@ -101,12 +101,13 @@ func Open(paths ...string) (*Archive, error) {
 		}
 		if !st.IsDir() && strings.HasSuffix(p, ".cdxj") {
 			// An index given as such (deref index's, pywb's): its lines
-			// name WARC files beside it.
-			ix, err := openIndex(p, filepath.Dir(p))
-			if err != nil {
-				return nil, fmt.Errorf("warc: %w", err)
+			// name WARC files beside it. It is read through once: a line
+			// that is none is named, and an index out of order is sorted
+			// into a temporary one, binary search needing the order.
+			if err := a.givenIndex(p); err != nil {
+				a.Close()
+				return nil, err
 			}
-			a.indexes = append(a.indexes, ix)
 			continue
 		}
 		if !st.IsDir() {
@@ -267,6 +268,78 @@ func (ls *lineSorter) cleanup() {
 	for _, name := range ls.runs {
 		os.Remove(name)
 	}
+}
+
+// givenIndex adds a CDXJ file given as a collection: as it is when its
+// lines are in order, else sorted into a temporary index; malformed
+// lines are named in Skipped (the first ten, then their count).
+func (a *Archive) givenIndex(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	defer f.Close()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	ix := &sortedIndex{dir: filepath.Dir(abs)}
+	sc := bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	prev, sorted, bad, n := "", true, 0, 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if _, ok := ix.capture(line); !ok {
+			if bad++; bad <= 10 {
+				a.Skipped = append(a.Skipped, fmt.Sprintf("%s line %d: not a CDXJ line of a capture", path, n))
+			}
+			continue
+		}
+		if line < prev {
+			sorted = false
+		}
+		prev = line
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("warc: %s: %w", path, err)
+	}
+	if bad > 10 {
+		a.Skipped = append(a.Skipped, fmt.Sprintf("%s: %d lines in all that are not CDXJ lines of captures", path, bad))
+	}
+	if sorted {
+		oi, err := openIndex(path, filepath.Dir(path))
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		a.indexes = append(a.indexes, oi)
+		return nil
+	}
+	// Out of order: sorted into a temporary index, its file names made
+	// absolute.
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	ls := &lineSorter{}
+	defer ls.cleanup()
+	sc = bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		c, ok := ix.capture(sc.Text())
+		if !ok {
+			continue
+		}
+		j, _ := json.Marshal(map[string]string{"url": c.URL, "mime": c.Mime, "status": c.Status, "digest": strings.TrimPrefix(c.Digest, "sha1:"),
+			"offset": strconv.FormatInt(c.Offset, 10), "filename": c.File})
+		if c.Type == "revisit" {
+			j, _ = json.Marshal(map[string]string{"url": c.URL, "mime": "warc/revisit", "status": c.Status, "digest": strings.TrimPrefix(c.Digest, "sha1:"),
+				"offset": strconv.FormatInt(c.Offset, 10), "filename": c.File})
+		}
+		if err := ls.add(surt(c.URL) + " " + c.Timestamp() + " " + string(j)); err != nil {
+			return err
+		}
+	}
+	return a.tempIndex(func(w io.Writer) error { return ls.merge(w) })
 }
 
 // fromCDX indexes the captures a CDX file lists (wget's --warc-cdx: a

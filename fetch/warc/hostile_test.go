@@ -107,6 +107,30 @@ func TestOpenIndex(t *testing.T) {
 	if len(a.Captures("gopher://h/0/b")) != 0 {
 		t.Error("a malformed line read as a capture")
 	}
+	if len(a.Skipped) != 1 || !strings.Contains(a.Skipped[0], "all.cdxj line 2") {
+		t.Errorf("skipped %q", a.Skipped)
+	}
+
+	// An index out of order is sorted, and found in.
+	lines, _ := os.ReadFile(filepath.Join(dir, "all.cdxj"))
+	good := strings.SplitN(string(lines), "\n", 2)[0]
+	other := strings.ReplaceAll(good, "/0/a", "/0/0")
+	os.WriteFile(filepath.Join(dir, "unsorted.cdxj"), []byte(good+"\n"+other+"\n"), 0o644)
+	b2, err := warc.Open(filepath.Join(dir, "unsorted.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	if len(b2.Captures("gopher://h/0/a")) != 1 || len(b2.Captures("gopher://h/0/0")) != 1 {
+		t.Errorf("the unsorted index: %v %v", b2.Captures("gopher://h/0/a"), b2.Captures("gopher://h/0/0"))
+	}
+	if c, ok := b2.Nearest("gopher://h/0/a", when); ok {
+		if p, err := b2.Open(c); err != nil {
+			t.Errorf("its payload: %v", err)
+		} else {
+			p.Close()
+		}
+	}
 }
 
 // A record whose Content-Length says more than its block holds ends
