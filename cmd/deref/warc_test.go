@@ -111,13 +111,7 @@ func TestWARCFile(t *testing.T) {
 // taken, --no-warc-keep-log is deref's way already; --no-warc-digests
 // beside --warc-dedup, or any of them without --warc-file, is refused.
 func TestWgetWARCFlags(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
-	gs := &gopherd.Server{Root: root}
-	if err := gs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer gs.Close()
+	gs := alphaHole(t)
 	u := "gopher://" + gs.Addr() + "/0/a.txt"
 	for _, cmd := range [][]string{{}, {"crawl", "-P"}} {
 		dir := t.TempDir()
@@ -322,13 +316,7 @@ func TestRedactArgs(t *testing.T) {
 // TestIndexCommand: deref index writes the index --warc-cdx writes, on
 // standard output.
 func TestIndexCommand(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
-	gs := &gopherd.Server{Root: root}
-	if err := gs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer gs.Close()
+	gs := alphaHole(t)
 	dir := t.TempDir()
 	name := filepath.Join(dir, "x")
 	if r := runDeref(t, "", "crawl", "-q", "--warc-file", name, "--warc-cdx", "gopher://"+gs.Addr()+"/1/"); r.code != 0 {
@@ -342,4 +330,18 @@ func TestIndexCommand(t *testing.T) {
 	if r := runDeref(t, "", "index", filepath.Join(dir, "none.warc.gz")); r.code != 1 || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("a missing file: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// alphaHole serves a folder holding a.txt ("alpha\n") over Gopher for
+// the test's length.
+func alphaHole(t *testing.T) *gopherd.Server {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gs.Close() })
+	return gs
 }

@@ -329,12 +329,12 @@ func (a *Archive) givenIndex(path string) error {
 		if !ok {
 			continue
 		}
-		j, _ := json.Marshal(map[string]string{"url": c.URL, "mime": c.Mime, "status": c.Status, "digest": strings.TrimPrefix(c.Digest, "sha1:"),
-			"offset": strconv.FormatInt(c.Offset, 10), "filename": c.File})
+		mime := c.Mime
 		if c.Type == "revisit" {
-			j, _ = json.Marshal(map[string]string{"url": c.URL, "mime": "warc/revisit", "status": c.Status, "digest": strings.TrimPrefix(c.Digest, "sha1:"),
-				"offset": strconv.FormatInt(c.Offset, 10), "filename": c.File})
+			mime = "warc/revisit"
 		}
+		j, _ := json.Marshal(map[string]string{"url": c.URL, "mime": mime, "status": c.Status, "digest": strings.TrimPrefix(c.Digest, "sha1:"),
+			"offset": strconv.FormatInt(c.Offset, 10), "filename": c.File})
 		if err := ls.add(surt(c.URL) + " " + c.Timestamp() + " " + string(j)); err != nil {
 			return err
 		}
