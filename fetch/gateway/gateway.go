@@ -688,12 +688,12 @@ func (w *logWriter) Flush() {
 }
 
 // userinfo matches the user:password@ of a URL in a request line.
-var userinfo = regexp.MustCompile(`((?:^|[/:])[^/:@?#\s]*):[^/@?#\s]*@`)
+var userinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`((?:^|[/:])[^/:@?#\s]*):[^/@?#\s]*@`) })
 
 // redact hides the passwords of the URLs in a request target.
 func redact(s string) string {
 	s = url.RedactString(s)
-	return userinfo.ReplaceAllString(s, "$1:***@")
+	return userinfo().ReplaceAllString(s, "$1:***@")
 }
 
 // redactTarget hides the passwords of a request target: in its path
@@ -817,6 +817,6 @@ func (g *gateway) fileFolder(w *logWriter, r *http.Request, u *url.URL, f *os.Fi
 		h.Parent = parentPage(r, u)
 	}
 	startPage(w, h)
-	pages.ExecuteTemplate(w, "listing", rows)
+	pages().ExecuteTemplate(w, "listing", rows)
 	endPage(w)
 }

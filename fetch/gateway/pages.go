@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,7 +43,13 @@ dl dt { font-weight: bold; margin-top: 0.5rem; }
 dl dd { white-space: pre-wrap; margin-left: 1rem; font-family: ui-monospace, monospace; }
 `
 
-var pages = template.Must(template.New("").Parse(`
+// pages are the gateway's page templates, parsed at their first use, so
+// that a program that links the gateway and never serves (deref URL)
+// does not parse them at start.
+var pages = sync.OnceValue(func() *template.Template { return template.Must(template.New("").Parse(pageTemplates)) })
+
+// pageTemplates is the text of pages.
+const pageTemplates = `
 {{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title><link rel="stylesheet" href="/style.css"></head>
@@ -91,7 +98,7 @@ var pages = template.Must(template.New("").Parse(`
 {{else}}<p><label>{{.Prompt}} <input type="{{if eq .Kind "AskP"}}password{{else}}text{{end}}" name="{{.Name}}" value="{{.Default}}"></label></p>
 {{end}}{{end}}<p><button>Send</button></p></form>
 {{end}}
-`))
+`
 
 // head is what every page's top says.
 type head struct {
@@ -120,7 +127,7 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 // index is the page with a field for any URL.
 func (g *gateway) index(w *logWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pages.ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser"})
+	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser"})
 }
 
 // redirectToPage sends the reader from /?url=URL to the page of URL.
@@ -151,7 +158,7 @@ func (g *gateway) fail(w *logWriter, r *http.Request, status int, msg string) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	pages.ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: msg})
+	pages().ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: msg})
 }
 
 // page answers for the page of u: a listing, a search form, a text as
@@ -225,7 +232,7 @@ func (g *gateway) searchForm(w *logWriter, r *http.Request, u *url.URL, title st
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	h := headFor(u, title, r)
 	h.Raw, h.Download = "", ""
-	pages.ExecuteTemplate(w, "search", h)
+	pages().ExecuteTemplate(w, "search", h)
 }
 
 // item is one line of a page's list.
@@ -266,11 +273,11 @@ func link(r *http.Request, raw string) string {
 // startPage writes a page's head and makes the rest stream.
 func startPage(w *logWriter, h head) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pages.ExecuteTemplate(w, "head", h)
+	pages().ExecuteTemplate(w, "head", h)
 	w.Flush()
 }
 
-func endPage(w *logWriter) { pages.ExecuteTemplate(w, "foot", nil) }
+func endPage(w *logWriter) { pages().ExecuteTemplate(w, "foot", nil) }
 
 // gopherMenu renders a menu (or a search's result) as it arrives: it is
 // fetched as a text item would be, line by line, so that a menu of
@@ -306,7 +313,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 		line, err := br.ReadString('\n')
 		if line != "" {
 			for _, e := range gopher.ParseMenu(decodeText(line)) {
-				pages.ExecuteTemplate(w, "item", gopherItem(r, e))
+				pages().ExecuteTemplate(w, "item", gopherItem(r, e))
 			}
 			if lines++; lines%256 == 0 {
 				w.Flush()
@@ -379,7 +386,7 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 		out = append(out, a)
 	}
 	startPage(w, headFor(u, "Gopher+ attributes", r))
-	pages.ExecuteTemplate(w, "attributes", out)
+	pages().ExecuteTemplate(w, "attributes", out)
 	endPage(w)
 }
 
@@ -414,7 +421,7 @@ func (g *gateway) askForm(w *logWriter, r *http.Request, u *url.URL) {
 	}
 	h := headFor(u, "Form", r)
 	startPage(w, h)
-	pages.ExecuteTemplate(w, "ask", fields)
+	pages().ExecuteTemplate(w, "ask", fields)
 	endPage(w)
 }
 
@@ -470,7 +477,7 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 		startPage(w, headFor(u, "Reply", r))
 		io.WriteString(w, "<ul class=\"menu\">\n")
 		for _, e := range resp.Entries {
-			pages.ExecuteTemplate(w, "item", gopherItem(r, e))
+			pages().ExecuteTemplate(w, "item", gopherItem(r, e))
 		}
 		io.WriteString(w, "</ul>\n")
 		endPage(w)
@@ -629,7 +636,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 			hits = append(hits, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Score: e.Score, Size: sizeText(e.Size)})
 		}
 		startPage(w, headFor(u, "WAIS results", r))
-		pages.ExecuteTemplate(w, "hits", hits)
+		pages().ExecuteTemplate(w, "hits", hits)
 		endPage(w)
 	case u.Scheme == "news" || u.Scheme == "nntp" || u.Scheme == "nntps":
 		var groups []item
@@ -637,7 +644,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 			groups = append(groups, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Number: e.Number, Description: protocols.Printable(e.Description)})
 		}
 		startPage(w, headFor(u, "Newsgroups", r))
-		pages.ExecuteTemplate(w, "groups", groups)
+		pages().ExecuteTemplate(w, "groups", groups)
 		endPage(w)
 	default:
 		var rows []item
@@ -651,7 +658,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 		h := headFor(u, "Index of "+u.URLPath(), r)
 		h.Parent = parentPage(r, u)
 		startPage(w, h)
-		pages.ExecuteTemplate(w, "listing", rows)
+		pages().ExecuteTemplate(w, "listing", rows)
 		endPage(w)
 	}
 }
@@ -670,7 +677,7 @@ func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entrie
 	}
 	h := headFor(u, "Articles", r)
 	startPage(w, h)
-	pages.ExecuteTemplate(w, "overview", rows)
+	pages().ExecuteTemplate(w, "overview", rows)
 	type pager struct{ Prev, Next string }
 	var pg pager
 	base := pageOf(r, u)
@@ -680,7 +687,7 @@ func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entrie
 	if (page+1)*perPage < len(entries) {
 		pg.Next = base + "?page=" + strconv.Itoa(page+1)
 	}
-	pages.ExecuteTemplate(w, "pager", pg)
+	pages().ExecuteTemplate(w, "pager", pg)
 	endPage(w)
 }
 

@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -85,7 +84,15 @@ func (v *replayView) head(u *url.URL, title string) head {
 		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(u.String()), Calendar: "/" + v.coll + "/*/" + u.String()}
 }
 
-var timestampForm = regexp.MustCompile(`^([0-9]{1,14})(id_)?$`)
+// timestamp reads a replay path's time element: 1 to 14 digits, then
+// "id_" for the payload as it was recorded.
+func timestamp(s string) (ts string, raw, ok bool) {
+	ts, raw = strings.CutSuffix(s, "id_")
+	if ts == "" || len(ts) > 14 || strings.Trim(ts, "0123456789") != "" {
+		return "", false, false
+	}
+	return ts, raw, true
+}
 
 func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -130,10 +137,10 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if u, ok := p.target(lw, r, after); ok {
 			p.calendar(lw, r, coll, a, u)
 		}
-	case timestampForm.MatchString(first):
-		m := timestampForm.FindStringSubmatch(first)
+	case isTimestamp(first):
+		ts, raw, _ := timestamp(first)
 		if u, ok := p.target(lw, r, after); ok {
-			p.memento(lw, r, coll, a, u, m[1], m[2] != "")
+			p.memento(lw, r, coll, a, u, ts, raw)
 		}
 	default:
 		if u, ok := p.target(lw, r, rest); ok {
@@ -142,14 +149,24 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// schemeSlashes mends a URL whose "//" a client folded into one.
-var schemeSlashes = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*):/([^/])`)
+// isTimestamp says whether s is a replay path's time element.
+func isTimestamp(s string) bool { _, _, ok := timestamp(s); return ok }
+
+// schemeSlashes mends a URL whose "//" a client folded into one
+// (gopher:/h/1/ for gopher://h/1/).
+func schemeSlashes(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, ":/")
+	if !ok || rest == "" || rest[0] == '/' || scheme == "" || strings.ContainsAny(scheme, "/?#") {
+		return raw
+	}
+	return scheme + "://" + rest
+}
 
 // target is the URL a replay path names after its collection and time,
 // with the request's query where the URL has one (a web page's), the
 // gateway's own parameters left out.
 func (p *replayer) target(w *logWriter, r *http.Request, raw string) (*url.URL, bool) {
-	raw = schemeSlashes.ReplaceAllString(raw, "$1://$2")
+	raw = schemeSlashes(raw)
 	if q := ownQuery(r.URL.RawQuery); q != "" {
 		raw += "?" + q
 	}
@@ -472,7 +489,7 @@ func gopherText(r io.Reader) io.Reader {
 func (p *replayer) notArchived(w *logWriter, r *http.Request, coll string, u *url.URL) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
-	pages.ExecuteTemplate(w, "notarchived", struct {
+	pages().ExecuteTemplate(w, "notarchived", struct {
 		head
 		Coll string
 	}{head{Title: "Not archived", URL: u.Redacted(), Live: template.URL(u.String()), Message: u.Redacted()}, coll})
@@ -578,7 +595,7 @@ func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.
 		return
 	}
 	startPage(w, head{Title: fmt.Sprintf("%d captures of %s", len(rows), u.Redacted()), URL: u.Redacted(), Live: template.URL(u.String())})
-	pages.ExecuteTemplate(w, "listing", rows)
+	pages().ExecuteTemplate(w, "listing", rows)
 	endPage(w)
 }
 
@@ -591,7 +608,7 @@ func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Arch
 		return len(rows) < 10000
 	})
 	startPage(w, head{Title: "Collection " + coll})
-	pages.ExecuteTemplate(w, "overview", rows)
+	pages().ExecuteTemplate(w, "overview", rows)
 	endPage(w)
 }
 
@@ -603,6 +620,6 @@ func (p *replayer) collections(w *logWriter, r *http.Request) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	startPage(w, head{Title: "deref: archived collections"})
-	pages.ExecuteTemplate(w, "listing", rows)
+	pages().ExecuteTemplate(w, "listing", rows)
 	endPage(w)
 }
