@@ -601,6 +601,22 @@ func (c *Client) redirectScheme(name string) bool {
 	return s.Redirect || slices.Contains(c.RedirectSchemes, name)
 }
 
+// RedirectDefaults lists, sorted, the schemes curl lets a redirect lead
+// to unless --proto-redir says otherwise: those the table lets redirects
+// lead to (Scheme.Redirect), and the protected counterparts of those
+// (ftps of ftp).
+func (c *Client) RedirectDefaults() []string {
+	var out []string
+	for _, name := range c.Schemes() {
+		s, _ := c.scheme(name)
+		p, _ := c.scheme(s.Plain)
+		if s.Redirect || s.Secure && p.Redirect {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Follows says whether a crawler may follow a link found in the object
 // at from to the URL to: to's scheme is one the Client retrieves objects
 // of (not mailto:, not an interactive session such as telnet:, not a

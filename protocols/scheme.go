@@ -1,6 +1,11 @@
 package protocols
 
-import "github.com/urlderef/deref/url"
+import (
+	"io"
+	"time"
+
+	"github.com/urlderef/deref/url"
+)
 
 // Scheme is what the engine knows of one URL scheme: the Fetcher that
 // dereferences its URLs and how it treats them. Each protocol package
@@ -128,6 +133,35 @@ type Archived struct {
 // otherwise than as a resource record of the URL fetched.
 type Archiver interface {
 	ArchiveAs(u *url.URL, resp *Response) Archived
+}
+
+// Replayer is implemented by a Fetcher whose archived retrievals read
+// back otherwise than as their payload's bytes: the inverse of Archiver,
+// for replay.
+type Replayer interface {
+	// Replay is the Response the live retrieval of u gave, made of the
+	// payload recorded for it at time at (of media type mediaType): a
+	// listing parsed, a text decoded as the protocol decodes it. max
+	// bounds what is read whole.
+	Replay(u *url.URL, mediaType string, at time.Time, payload io.ReadCloser, max int64) (*Response, error)
+	// ReplayFrom says where else u's answer is archived.
+	ReplayFrom(u *url.URL) ReplaySource
+}
+
+// ReplaySource says where a URL's answer is archived when not as its own
+// capture (Replayer).
+type ReplaySource struct {
+	// Alternatives are URLs whose captures answer for it: a Gopher menu
+	// read as text (type 0) is archived by its own type.
+	Alternatives []*url.URL
+	// MetadataOf and MetadataType name the metadata record that is its
+	// payload: the record of that media type that goes with the capture
+	// of MetadataOf (a Gopher+ item's attribute block).
+	MetadataOf   *url.URL
+	MetadataType string
+	// Wordless says the URL asks a search for its words, which no
+	// archive holds: its page is the search's form.
+	Wordless bool
 }
 
 // ResultListType is the media type of a metadata record that is its

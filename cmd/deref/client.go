@@ -78,7 +78,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 			c.OnlySchemes = protoSet(o.proto, all, all)
 		}
 		if o.protoRedir != "" {
-			c.RedirectOnly = append(protoSet(o.protoRedir, []string{"http", "https", "ftp", "ftps"}, all), c.RedirectSchemes...)
+			c.RedirectOnly = append(protoSet(o.protoRedir, c.RedirectDefaults(), all), c.RedirectSchemes...)
 		}
 	}
 	for _, p := range strings.FieldsFunc(o.allowPorts, func(r rune) bool { return r == ',' }) {

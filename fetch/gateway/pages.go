@@ -313,7 +313,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 		line, err := br.ReadString('\n')
 		if line != "" {
 			for _, e := range gopher.ParseMenu(decodeText(line)) {
-				pages().ExecuteTemplate(w, "item", gopherItem(r, e))
+				pages().ExecuteTemplate(w, "item", g.gopherItem(r, e))
 			}
 			if lines++; lines%256 == 0 {
 				w.Flush()
@@ -328,7 +328,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 }
 
 // gopherItem is a menu entry as a page shows it.
-func gopherItem(r *http.Request, e protocols.Entry) item {
+func (g *gateway) gopherItem(r *http.Request, e protocols.Entry) item {
 	it := item{Name: protocols.Printable(e.Name), Info: e.Kind == protocols.KindInfo}
 	if e.Type != "" {
 		it.Kind = kinds[e.Type[0]]
@@ -338,8 +338,10 @@ func gopherItem(r *http.Request, e protocols.Entry) item {
 	}
 	if e.URL != "" {
 		it.Link = link(r, e.URL)
+		// Gopher+ attributes and forms are asked of an item of a scheme
+		// whose folders are menus.
 		eu, _ := url.Parse(e.URL)
-		gopherLink := it.Link != "" && eu != nil && (eu.Scheme == "gopher" || eu.Scheme == "gophers")
+		gopherLink := it.Link != "" && eu != nil && g.menuScheme(eu.Scheme)
 		switch {
 		case strings.HasSuffix(e.Type, "?") && gopherLink: // a Gopher+ form
 			it.Plus = it.Link + "?attributes=1"
@@ -349,6 +351,12 @@ func gopherItem(r *http.Request, e protocols.Entry) item {
 		}
 	}
 	return it
+}
+
+// menuScheme says whether the scheme's folders are menus (Gopher's).
+func (g *gateway) menuScheme(name string) bool {
+	sc, _ := g.c.Scheme(name)
+	return sc.Tree == protocols.TreeMenu
 }
 
 // gopherAttributes is the page of a Gopher+ item's attributes (its
@@ -477,7 +485,7 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 		startPage(w, headFor(u, "Reply", r))
 		io.WriteString(w, "<ul class=\"menu\">\n")
 		for _, e := range resp.Entries {
-			pages().ExecuteTemplate(w, "item", gopherItem(r, e))
+			pages().ExecuteTemplate(w, "item", g.gopherItem(r, e))
 		}
 		io.WriteString(w, "</ul>\n")
 		endPage(w)

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"html/template"
@@ -14,10 +13,6 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/protocols"
-	"github.com/urlderef/deref/protocols/ftp"
-	"github.com/urlderef/deref/protocols/gopher"
-	"github.com/urlderef/deref/protocols/nntp"
-	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
 )
 
@@ -46,7 +41,9 @@ func Archive(colls map[string]*warc.Archive, o Options) http.Handler {
 		o.Timeout = 2 * time.Minute
 	}
 	o.PerClient = max(o.PerClient, 32)
-	return &replayer{g: &gateway{o: o, clients: map[string]chan struct{}{}}, colls: colls}
+	// A client for its scheme table only: how each protocol's records
+	// read back (protocols.Replayer). Nothing is fetched with it.
+	return &replayer{g: &gateway{c: fetch.NewClient(), o: o, clients: map[string]chan struct{}{}}, colls: colls}
 }
 
 type replayer struct {
@@ -178,41 +175,34 @@ func (p *replayer) target(w *logWriter, r *http.Request, raw string) (*url.URL, 
 	return u, true
 }
 
-// nearest is the capture of u nearest t. A Gopher menu asked for as the
-// text it is read as (type 0) is found by its own type.
-func nearest(a *warc.Archive, u *url.URL, t time.Time) (warc.Capture, bool) {
+// replayer is the Replayer of u's scheme, if it has one.
+func (g *gateway) replayer(u *url.URL) (protocols.Replayer, bool) {
+	sc, _ := g.c.Scheme(u.Scheme)
+	rp, ok := sc.Fetcher.(protocols.Replayer)
+	return rp, ok
+}
+
+// source says where else u's answer is archived, as its protocol says.
+func (g *gateway) source(u *url.URL) protocols.ReplaySource {
+	if rp, ok := g.replayer(u); ok {
+		return rp.ReplayFrom(u)
+	}
+	return protocols.ReplaySource{}
+}
+
+// nearest is the capture of u nearest t, or of a URL whose capture
+// answers for it (protocols.ReplaySource.Alternatives: a Gopher menu
+// asked for as the text it is read as).
+func (g *gateway) nearest(a *warc.Archive, u *url.URL, t time.Time) (warc.Capture, bool) {
 	if c, ok := a.Nearest(u.String(), t); ok {
 		return c, true
 	}
-	if u.Scheme == "gopher" || u.Scheme == "gophers" {
-		if g, err := u.Gopher(); err == nil && g.Type == '0' {
-			for _, typ := range "17" {
-				v := *u
-				v.Path = "/" + url.EscapeGopher(string(typ)+g.Selector)
-				if g.HasSearch {
-					v.Path += "%09" + url.EscapeGopher(g.Search)
-				}
-				if c, ok := a.Nearest(v.String(), t); ok {
-					return c, true
-				}
-			}
+	for _, v := range g.source(u).Alternatives {
+		if c, ok := a.Nearest(v.String(), t); ok {
+			return c, true
 		}
 	}
 	return warc.Capture{}, false
-}
-
-// searchItem says whether u is a search with no words: a Gopher type 7
-// item, a WAIS database.
-func searchItem(u *url.URL) bool {
-	switch u.Scheme {
-	case "gopher", "gophers":
-		g, err := u.Gopher()
-		return err == nil && g.Type == '7' && !g.HasSearch
-	case "wais":
-		w, err := u.WAIS()
-		return err == nil && !w.IsDocument() && !w.HasSearch
-	}
-	return false
 }
 
 // parseTimestamp reads a replay path's 1-to-14-digit time, the digits
@@ -231,8 +221,8 @@ func parseTimestamp(ts string) time.Time {
 
 // memento answers /COLL/TS/URL and /COLL/TSid_/URL.
 func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.Archive, u *url.URL, ts string, raw bool) {
-	c, ok := nearest(a, u, parseTimestamp(ts))
-	if !ok && searchItem(u) && !raw {
+	c, ok := p.g.nearest(a, u, parseTimestamp(ts))
+	if !ok && p.g.source(u).Wordless && !raw {
 		// A search asked for no words, which no archive holds: its form,
 		// whose words lead to the searches archived.
 		view := &replayView{coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
@@ -265,12 +255,11 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		p.payload(w, r, c)
 		return
 	}
-	switch u.Scheme {
-	case "http", "https":
+	if c.Status != "" && c.Status != "-" { // an HTTP exchange (or a revisit of one): a web page
 		p.webPage(w, r, u, c)
-	default:
-		p.g.page(w, r, u)
+		return
 	}
+	p.g.page(w, r, u)
 }
 
 // payload sends a capture's payload as it was recorded: an HTTP
@@ -305,80 +294,37 @@ func (p *replayer) payload(w *logWriter, r *http.Request, c warc.Capture) {
 }
 
 // replayFetch is the gateway's fetch in a replay: the capture of u
-// nearest the page's time, as the live protocol would have given it.
+// nearest the page's time, as the live protocol would have given it
+// (protocols.Replayer), or the metadata record that is its answer (a
+// Gopher+ item's attributes).
 func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch.Response, func(), error) {
 	v := replayOf(r)
-	if resp, ok := g.replayAttributes(v, u); ok {
-		return resp, func() {}, nil
-	}
-	c, ok := nearest(v.a, u, v.at)
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: %s was not archived in this collection", fetch.ErrNotFound, u.Redacted())
-	}
-	pl, err := v.a.Open(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	resp := &fetch.Response{Kind: fetch.KindFile, Size: -1, MediaType: c.Mime, Name: fetch.SuggestedName(u), Body: pl}
-	var page io.Reader = pl
-	switch {
-	case u.Scheme == "gopher" || u.Scheme == "gophers":
-		gp, _ := u.Gopher()
-		menu := c.Mime == "application/gopher-menu"
-		if menu || gp != nil && (gp.Type == '0' || gp.Type == '1' || gp.Type == '7') {
-			// As the live fetch gives it: dot-terminator and stuffing
-			// taken off, lines ending in LF.
-			resp.Body = struct {
-				io.Reader
-				io.Closer
-			}{gopherText(pl), pl}
-			resp.MediaType = "text/plain"
+	var resp *fetch.Response
+	if src := g.source(u); src.MetadataOf != nil {
+		c, ok := v.a.Nearest(src.MetadataOf.String(), v.at)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %s was not archived in this collection", fetch.ErrNotFound, u.Redacted())
 		}
-		if menu {
-			b, err := io.ReadAll(io.LimitReader(resp.Body, g.o.MaxPage))
-			pl.Close()
-			if err != nil {
+		pl, err := v.a.Related(c, src.MetadataType)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", fetch.ErrNotFound, err)
+		}
+		resp = &fetch.Response{Kind: fetch.KindFile, Size: -1, MediaType: "text/plain", Body: pl}
+	} else {
+		c, ok := g.nearest(v.a, u, v.at)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %s was not archived in this collection", fetch.ErrNotFound, u.Redacted())
+		}
+		pl, err := v.a.Open(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		resp = &fetch.Response{Kind: fetch.KindFile, Size: -1, MediaType: c.Mime, Name: fetch.SuggestedName(u), Body: pl}
+		if rp, ok := g.replayer(u); ok {
+			if resp, err = rp.Replay(u, c.Mime, c.Time, pl, g.o.MaxPage); err != nil {
 				return nil, nil, err
 			}
-			resp.Kind, resp.Entries = fetch.KindDirectory, gopher.ParseMenu(string(b))
-			resp.Body = io.NopCloser(strings.NewReader(string(b)))
-			if gp != nil && gp.Type == '0' {
-				resp.Kind = fetch.KindFile // read as text, as the menu page reads it
-			}
 		}
-	case (u.Scheme == "ftp" || u.Scheme == "ftps") && strings.HasSuffix(u.Path, "/"):
-		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))
-		pl.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		resp.Kind, resp.Entries = fetch.KindDirectory, ftpEntries(u, string(b), c.Time)
-		resp.Body = io.NopCloser(strings.NewReader(string(b)))
-	case c.Protocol == "nntp" && (c.Mime == "message/news" || c.Mime == "message/rfc822"):
-		resp.MediaType = "message/rfc822"
-	case c.Mime == warc.ResultListType:
-		// A WAIS search's result list, as --raw printed it: its hits.
-		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))
-		pl.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		resp.Kind, resp.Entries = fetch.KindDirectory, wais.ParseResults(string(b))
-		resp.Body = io.NopCloser(strings.NewReader(string(b)))
-	case newsGroup(u):
-		// A group's overview lines, as the live fetch lists them.
-		b, err := io.ReadAll(io.LimitReader(page, g.o.MaxPage))
-		pl.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		base := ""
-		if u.Scheme != "news" && u.Scheme != "snews" {
-			base = strings.TrimSuffix(u.String(), "/") + "/"
-		}
-		resp.Kind = fetch.KindArticleList
-		resp.Entries = nntp.ParseOverview(strings.Split(strings.TrimRight(string(b), "\n"), "\n"), base)
-		resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	}
 	if offset > 0 {
 		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
@@ -388,100 +334,6 @@ func (g *gateway) replayFetch(r *http.Request, u *url.URL, offset int64) (*fetch
 		resp.Offset = offset
 	}
 	return resp, func() {}, nil
-}
-
-// newsGroup says whether u names a newsgroup's articles (news:GROUP,
-// nntp://h/GROUP), whose record is its overview.
-func newsGroup(u *url.URL) bool {
-	switch u.Scheme {
-	case "news", "snews":
-		n, err := u.News()
-		return err == nil && n.MessageID == "" && !n.Wildmat && !n.All
-	case "nntp", "nntps":
-		n, err := u.NNTP()
-		return err == nil && !n.HasArticle
-	}
-	return false
-}
-
-// replayAttributes answers for a Gopher+ item's attributes ("!"): the
-// attribute block archived with the item's capture nearest the page's
-// time, as a metadata record of it.
-func (g *gateway) replayAttributes(v *replayView, u *url.URL) (*fetch.Response, bool) {
-	if u.Scheme != "gopher" && u.Scheme != "gophers" {
-		return nil, false
-	}
-	gp, err := u.Gopher()
-	if err != nil || !gp.HasPlus || !strings.HasPrefix(gp.Plus, "!") {
-		return nil, false
-	}
-	item := *u
-	item.Path = "/" + url.EscapeGopher(string(gp.Type)+gp.Selector)
-	c, ok := v.a.Nearest(item.String(), v.at)
-	if !ok {
-		return nil, false
-	}
-	pl, err := v.a.Related(c, "application/gopher+-attributes")
-	if err != nil {
-		return nil, false
-	}
-	return &fetch.Response{Kind: fetch.KindFile, Size: -1, MediaType: "text/plain", Body: pl}, true
-}
-
-// ftpEntries are the entries of an archived FTP listing (MLSD's, or
-// LIST's read at the capture's time).
-func ftpEntries(u *url.URL, listing string, at time.Time) []protocols.Entry {
-	first, _, _ := strings.Cut(listing, "\n")
-	mlsd := strings.Contains(first, "=") && strings.Contains(first, "; ")
-	var out []protocols.Entry
-	for _, l := range ftp.ParseListing(listing, mlsd, at) {
-		e := protocols.Entry{Kind: protocols.KindFile, Name: l.Name, Size: l.Size, ModTime: l.ModTime, Target: l.Target}
-		v := *u
-		v.Path = u.Path + url.EscapeSegment(l.Name)
-		switch {
-		case !l.Parsed:
-			e.Kind = protocols.KindInfo
-		case l.Dir:
-			e.Kind, e.Size = protocols.KindDirectory, -1
-			v.Path += "/"
-		case l.Link:
-			e.Kind = protocols.KindLink
-		}
-		if l.Parsed {
-			e.URL = v.String()
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// gopherText reads a Gopher text or menu as it came (CRLF, dot-stuffing,
-// the "." line) as the live fetch gives it: lines ending in LF, a
-// doubled leading dot single again, nothing from the "." line on.
-func gopherText(r io.Reader) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
-		bw := bufio.NewWriter(pw)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				body := strings.TrimRight(line, "\r\n")
-				if body == "." && strings.HasSuffix(line, "\n") {
-					break
-				}
-				if strings.HasPrefix(body, "..") {
-					body = body[1:]
-				}
-				bw.WriteString(body + "\n")
-			}
-			if err != nil {
-				break
-			}
-		}
-		pw.CloseWithError(bw.Flush())
-	}()
-	return pr
 }
 
 // notArchived is the page of a URL the collection does not hold: it
@@ -538,7 +390,7 @@ func (p *replayer) timegate(w *logWriter, r *http.Request, coll string, a *warc.
 		t = at
 	}
 	w.Header().Set("Vary", "accept-datetime")
-	c, ok := nearest(a, u, t)
+	c, ok := p.g.nearest(a, u, t)
 	if !ok {
 		p.notArchived(w, r, coll, u)
 		return
@@ -551,7 +403,7 @@ func (p *replayer) timegate(w *logWriter, r *http.Request, coll string, a *warc.
 func (p *replayer) timemap(w *logWriter, coll string, a *warc.Archive, u *url.URL) {
 	caps := a.Captures(u.String())
 	if len(caps) == 0 {
-		if c, ok := nearest(a, u, time.Now()); ok {
+		if c, ok := p.g.nearest(a, u, time.Now()); ok {
 			caps = a.Captures(c.URL)
 		}
 	}

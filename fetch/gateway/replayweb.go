@@ -10,6 +10,7 @@ import (
 
 	xhtml "golang.org/x/net/html"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/links"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/url"
@@ -31,7 +32,7 @@ func (p *replayer) webPage(w *logWriter, r *http.Request, u *url.URL, c warc.Cap
 		p.payload(w, r, c)
 		return
 	}
-	rw := &rewriter{v: v, base: u}
+	rw := &rewriter{v: v, base: u, table: p.g.c}
 	status := pl.Head.StatusCode
 	if loc := pl.Head.Header.Get("Location"); loc != "" && status >= 300 && status < 400 {
 		w.Header().Set("Location", rw.link(loc))
@@ -63,13 +64,16 @@ func (p *replayer) webPage(w *logWriter, r *http.Request, u *url.URL, c warc.Cap
 
 // rewriter rewrites a replayed page's links to mementos.
 type rewriter struct {
-	v    *replayView
-	base *url.URL
+	v     *replayView
+	base  *url.URL
+	table *fetch.Client // its schemes: what a link may lead to
 }
 
 // link is where a link of the page leads in the archive: its memento at
 // the page's time (which says "not archived" where there is none); a
-// fragment stays, and schemes that load nothing (mailto:) are kept.
+// fragment stays; a URL of a scheme that designates no object (mailto:,
+// a telnet: session) is kept as it is, and one of a scheme deref does
+// not know (javascript:, data:) or of this machine's files leads nowhere.
 func (rw *rewriter) link(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || strings.HasPrefix(raw, "#") {
@@ -85,11 +89,12 @@ func (rw *rewriter) link(raw string) string {
 		frag = "#" + abs.Fragment
 		abs.HasFragment, abs.Fragment = false, ""
 	}
-	switch abs.Scheme {
-	case "mailto", "telnet", "tn3270":
-		return abs.String()
-	case "javascript", "data", "blob", "file", "about":
+	sc, known := rw.table.Scheme(abs.Scheme)
+	switch {
+	case !known || sc.Local:
 		return "#"
+	case sc.Session || sc.Fetcher == nil:
+		return abs.String()
 	}
 	return rw.v.path(abs) + frag
 }

@@ -56,7 +56,7 @@ func (f *Fetcher) ArchiveAs(u *url.URL, resp *protocols.Response) protocols.Arch
 		as.Item = item
 	}
 	if resp.Kind == protocols.KindDirectory {
-		as.MediaType = "application/gopher-menu"
+		as.MediaType = menuMediaType
 	}
 	return as
 }
