@@ -37,6 +37,10 @@ type Scheme struct {
 	// Range, FTP's REST, a file: seek): a transfer can resume there, and
 	// deref -I says "Accept-ranges: bytes" as curl does.
 	Ranges bool
+	// Robots is where a server of the scheme keeps its robots.txt rules,
+	// after the server in a URL ("/robots.txt" for HTTP, "/0robots.txt"
+	// for Gopher, as gophernicus serves it); "" where it keeps none.
+	Robots string
 	// WARCProtocol is what an archive's records of the scheme's
 	// retrievals name in WARC-Protocol; "" means the scheme's name
 	// ("nntp" for news:, "ftp" for ftps:).

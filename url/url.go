@@ -100,6 +100,16 @@ var (
 	}
 )
 
+// Authority says whether the scheme's URLs use the common Internet
+// scheme syntax, "//host" required (RFC 1738 §3.1): gopher:, ftp:, nntp:,
+// not news: or mailto: (nor file:, whose host may be left out).
+func Authority(scheme string) bool { return schemes[strings.ToLower(scheme)].ip }
+
+// Queries says whether a "?" in the scheme's URLs begins a query (http:,
+// wais:), not an ordinary character of the path (ftp:, gopher:; RFC 1738
+// §5). A scheme url does not know is taken to have queries.
+func Queries(scheme string) bool { return !schemes[strings.ToLower(scheme)].noQuery }
+
 // schemes is filled in init: its checks use the views, which use
 // DefaultPorts, which comes from it.
 var schemes map[string]syntax

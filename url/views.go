@@ -143,6 +143,20 @@ func (u *URL) Gopher() (*GopherPath, error) {
 	return g, nil
 }
 
+// Selector is the selector of a gopher: or gophers: URL (the item type
+// aside), the path its server knows the object by, which a crawl's
+// "below" and robots.txt rules compare; ok is false for other schemes.
+func (u *URL) Selector() (string, bool) {
+	if u.Scheme != "gopher" && u.Scheme != "gophers" {
+		return "", false
+	}
+	g, err := u.Gopher()
+	if err != nil {
+		return "", false
+	}
+	return g.Selector, true
+}
+
 // lynxSearch splits the encoded gopher-path of a type 7 URL at a literal
 // "?" when the path has no %09: the selector part and the words, still
 // encoded.

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -76,8 +78,8 @@ func folderOf(u *url.URL) string {
 // pathSegments are the elements of u's path (a Gopher URL's selector's),
 // decoded.
 func pathSegments(u *url.URL) []string {
-	if g, err := u.Gopher(); err == nil && (u.Scheme == "gopher" || u.Scheme == "gophers") {
-		return strings.Split(strings.TrimPrefix(g.Selector, "/"), "/")
+	if sel, ok := u.Selector(); ok {
+		return strings.Split(strings.TrimPrefix(sel, "/"), "/")
 	}
 	segs, _ := u.Segments()
 	return segs
@@ -132,8 +134,8 @@ func htmlName(name string) bool {
 // folder's URL is, and a page's (htmlName) whose links may be followed
 // in turn (it is not at MaxDepth, or PageRequisites), for those links, as
 // wget has it; any other only when its file is acceptable.
-func (o *Options) fetchable(u *url.URL, depth int) bool {
-	if o.HTTPSOnly && u.Scheme != "https" {
+func (o *Options) fetchable(c *fetch.Client, u *url.URL, depth int) bool {
+	if sc, _ := c.Scheme(u.Scheme); o.HTTPSOnly && !(sc.Secure && sc.Tree == protocols.TreeIndexPage) { // https only, as wget's
 		return false
 	}
 	if len(o.ExcludeDomains) > 0 && hostIn(u, o.ExcludeDomains) {

@@ -28,6 +28,7 @@ import (
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/keylock"
 	"github.com/urlderef/deref/internal/walk"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
@@ -462,10 +463,8 @@ func (m *run) requisite(u *url.URL) bool {
 // and selector without the item type, which differs between a menu and
 // the items below it.
 func pathKey(u *url.URL) string {
-	if u.Scheme == "gopher" || u.Scheme == "gophers" {
-		if g, err := u.Gopher(); err == nil {
-			return u.Scheme + "://" + strings.ToLower(u.Site()) + "\x00" + g.Selector
-		}
+	if sel, ok := u.Selector(); ok {
+		return u.Scheme + "://" + strings.ToLower(u.Site()) + "\x00" + sel
 	}
 	return u.String()
 }
@@ -557,7 +556,7 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 			if !follow && l.inline && m.o.PageRequisites {
 				follow = m.requisite(l.u)
 			}
-			follow = follow && m.o.fetchable(l.u, j.depth+1)
+			follow = follow && m.o.fetchable(m.c, l.u, j.depth+1)
 			if follow && m.admitKey(l.key) {
 				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus, from: j.u})
 				line.Links = append(line.Links, stateURL(l.u))
@@ -669,7 +668,7 @@ type link struct {
 func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int64, []link, error) {
 	*wrote = written{size: -1}
 	fo := fetch.FetchOptions{Verbatim: true} // the server's bytes, as wget and the archive want them
-	if r := referer(from, u); r != "" {
+	if r := referer(m.c, from, u); r != "" {
 		fo.Header = [][2]string{{"Referer", r}} // as wget and browsers send it
 	}
 	var local *localCopy
@@ -732,7 +731,7 @@ func (m *run) fetch(ctx context.Context, u, from *url.URL, wrote *written) (int6
 		for _, e := range resp.Entries {
 			if e.URL != "" && e.Kind != fetch.KindSession && e.Kind != fetch.KindInfo {
 				hrefs = append(hrefs, links.Link{URL: e.URL})
-				if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.HasSuffix(e.Type, "+") {
+				if sc, _ := m.c.Scheme(u.Scheme); sc.Tree == protocols.TreeMenu && strings.HasSuffix(e.Type, "+") { // a Gopher+ item
 					plus[e.URL] = true
 				}
 			}
@@ -855,10 +854,15 @@ type written struct {
 
 // referer is the Referer of an HTTP request for u, whose link was on the
 // page from: from without its user, password and fragment; none from
-// anything but an HTTP page, nor from https to http.
-func referer(from, u *url.URL) string {
-	web := func(s string) bool { return s == "http" || s == "https" }
-	if from == nil || !web(from.Scheme) || !web(u.Scheme) || from.Scheme == "https" && u.Scheme == "http" {
+// anything but a web page (a scheme whose folders are index pages), nor
+// from a protected scheme to an unprotected one (https to http).
+func referer(c *fetch.Client, from, u *url.URL) string {
+	if from == nil {
+		return ""
+	}
+	fs, _ := c.Scheme(from.Scheme)
+	us, _ := c.Scheme(u.Scheme)
+	if fs.Tree != protocols.TreeIndexPage || us.Tree != protocols.TreeIndexPage || fs.Secure && !us.Secure {
 		return ""
 	}
 	r := *from

@@ -30,7 +30,7 @@ type localCopy struct {
 func (m *run) localCopy(u *url.URL) *localCopy {
 	var cands []string
 	for _, mt := range []string{"", "text/html", "text/css"} {
-		rel, err := localPath(u, &fetch.Response{Kind: fetch.KindFile, MediaType: mt}, &m.o)
+		rel, err := localPath(u, &fetch.Response{Kind: fetch.KindFile, MediaType: mt}, &m.o, false)
 		if err != nil {
 			continue
 		}

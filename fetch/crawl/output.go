@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -112,10 +113,11 @@ func (fs *folders) closeAll() {
 // away) share it: their writers take turns at it (m.paths), the last
 // one's object staying, as it would one after the other.
 func (m *run) create(ctx context.Context, u *url.URL, resp *fetch.Response) (*localFile, error) {
-	if ftpListing(u, resp) && !m.o.FTPListings {
+	listing := m.serverListing(u, resp)
+	if listing && !m.o.FTPListings {
 		return nil, nil // as wget removes its .listing files
 	}
-	rel, err := localPath(u, resp, &m.o)
+	rel, err := localPath(u, resp, &m.o, listing)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --output-dir: %w", fetch.ErrNotRetrievable, err)
 	}
@@ -200,7 +202,7 @@ func (l *localFile) abandon() {
 // without the first CutDirs folders of PATH; with AdjustExtension, an
 // HTML page's name ends in .html and a style sheet's in .css (after the
 // query, as wget's).
-func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
+func localPath(u *url.URL, resp *fetch.Response, o *Options, listing bool) (string, error) {
 	fn := o.FileNames
 	host := strings.ToLower(u.Hostname())
 	if host == "" {
@@ -211,9 +213,8 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 		host += fn.portSep() + u.Port
 	}
 	var segs []string
-	gopher := u.Scheme == "gopher" || u.Scheme == "gophers"
-	if g, err := u.Gopher(); err == nil && gopher {
-		segs = strings.Split(g.Selector, "/")
+	if sel, ok := u.Selector(); ok {
+		segs = strings.Split(sel, "/")
 	} else if s, err := u.Segments(); err == nil {
 		segs = s
 	} else {
@@ -228,7 +229,7 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 	folder := len(segs) == 0 || segs[len(segs)-1] == "" || resp.Kind == fetch.KindDirectory || resp.Kind == fetch.KindArticleList
 	if folder {
 		index := "index"
-		if ftpListing(u, resp) {
+		if listing {
 			index = ".listing" // wget's name for it
 		} else if resp.MediaType == "text/html" {
 			index = "index.html"
@@ -238,7 +239,7 @@ func localPath(u *url.URL, resp *fetch.Response, o *Options) (string, error) {
 		}
 		kept = append(kept, fn.name(index)) // in upper case too, as wget's
 	}
-	if u.HasQuery && !gopher {
+	if u.HasQuery { // a Gopher URL has none (url's table)
 		q, err := url.Unescape(u.Query)
 		if err != nil {
 			return "", err
@@ -303,7 +304,7 @@ func unhex(c byte) byte {
 // capitals, as browsers and servers compare queries.
 func crawlForm(u *url.URL) *url.URL {
 	n := u.Normalize()
-	if u.HasQuery && (u.Scheme == "http" || u.Scheme == "https") {
+	if u.HasQuery { // only the schemes that have queries have one (url's table)
 		n.Query = queryForm(u.Query)
 	}
 	return n
@@ -334,7 +335,10 @@ func queryForm(q string) string {
 	return b.String()
 }
 
-// ftpListing says whether resp is an FTP folder's listing.
-func ftpListing(u *url.URL, resp *fetch.Response) bool {
-	return resp.Kind == fetch.KindDirectory && (u.Scheme == "ftp" || u.Scheme == "ftps")
+// serverListing says whether resp is a folder's listing as a server
+// sent it (FTP's: a scheme listed by its listings, not this machine's),
+// which wget keeps as .listing.
+func (m *run) serverListing(u *url.URL, resp *fetch.Response) bool {
+	sc, _ := m.c.Scheme(u.Scheme)
+	return resp.Kind == fetch.KindDirectory && sc.Tree == protocols.TreeListing && !sc.Local
 }

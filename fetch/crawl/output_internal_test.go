@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/url"
 )
 
@@ -106,11 +107,11 @@ func TestReferer(t *testing.T) {
 	} {
 		from, _ := url.Parse(tt.from)
 		to, _ := url.Parse(tt.to)
-		if got := referer(from, to); got != tt.want {
+		if got := referer(fetch.NewClient(), from, to); got != tt.want {
 			t.Errorf("%s to %s: %q, want %q", tt.from, tt.to, got, tt.want)
 		}
 	}
-	if referer(nil, &url.URL{Scheme: "http"}) != "" {
+	if referer(fetch.NewClient(), nil, &url.URL{Scheme: "http"}) != "" {
 		t.Error("a start URL has a Referer")
 	}
 }

@@ -241,15 +241,11 @@ func scanRobotsLines(data []byte, atEOF bool) (int, []byte, error) {
 // gophernicus serves it). Other schemes, and servers without one, allow
 // everything.
 func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
-	var raw string
-	switch u.Scheme {
-	case "http", "https":
-		raw = u.Scheme + "://" + u.Site() + "/robots.txt"
-	case "gopher", "gophers":
-		raw = u.Scheme + "://" + u.Site() + "/0robots.txt"
-	default:
+	sc, _ := m.c.Scheme(u.Scheme)
+	if sc.Robots == "" {
 		return nil
 	}
+	raw := u.Scheme + "://" + u.Site() + sc.Robots
 	m.mu.Lock()
 	r, ok := m.robots[raw]
 	m.mu.Unlock()
@@ -314,8 +310,8 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 // robotsPath is the part of u robots.txt rules match: an HTTP path and
 // query, a Gopher selector.
 func robotsPath(u *url.URL) string {
-	if g, err := u.Gopher(); err == nil && (u.Scheme == "gopher" || u.Scheme == "gophers") {
-		return g.Selector
+	if sel, ok := u.Selector(); ok {
+		return sel
 	}
 	p := u.Path
 	if p == "" {

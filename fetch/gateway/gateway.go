@@ -75,9 +75,13 @@ type Options struct {
 // script, styles, images and media from the gateway only.
 const csp = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// schemes are those a page can be asked for, by the first element of the
-// path: /gopher/HOST[:PORT]/REST.
-var schemes = map[string]bool{"gopher": true, "gophers": true, "ftp": true, "ftps": true, "news": true, "nntp": true, "nntps": true, "wais": true, "file": true}
+// paged is what the scheme table says of a scheme the gateway has pages
+// for: one whose folders are menus, listings, groups or searches (not the
+// web, whose pages a browser shows itself).
+func paged(name string) (protocols.Scheme, bool) {
+	sc, ok := fetch.DefaultClient().Scheme(name)
+	return sc, ok && sc.Fetcher != nil && sc.Tree != protocols.TreeNone && sc.Tree != protocols.TreeIndexPage
+}
 
 type gateway struct {
 	c     *fetch.Client
@@ -176,15 +180,16 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // searches) and gateway's own parameters left out.
 func pageURL(p, rawQuery string) (*url.URL, error) {
 	scheme, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-	if !schemes[scheme] {
+	sc, ok := paged(scheme)
+	if !ok {
 		return nil, fmt.Errorf("no such page: %s (pages are /gopher/HOST/..., /ftp/HOST/..., /news/GROUP, /nntp/HOST/GROUP, /wais/HOST/DATABASE)", p)
 	}
 	raw := scheme + "://" + rest
-	if scheme == "news" {
-		raw = "news:" + rest
+	if !url.Authority(scheme) && !sc.Local {
+		raw = scheme + ":" + rest // news:GROUP
 	}
-	if q := ownQuery(rawQuery); q != "" && scheme == "wais" {
-		raw += "?" + q
+	if q := ownQuery(rawQuery); q != "" && url.Queries(scheme) {
+		raw += "?" + q // a WAIS search's
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -213,28 +218,27 @@ func ownQuery(raw string) string {
 // gopher://HOST:PORT/REST, /news/GROUP for news:GROUP; "" for a URL the
 // gateway has no page for (it is then linked as it is).
 func PagePath(u *url.URL) string {
-	if !schemes[u.Scheme] {
+	sc, ok := paged(u.Scheme)
+	if !ok {
 		return ""
 	}
-	if (u.Scheme == "gopher" || u.Scheme == "gophers") && strings.Contains(u.Path, "?") {
+	if _, gopher := u.Selector(); gopher && strings.Contains(u.Path, "?") {
 		u = u.Normalize() // a search written as lynx has it, 7/find?words, becomes 7/find%09words
 	}
 	s := u.String()
-	if u.Scheme == "news" {
-		return "/news/" + strings.TrimPrefix(s, "news:")
-	}
-	if u.Scheme == "file" && !u.HasAuthority {
-		return "/file//" + strings.TrimPrefix(u.Path, "/") // file:/srv/x is file:///srv/x
+	switch {
+	case !u.HasAuthority && sc.Local:
+		return "/" + u.Scheme + "//" + strings.TrimPrefix(u.Path, "/") // file:/srv/x is file:///srv/x
+	case !u.HasAuthority:
+		return "/" + u.Scheme + "/" + strings.TrimPrefix(s, u.Scheme+":") // news:GROUP
 	}
 	_, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return ""
 	}
-	if u.Scheme == "wais" {
+	if u.HasQuery { // a WAIS search
 		rest, _, _ = strings.Cut(rest, "?")
-		if u.HasQuery {
-			return "/wais/" + rest + "?" + u.Query
-		}
+		return "/" + u.Scheme + "/" + rest + "?" + u.Query
 	}
 	return "/" + u.Scheme + "/" + rest
 }
@@ -357,10 +361,10 @@ func (e renamed) Unwrap() error { return e.err }
 
 // check applies the gateway's rules that a URL alone decides.
 func (g *gateway) check(u *url.URL) error {
-	if !schemes[u.Scheme] || u.Scheme == "file" {
+	if sc, ok := paged(u.Scheme); !ok || sc.Local {
 		return fmt.Errorf("%w: %s: URLs are not served here", ErrRefused, u.Scheme)
 	}
-	if u.Scheme != "news" && !allowed(g.o.Allow, u) {
+	if u.HasAuthority && !allowed(g.o.Allow, u) { // news: names no server: the operator's news server
 		return fmt.Errorf("%w: %s is not among the hosts this gateway serves", ErrRefused, u.Hostname())
 	}
 	return nil
@@ -382,8 +386,8 @@ func (g *gateway) proxy(w *logWriter, r *http.Request) {
 		g.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	if u.Scheme == "file" {
-		g.fail(w, r, http.StatusForbidden, "file: is not served through the proxy")
+	if sc, _ := g.c.Scheme(u.Scheme); sc.Local {
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": is not served through the proxy")
 		return
 	}
 	g.raw(w, r, u, false)

@@ -165,7 +165,8 @@ func (g *gateway) fail(w *logWriter, r *http.Request, status int, msg string) {
 // HTML; anything else as it is.
 func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 	q := r.URL.Query()
-	if u.Scheme == "file" {
+	sc, _ := g.c.Scheme(u.Scheme)
+	if sc.Local {
 		g.file(w, r, u)
 		return
 	}
@@ -173,8 +174,8 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 		g.raw(w, r, u, q.Get("download") != "")
 		return
 	}
-	switch u.Scheme {
-	case "gopher", "gophers":
+	switch sc.Tree {
+	case protocols.TreeMenu: // Gopher's pages
 		gp, err := u.Gopher()
 		if err != nil {
 			g.fail(w, r, http.StatusBadRequest, err.Error())
@@ -202,7 +203,7 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 		default:
 			g.raw(w, r, u, false)
 		}
-	case "wais":
+	case protocols.TreeSearch: // WAIS's
 		wp, err := u.WAIS()
 		if err != nil {
 			g.fail(w, r, http.StatusBadRequest, err.Error())
@@ -351,6 +352,12 @@ func (g *gateway) gopherItem(r *http.Request, e protocols.Entry) item {
 		}
 	}
 	return it
+}
+
+// tree is how the table says u's scheme lists its folders.
+func (g *gateway) tree(u *url.URL) protocols.TreeKind {
+	sc, _ := g.c.Scheme(u.Scheme)
+	return sc.Tree
 }
 
 // menuScheme says whether the scheme's folders are menus (Gopher's).
@@ -638,7 +645,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 	switch {
 	case resp.Kind == fetch.KindArticleList:
 		g.overviewPage(w, r, u, entries)
-	case u.Scheme == "wais":
+	case g.tree(u) == protocols.TreeSearch:
 		var hits []item
 		for _, e := range entries {
 			hits = append(hits, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Score: e.Score, Size: sizeText(e.Size)})
@@ -646,7 +653,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 		startPage(w, headFor(u, "WAIS results", r))
 		pages().ExecuteTemplate(w, "hits", hits)
 		endPage(w)
-	case u.Scheme == "news" || u.Scheme == "nntp" || u.Scheme == "nntps":
+	case g.tree(u) == protocols.TreeGroup:
 		var groups []item
 		for _, e := range entries {
 			groups = append(groups, item{Name: protocols.Printable(e.Name), Link: link(r, e.URL), Number: e.Number, Description: protocols.Printable(e.Description)})

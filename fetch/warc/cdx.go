@@ -15,6 +15,8 @@ import (
 
 	"github.com/nlnwa/gowarc"
 
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -260,9 +262,8 @@ func surt(raw string) string {
 	if rest == "" {
 		rest = "/"
 	}
-	switch u.Scheme {
-	case "http", "https":
-		return host + ")" + strings.ToLower(rest) // as pywb folds them
+	if sc, _ := fetch.DefaultClient().Scheme(u.Scheme); sc.Tree == protocols.TreeIndexPage {
+		return host + ")" + strings.ToLower(rest) // the web's, as pywb writes and folds them
 	}
 	// A Gopher selector's or an FTP path's case is its own: README and
 	// readme are two captures.
