@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
 )
@@ -75,6 +76,36 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 	if m.o.Segments > 1 && m.limiter == nil && since.IsZero() && k.size >= max(m.o.SegmentMin, 2<<20) {
 		return m.fetchSegmented(ctx, fj)
 	}
+	o := m.askFor(fj, since)
+	resp, err := m.c.FetchWith(ctx, k.u, o)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.Kind != fetch.KindFile {
+		return 0, fmt.Errorf("%w: %s is a %s, not a file", fetch.ErrNotRetrievable, k.u.Redacted(), resp.Kind)
+	}
+	offset := o.Offset
+	if resp.Offset != offset {
+		offset = 0 // the server sent the whole file
+	}
+	total := resp.Size
+	if total >= 0 {
+		total += offset
+	}
+	m.emit(Event{Type: EventStart, Path: fj.rel, URL: redacted(k.u), Size: total, Offset: offset})
+	p, err := m.openPart(fj, offset)
+	if err != nil {
+		return 0, fetch.WriteError(err)
+	}
+	n, err := m.receive(ctx, fj, p, resp)
+	return n, m.keepPart(fj, p, resp, n, err)
+}
+
+// askFor says what one attempt at fj asks of the server: where to resume,
+// since when it counts as changed, and what the listing already told.
+func (m *run) askFor(fj *fileJob, since time.Time) fetch.FetchOptions {
+	k := fj.c
 	offset := max(fj.part, 0)
 	if k.size >= 0 && offset >= k.size {
 		offset = 0 // as long as the whole file or longer: it cannot be a prefix of it
@@ -95,89 +126,103 @@ func (m *run) fetchFile(ctx context.Context, fj *fileJob, since time.Time) (int6
 			m.o.Events(Event{Type: EventProgress, Path: rel, URL: u, Bytes: p.Bytes, Size: p.Total, Offset: offset})
 		}
 	}
-	resp, err := m.c.FetchWith(ctx, k.u, o)
-	if err != nil {
-		return 0, err
+	return o
+}
+
+// partFile is NAME.part open for one attempt, in its folder.
+type partFile struct {
+	d            *safedir.Dir
+	f            *os.File
+	folder, name string
+	offset       int64
+	v            *verifier
+}
+
+// openPart opens fj's NAME.part to be written from offset (truncated when
+// offset is 0), with the verifier of its checksum, if it has one.
+func (m *run) openPart(fj *fileJob, offset int64) (*partFile, error) {
+	folder, name := path.Split(fj.rel)
+	p := &partFile{folder: folder, name: name, offset: offset}
+	var err error
+	if p.d, err = m.dir(folder); err != nil {
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.Kind != fetch.KindFile {
-		return 0, fmt.Errorf("%w: %s is a %s, not a file", fetch.ErrNotRetrievable, k.u.Redacted(), resp.Kind)
-	}
-	if resp.Offset != offset {
-		offset = 0 // the server sent the whole file
-	}
-	total := resp.Size
-	if total >= 0 {
-		total += offset
-	}
-	m.emit(Event{Type: EventStart, Path: fj.rel, URL: redacted(k.u), Size: total, Offset: offset})
 	flags := os.O_CREATE
 	if offset == 0 {
 		flags |= os.O_TRUNC
 	}
-	folder, name := path.Split(fj.rel)
-	part := name + partSuffix
-	d, err := m.dir(folder)
-	if err != nil {
-		return 0, fetch.WriteError(err)
-	}
-	f, err := d.OpenFile(part, flags, 0o644)
-	if err != nil {
-		return 0, fetch.WriteError(err)
+	if p.f, err = p.d.OpenFile(name+partSuffix, flags, 0o644); err != nil {
+		return nil, err
 	}
 	if offset > 0 {
-		if _, err := f.Seek(offset, io.SeekStart); err != nil {
-			f.Close()
-			return 0, fetch.WriteError(err)
+		if _, err := p.f.Seek(offset, io.SeekStart); err != nil {
+			p.f.Close()
+			return nil, err
 		}
 	}
-	v, err := m.newVerifier(fj, folder+part, offset)
-	if err != nil {
-		f.Close()
-		return 0, fetch.WriteError(err)
+	if p.v, err = m.newVerifier(fj, folder+name+partSuffix, offset); err != nil {
+		p.f.Close()
+		return nil, err
 	}
+	return p, nil
+}
+
+// receive copies the body into p, paced by the rate limit and through the
+// checksum as it arrives, and checks the checksum at the end; a file that
+// fails it is removed, not kept to resume.
+func (m *run) receive(ctx context.Context, fj *fileJob, p *partFile, resp *fetch.Response) (int64, error) {
 	var body io.Reader = resp.Body
 	if m.limiter != nil {
 		body = walk.RateReader(ctx, resp.Body, m.limiter)
 	}
-	var w io.Writer = f
-	if v != nil {
-		w = io.MultiWriter(f, v.h) // every byte through the digest, as it arrives
+	var w io.Writer = p.f
+	if p.v != nil {
+		w = io.MultiWriter(p.f, p.v.h) // every byte through the digest, as it arrives
 	}
 	n, err := io.Copy(w, body)
 	if err == nil {
 		err = resp.Body.Close()
 	}
-	if err == nil && v != nil {
-		if err = v.check(fj.rel); err != nil {
-			f.Close()
-			d.Remove(part)
+	if err == nil && p.v != nil {
+		if err = p.v.check(fj.rel); err != nil {
+			p.f.Close()
+			p.d.Remove(p.name + partSuffix)
+			p.f = nil
 			fj.part = -1
-			return n, err
 		}
 	}
+	return n, err
+}
+
+// keepPart settles an attempt that wrote n bytes with result err: a whole
+// file gets the server's time and its final name; what arrived of a
+// broken one stays in NAME.part for the next attempt or run.
+func (m *run) keepPart(fj *fileJob, p *partFile, resp *fetch.Response, n int64, err error) error {
+	if p.f == nil {
+		return err // removed: it failed its checksum
+	}
+	part := p.name + partSuffix
 	mod := resp.ModTime
 	if mod.IsZero() {
-		mod = k.mod
+		mod = fj.c.mod
 	}
 	if err == nil && !mod.IsZero() {
-		if terr := d.SetTimes(f, part, time.Now(), mod); terr != nil {
+		if terr := p.d.SetTimes(p.f, part, time.Now(), mod); terr != nil {
 			err = fetch.WriteError(terr)
 		}
 	}
-	if cerr := f.Close(); cerr != nil && err == nil {
+	if cerr := p.f.Close(); cerr != nil && err == nil {
 		err = fetch.WriteError(cerr)
 	}
-	// What arrived stays in NAME.part for the next attempt or run.
-	fj.part = offset + n
+	fj.part = p.offset + n
 	if err != nil {
-		return n, err
+		return err
 	}
-	if err := d.Rename(part, name); err != nil {
-		return n, fetch.WriteError(err)
+	if err := p.d.Rename(part, p.name); err != nil {
+		return fetch.WriteError(err)
 	}
 	fj.part = -1
-	return n, nil
+	return nil
 }
 
 // fetchSegmented fetches a large file over Options.Segments connections
