@@ -3,7 +3,7 @@
 // awkward names, all with a fixed modification time. The content is
 // deterministic, so the tests can compare checksums with the files here.
 //
-//	go run ./internal/interop/mktree DIR
+//	go run ./internal/devcmd/mktree DIR
 package main
 
 import (

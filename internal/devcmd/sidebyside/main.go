@@ -2,9 +2,9 @@
 // are installed) on the same URLs over loopback, to /dev/null and to a
 // file, and prints the ratios of wall time, CPU time and peak memory.
 //
-//	go run ./internal/sidebyside                          # serves a generated 1 GiB file over HTTP itself
-//	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin
-//	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/
+//	go run ./internal/devcmd/sidebyside                          # serves a generated 1 GiB file over HTTP itself
+//	go run ./internal/devcmd/sidebyside -url ftp://127.0.0.1:2121/big.bin
+//	go run ./internal/devcmd/sidebyside -mirror ftp://127.0.0.1:2121/many/
 //
 // With -serve, the runner first writes what it fetches into the folder a
 // local server serves the URL from, and removes it at the end: for -url a
@@ -12,10 +12,10 @@
 // small files (about 280 bytes each) in a new folder. With the interop
 // daemons (.ci/interop/start STATE), for instance:
 //
-//	go run ./internal/sidebyside -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
-//	go run ./internal/sidebyside -mirror ftp://127.0.0.1:2121/many/ -serve STATE/tree/many -parallel 8
-//	go run ./internal/sidebyside -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site
-//	go run ./internal/sidebyside -gateway -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
+//	go run ./internal/devcmd/sidebyside -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
+//	go run ./internal/devcmd/sidebyside -mirror ftp://127.0.0.1:2121/many/ -serve STATE/tree/many -parallel 8
+//	go run ./internal/devcmd/sidebyside -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site
+//	go run ./internal/devcmd/sidebyside -gateway -url ftp://127.0.0.1:2121/big.bin -serve STATE/tree/big.bin
 //
 // -gateway times the -url object fetched through deref serve (the raw
 // object of its page, by curl and by deref) against deref fetching it
@@ -33,8 +33,8 @@
 // rounds' ratios of wall time with a 95% interval: what writing the
 // archive adds to the run.
 //
-//	go run ./internal/sidebyside -archive-cost -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site -runs 61
-//	go run ./internal/sidebyside -archive-cost -url http://127.0.0.1:18080/big.bin -serve STATE/tree/big.bin -size 100000000 -runs 15
+//	go run ./internal/devcmd/sidebyside -archive-cost -crawl http://127.0.0.1:18080/site/ -serve STATE/tree/site -runs 61
+//	go run ./internal/devcmd/sidebyside -archive-cost -url http://127.0.0.1:18080/big.bin -serve STATE/tree/big.bin -size 100000000 -runs 15
 //
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each

@@ -2,7 +2,7 @@
 // (RFC 3977 §6.3.1), so that the interoperability suite reads articles the
 // server itself accepted, then writes a manifest of what it posted:
 //
-//	go run ./internal/interop/postnews ADDR GROUP DIR
+//	go run ./internal/devcmd/postnews ADDR GROUP DIR
 //
 // DIR/manifest holds one line per article, "number TAB message-id TAB
 // file", the file (in DIR) holding the body as posted, LF line ends. The
