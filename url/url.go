@@ -105,6 +105,14 @@ var (
 // not news: or mailto: (nor file:, whose host may be left out).
 func Authority(scheme string) bool { return schemes[strings.ToLower(scheme)].ip }
 
+// Known says whether url has a syntax of its own for the scheme (RFC
+// 1738's schemes and those of RFC 1630 and RFC 2392); a scheme it does not
+// know is parsed by the generic syntax alone.
+func Known(scheme string) bool {
+	_, ok := schemes[strings.ToLower(scheme)]
+	return ok
+}
+
 // Queries says whether a "?" in the scheme's URLs begins a query (http:,
 // wais:), not an ordinary character of the path (ftp:, gopher:; RFC 1738
 // §5). A scheme url does not know is taken to have queries.

@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,18 +70,57 @@ type Options struct {
 	// Format, or JSON with LogJSON), passwords redacted.
 	Log     io.Writer
 	LogJSON bool
+	// Schemes, for Archive, is the client whose scheme table says which
+	// schemes have pages and how each protocol's records read back
+	// (protocols.Replayer); nothing is fetched with it. Nil means the
+	// built-in schemes. Handler uses its own client's table.
+	Schemes *fetch.Client
 }
 
 // csp is every page's Content-Security-Policy, live or replayed: no
 // script, styles, images and media from the gateway only.
 const csp = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// paged is what the scheme table says of a scheme the gateway has pages
+// paged is what c's scheme table says of a scheme the gateway has pages
 // for: one whose folders are menus, listings, groups or searches (not the
 // web, whose pages a browser shows itself).
-func paged(name string) (protocols.Scheme, bool) {
-	sc, ok := fetch.DefaultClient().Scheme(name)
+func paged(c *fetch.Client, name string) (protocols.Scheme, bool) {
+	sc, ok := c.Scheme(name)
 	return sc, ok && sc.Fetcher != nil && sc.Tree != protocols.TreeNone && sc.Tree != protocols.TreeIndexPage
+}
+
+type tableKey struct{}
+
+// withTable is r carrying the client whose scheme table its pages are
+// made by (a scheme registered on the gateway's client has pages too).
+func withTable(r *http.Request, c *fetch.Client) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), tableKey{}, c))
+}
+
+// tableOf is the client whose scheme table r's pages are made by.
+func tableOf(r *http.Request) *fetch.Client {
+	if c, ok := r.Context().Value(tableKey{}).(*fetch.Client); ok {
+		return c
+	}
+	return fetch.DefaultClient()
+}
+
+// pageList names the page paths of c's paged schemes, for an error.
+func pageList(c *fetch.Client) string {
+	var out []string
+	for _, name := range c.Schemes() {
+		sc, ok := paged(c, name)
+		switch {
+		case !ok || sc.Local || sc.Plain != "":
+			continue
+		case !url.Authority(name):
+			out = append(out, "/"+name+"/...")
+		default:
+			out = append(out, "/"+name+"/HOST/...")
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }
 
 type gateway struct {
@@ -151,6 +191,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer timer.Stop()
 	r = r.WithContext(context.WithValue(ctx, timerKey{}, timer))
 
+	r = withTable(r, g.c)
 	if r.URL.IsAbs() {
 		g.proxy(lw, r)
 		return
@@ -166,7 +207,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Cache-Control", "max-age=3600")
 		io.WriteString(lw, styleSheet)
 	default:
-		u, err := pageURL(p, r.URL.RawQuery)
+		u, err := pageURL(g.c, p, r.URL.RawQuery)
 		if err != nil {
 			g.fail(lw, r, http.StatusNotFound, err.Error())
 			return
@@ -178,15 +219,15 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // pageURL is the URL a page path names: /SCHEME/REST is SCHEME://REST
 // (news:REST for news), the query kept where the scheme has one (WAIS
 // searches) and gateway's own parameters left out.
-func pageURL(p, rawQuery string) (*url.URL, error) {
+func pageURL(c *fetch.Client, p, rawQuery string) (*url.URL, error) {
 	scheme, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-	sc, ok := paged(scheme)
+	sc, ok := paged(c, scheme)
 	if !ok {
-		return nil, fmt.Errorf("no such page: %s (pages are /gopher/HOST/..., /ftp/HOST/..., /news/GROUP, /nntp/HOST/GROUP, /wais/HOST/DATABASE)", p)
+		return nil, fmt.Errorf("no such page: %s (pages are %s)", p, pageList(c))
 	}
 	raw := scheme + "://" + rest
-	if !url.Authority(scheme) && !sc.Local {
-		raw = scheme + ":" + rest // news:GROUP
+	if !url.Authority(scheme) && url.Known(scheme) && !sc.Local {
+		raw = scheme + ":" + rest // news:GROUP; a scheme url does not know is taken to have //HOST
 	}
 	if q := ownQuery(rawQuery); q != "" && url.Queries(scheme) {
 		raw += "?" + q // a WAIS search's
@@ -216,9 +257,13 @@ func ownQuery(raw string) string {
 
 // PagePath is the gateway path of a URL: /gopher/HOST:PORT/REST for
 // gopher://HOST:PORT/REST, /news/GROUP for news:GROUP; "" for a URL the
-// gateway has no page for (it is then linked as it is).
-func PagePath(u *url.URL) string {
-	sc, ok := paged(u.Scheme)
+// gateway has no page for (it is then linked as it is). It knows the
+// built-in schemes (fetch.DefaultClient's table).
+func PagePath(u *url.URL) string { return pagePath(fetch.DefaultClient(), u) }
+
+// pagePath is PagePath by c's scheme table.
+func pagePath(c *fetch.Client, u *url.URL) string {
+	sc, ok := paged(c, u.Scheme)
 	if !ok {
 		return ""
 	}
@@ -249,7 +294,7 @@ func pageOf(r *http.Request, u *url.URL) string {
 	if v := replayOf(r); v != nil {
 		return v.path(u)
 	}
-	return PagePath(u)
+	return pagePath(tableOf(r), u)
 }
 
 // rawOf is where a page links u's object as it is.
@@ -257,7 +302,7 @@ func rawOf(r *http.Request, u *url.URL) string {
 	if v := replayOf(r); v != nil {
 		return v.raw(u)
 	}
-	return PagePath(u) + "?raw=1"
+	return pagePath(tableOf(r), u) + "?raw=1"
 }
 
 // admit queues a request behind the others of its client address.
@@ -361,7 +406,7 @@ func (e renamed) Unwrap() error { return e.err }
 
 // check applies the gateway's rules that a URL alone decides.
 func (g *gateway) check(u *url.URL) error {
-	if sc, ok := paged(u.Scheme); !ok || sc.Local {
+	if sc, ok := paged(g.c, u.Scheme); !ok || sc.Local {
 		return fmt.Errorf("%w: %s: URLs are not served here", ErrRefused, u.Scheme)
 	}
 	if u.HasAuthority && !allowed(g.o.Allow, u) { // news: names no server: the operator's news server

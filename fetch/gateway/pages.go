@@ -116,7 +116,7 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 	if v := replayOf(r); v != nil {
 		return v.head(u, title)
 	}
-	p := PagePath(u)
+	p := pagePath(tableOf(r), u)
 	sep := "?"
 	if strings.Contains(p, "?") {
 		sep = "&"
@@ -137,7 +137,7 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 		g.fail(w, r, http.StatusBadRequest, url.RedactString(err.Error()))
 		return
 	}
-	p := PagePath(u)
+	p := pagePath(g.c, u)
 	if p == "" {
 		g.fail(w, r, http.StatusBadRequest, u.Scheme+": URLs have no page here")
 		return

@@ -43,7 +43,11 @@ func Archive(colls map[string]*warc.Archive, o Options) http.Handler {
 	o.PerClient = max(o.PerClient, 32)
 	// A client for its scheme table only: how each protocol's records
 	// read back (protocols.Replayer). Nothing is fetched with it.
-	return &replayer{g: &gateway{c: fetch.NewClient(), o: o, clients: map[string]chan struct{}{}}, colls: colls}
+	c := o.Schemes
+	if c == nil {
+		c = fetch.NewClient()
+	}
+	return &replayer{g: &gateway{c: c, o: o, clients: map[string]chan struct{}{}}, colls: colls}
 }
 
 type replayer struct {
@@ -104,6 +108,7 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.g.fail(lw, r, http.StatusMethodNotAllowed, "deref serve answers GET and HEAD only")
 		return
 	}
+	r = withTable(r, p.g.c)
 	path := r.URL.EscapedPath()
 	switch path {
 	case "/":

@@ -23,6 +23,7 @@ import (
 // cdxEntry is one record as its index line says it.
 type cdxEntry struct {
 	url, mime, status, digest, file string
+	protocol                        string // WARC-Protocol, where the record has one
 	date                            time.Time
 	offset                          int64
 	revisit                         bool
@@ -191,7 +192,7 @@ func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64))
 			continue
 		}
 		e := cdxEntry{url: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
-			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit}
+			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit, protocol: h.Get("WARC-Protocol")}
 		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
 		if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(e.mime, "application/http") {
 			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
@@ -217,6 +218,9 @@ func cdxjLine(e cdxEntry, file string, end int64) string {
 	}
 	if e.digest != "" { // none without digests (Options.NoDigests)
 		fields["digest"] = strings.TrimPrefix(e.digest, "sha1:")
+	}
+	if e.protocol != "" {
+		fields["protocol"] = e.protocol // what Capture.Protocol reads back
 	}
 	j, _ := json.Marshal(fields)
 	return surt(e.url) + " " + e.date.Format(cdxTime) + " " + string(j)

@@ -897,7 +897,7 @@ func (w *Writer) write(j *job) {
 		if status == "" {
 			status = "-"
 		}
-		w.index = append(w.index, cdxEntry{url: j.r.URI, date: j.date, mime: mime, status: status, digest: j.digest, file: name, offset: offset, revisit: j.rec.Type() == gowarc.Revisit})
+		w.index = append(w.index, cdxEntry{url: j.r.URI, date: j.date, mime: mime, status: status, digest: j.digest, file: name, offset: offset, revisit: j.rec.Type() == gowarc.Revisit, protocol: j.r.Protocol})
 	}
 }
 
