@@ -1,6 +1,7 @@
 package fetch_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
@@ -137,40 +138,59 @@ func TestNoSchemeNamesOutsideTheTables(t *testing.T) {
 	for _, s := range []string{"mailto", "tn3270", "rlogin"} {
 		names[s] = true
 	}
-	for _, dir := range []string{".", filepath.Join("..", "cmd", "deref")} {
-		fset := token.NewFileSet()
-		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	var paths []string
+	for _, dir := range []string{".", filepath.Join("..", "cmd")} {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() && d.Name() == "testdata" {
+				return cmp.Or(err, filepath.SkipDir)
+			}
+			if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") && p != "schemes.go" && p != filepath.Join("..", "cmd", "deref", "schemes.go") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range paths {
-			if strings.HasSuffix(p, "_test.go") || filepath.Base(p) == "schemes.go" {
-				continue
-			}
-			f, err := parser.ParseFile(fset, p, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.BinaryExpr:
-					if (n.Op == token.EQL || n.Op == token.NEQ) && (isScheme(n.X) && isName(n.Y, names) || isScheme(n.Y) && isName(n.X, names)) {
-						t.Errorf("%s: compares a scheme with a name", fset.Position(n.Pos()))
-					}
-				case *ast.SwitchStmt:
-					if n.Tag != nil && isScheme(n.Tag) {
-						t.Errorf("%s: switches on a scheme", fset.Position(n.Pos()))
-					}
-				}
-				return true
-			})
+	}
+	if len(paths) < 50 {
+		t.Fatalf("%d files: the walk missed the packages", len(paths))
+	}
+	fset := token.NewFileSet()
+	for _, p := range paths {
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if (n.Op == token.EQL || n.Op == token.NEQ) && (isScheme(n.X) && isName(n.Y, names) || isScheme(n.Y) && isName(n.X, names)) {
+					t.Errorf("%s: compares a scheme with a name", fset.Position(n.Pos()))
+				}
+			case *ast.SwitchStmt:
+				if n.Tag != nil && isScheme(n.Tag) {
+					t.Errorf("%s: switches on a scheme", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
 	}
 }
 
+// isScheme says whether e names a scheme: a variable or field whose name
+// has "scheme" in it (u.Scheme, scheme, proxyScheme), or a call on one
+// (strings.ToLower(u.Scheme)).
 func isScheme(e ast.Expr) bool {
-	s, ok := e.(*ast.SelectorExpr)
-	return ok && s.Sel.Name == "Scheme"
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return strings.Contains(strings.ToLower(e.Sel.Name), "scheme")
+	case *ast.Ident:
+		return strings.Contains(strings.ToLower(e.Name), "scheme")
+	case *ast.CallExpr: // strings.ToLower(u.Scheme)
+		return len(e.Args) == 1 && isScheme(e.Args[0])
+	}
+	return false
 }
 
 func isName(e ast.Expr, names map[string]bool) bool {
