@@ -444,8 +444,9 @@ type Attribute struct {
 }
 
 // Entry is one item of a listing: a directory entry, a menu item, an
-// article, a search hit. FormatEntry and the README's "Listings" section
-// give the text and JSON forms of every field.
+// article, a search hit. FormatEntry and deref's help topic "listings"
+// (cmd/deref/help/listings.md) give the text and JSON forms of every
+// field.
 type Entry struct {
 	Kind Kind   // KindFile, KindDirectory, KindLink, KindSearchIndex, KindSession, KindInfo, KindArticleList
 	Name string // the display name

@@ -3,6 +3,7 @@ package main
 //go:generate go test -run TestManPage -update
 
 import (
+	"embed"
 	"fmt"
 	"io"
 	"runtime"
@@ -42,6 +43,51 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Sprintf("completion: %q is not bash, zsh or fish", args[0]))
 	}
 	return 0
+}
+
+// helpFiles are the longer topics of deref help, one Markdown file each,
+// its first line its title.
+//
+//go:embed help/*.md
+var helpFiles embed.FS
+
+// helpTopic is one topic of deref help.
+type helpTopic struct{ name, title, text string }
+
+// helpTopics lists the topics of deref help, by name.
+func helpTopics() []helpTopic {
+	entries, _ := helpFiles.ReadDir("help")
+	var out []helpTopic
+	for _, e := range entries {
+		b, _ := helpFiles.ReadFile("help/" + e.Name())
+		first, _, _ := strings.Cut(string(b), "\n")
+		out = append(out, helpTopic{name: strings.TrimSuffix(e.Name(), ".md"), title: strings.TrimPrefix(first, "# "), text: string(b)})
+	}
+	return out
+}
+
+// runHelp prints a topic, or with none the list of them.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	topics := helpTopics()
+	if len(args) == 0 {
+		fmt.Fprintln(stdout, "deref help TOPIC prints one of these (deref -h and man deref give every flag):")
+		for _, t := range topics {
+			fmt.Fprintf(stdout, "  %-12s %s\n", t.name, t.title)
+		}
+		return 0
+	}
+	if len(args) > 1 {
+		return usageError(stderr, "help takes one topic")
+	}
+	var names []string
+	for _, t := range topics {
+		if t.name == args[0] {
+			io.WriteString(stdout, t.text)
+			return 0
+		}
+		names = append(names, t.name)
+	}
+	return usageError(stderr, fmt.Sprintf("help: no topic %q (topics: %s)", args[0], strings.Join(names, ", ")))
 }
 
 // completedFlags are the flags of cmd the completions offer: those of
@@ -89,7 +135,7 @@ func bashCompletion() string {
 	b.WriteString("  local cur prev words cword\n")
 	b.WriteString("  cur=${COMP_WORDS[COMP_CWORD]}\n  prev=${COMP_WORDS[COMP_CWORD-1]}\n")
 	b.WriteString("  local cmd=get\n  [[ ${COMP_WORDS[1]} == mirror ]] && cmd=mirror\n  [[ ${COMP_WORDS[1]} == crawl ]] && cmd=crawl\n  [[ ${COMP_WORDS[1]} == serve ]] && cmd=serve\n")
-	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl serve index completion' -- \"$cur\"))\n    return\n  fi\n")
+	b.WriteString("  if [[ $COMP_CWORD == 1 && $cur != -* ]]; then\n    COMPREPLY=($(compgen -W 'mirror crawl serve index help completion' -- \"$cur\"))\n    return\n  fi\n")
 	b.WriteString("  if [[ ${COMP_WORDS[1]} == completion ]]; then\n    COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"))\n    return\n  fi\n")
 	for _, c := range []struct {
 		name string
@@ -165,7 +211,7 @@ func zshCompletion() string {
 			b.WriteString("    '*:URL:_urls'\n}\n")
 		}
 	}
-	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl serve index completion)' 'urls:URL:_urls'\n    return\n  fi\n")
+	b.WriteString("_deref() {\n  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n    _alternative 'commands:command:(mirror crawl serve index help completion)' 'urls:URL:_urls'\n    return\n  fi\n")
 	b.WriteString("  case $words[2] in\n    mirror) shift words; (( CURRENT-- )); _deref_mirror ;;\n    crawl) shift words; (( CURRENT-- )); _deref_crawl ;;\n    serve) shift words; (( CURRENT-- )); _deref_serve ;;\n    completion) _values shell bash zsh fish ;;\n    *) _deref_get ;;\n  esac\n}\n")
 	b.WriteString("compdef _deref deref\n")
 	return b.String()
@@ -174,12 +220,12 @@ func zshCompletion() string {
 func fishCompletion() string {
 	var b strings.Builder
 	b.WriteString("# fish completion for deref; load with: deref completion fish | source\n")
-	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl serve index completion' -f\n")
+	b.WriteString("complete -c deref -n '__fish_use_subcommand' -a 'mirror crawl serve index help completion' -f\n")
 	b.WriteString("complete -c deref -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish' -f\n")
 	for _, c := range []struct {
 		cond string
 		cmd  command
-	}{{"not __fish_seen_subcommand_from mirror crawl serve index completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
+	}{{"not __fish_seen_subcommand_from mirror crawl serve index help completion", cmdGet}, {"__fish_seen_subcommand_from mirror", cmdMirror}, {"__fish_seen_subcommand_from crawl", cmdCrawl}, {"__fish_seen_subcommand_from serve", cmdServe}} {
 		for _, f := range completedFlags(c.cmd) {
 			line := fmt.Sprintf("complete -c deref -n '%s' -l %s", c.cond, f.long)
 			if f.short != "" {
@@ -236,7 +282,7 @@ func manPage() string {
 	b.WriteString(".\\\" Made by go generate in cmd/deref from the flag table; do not edit.\n")
 	b.WriteString(".TH DEREF 1 \"\" \"deref\" \"User Commands\"\n")
 	b.WriteString(".SH NAME\nderef \\- dereference URLs of every scheme: HTTP, FTP, Gopher, news, WAIS, file, telnet\n")
-	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref index\n\\fIWARC\\fR...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n")
+	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref index\n\\fIWARC\\fR...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n.br\n.B deref help\n[\\fITOPIC\\fR]\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	for _, p := range strings.Split(strings.TrimSpace(strings.SplitN(usageText, "\n\n", 2)[1]), "\n\n") {
 		b.WriteString(".PP\n" + manText(strings.Join(strings.Fields(p), " ")) + "\n")
@@ -291,6 +337,10 @@ func manPage() string {
 		}
 	}
 	b.WriteString(".PP\n.B deref serve\nalso takes \\fB\\-v\\fR, \\fB\\-m\\fR (the wait for an answer to begin), the connection timeouts, \\fB\\-k\\fR, \\fB\\-\\-allow\\-port\\fR, \\fB\\-A\\fR and the FTP and News flags above.\n")
+	b.WriteString(".SH TOPICS\nThe longer topics, each printed by \\fBderef help\\fR \\fITOPIC\\fR:\n")
+	for _, t := range helpTopics() {
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", t.name, manText(t.title))
+	}
 	b.WriteString(".SH EXIT STATUS\n")
 	for _, l := range strings.Split(strings.TrimSpace(exitText), "\n")[1:] {
 		code, meaning, _ := strings.Cut(strings.TrimSpace(l), " ")

@@ -32,7 +32,7 @@ const ftpListing = "-rw-r--r--    1 0        0             383 Jan 02  2020 READ
 // TestListingGolden prints the listing of each protocol's in-process
 // server, as TAB lines and as --json, and compares both with
 // testdata/listings/SCHEME.golden (the server's address written as HOST);
-// -update rewrites them. The README's "Listings" section describes what
+// -update rewrites them. cmd/deref/help/listings.md describes what
 // these files show.
 func TestListingGolden(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")

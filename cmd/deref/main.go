@@ -34,6 +34,7 @@ const usageText = `usage: deref [flags] URL...
        deref crawl [flags] URL...        (deref crawl -h)
        deref serve [flags]               (deref serve -h)
        deref completion bash|zsh|fish
+       deref help [TOPIC]                (the longer topics)
 
 Dereferences each URL and writes the object to standard output, or to a
 file with -o or -O. A directory, menu or other listing prints one entry per
@@ -183,6 +184,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(args[1:], stdout, stderr)
 	}
 	o := options{stdin: stdin, parallel: 1, maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
 	urls, err := parseCommandLine(cmdGet, args, &o)

@@ -101,7 +101,7 @@ func BenchmarkCRC32Combine(b *testing.B) {
 // HTTP response's record (its block's and its payload's) and the block's
 // compression at BestSpeed, in pieces as packedBlock compresses them, on
 // one processor each. Against a transfer at memory speed, they are what
-// an archive must cost (see the README's "What an archive costs").
+// an archive must cost (see the Performance notes in internal/devcmd/sidebyside's doc).
 func BenchmarkRecordWork(b *testing.B) {
 	text := packageText(b, 8<<20)
 	b.Run("digests", func(b *testing.B) {
