@@ -291,20 +291,34 @@ func manPage() string {
 	b.WriteString(".PP\n.B deref crawl\n" + manText(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref serve\n" + manText(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref index\n" + manText(strings.Join(strings.Fields(strings.SplitN(indexUsage, "\n\n", 2)[1]), " ")) + "\n")
+	// Each entry is written once: a flag a later section shares with an
+	// earlier one, saying the same, is named there as taken "as above".
+	written := map[string]bool{}
 	section := func(title string, cmd command, groups []string) {
 		fmt.Fprintf(&b, ".SH %s\n", title)
+		var same []string
 		for _, g := range groups {
 			first := true
 			for _, f := range flagTable {
 				if f.cmds&cmd == 0 || f.group != g || f.hidden || cmd == cmdGet && (f.cmds == cmdMirror || f.cmds == cmdCrawl || f.cmds == cmdServe) {
 					continue
 				}
+				var e strings.Builder
+				manEntry(&e, asShown(cmd, f))
+				if written[e.String()] {
+					same = append(same, `\fB\-\-`+manEsc.Replace(f.long)+`\fR`)
+					continue
+				}
+				written[e.String()] = true
 				if first {
 					fmt.Fprintf(&b, ".SS %s\n", g)
 					first = false
 				}
-				manEntry(&b, asShown(cmd, f))
+				b.WriteString(e.String())
 			}
+		}
+		if len(same) > 0 {
+			fmt.Fprintf(&b, ".PP\nAlso, as above: %s.\n", strings.Join(same, ", "))
 		}
 	}
 	section("OPTIONS", cmdGet, flagGroups)
@@ -314,21 +328,17 @@ func manPage() string {
 	b.WriteString(".PP\n.B deref crawl\nalso takes the Connection, HTTP, FTP and News flags above.\n")
 	section("SERVE OPTIONS", cmdServe, []string{"Serve"})
 	b.WriteString(".SH ALSO TAKEN\nFlags taken for the sake of curl's, wget's and lftp's users: their spellings of deref's flags, and their habits, each saying what it does in deref.\n")
+	shown := map[string]bool{}
 	for _, c := range []struct {
 		name string
 		cmd  command
 	}{{"", cmdGet}, {"mirror", cmdMirror}, {"crawl", cmdCrawl}, {"serve", cmdServe}} {
-		shown := map[string]bool{}
-		if c.cmd != cmdGet {
-			for _, f := range alsoTaken(cmdGet) {
-				shown[f.long+"\x00"+f.help] = true
-			}
-		}
 		first := true
 		for _, f := range alsoTaken(c.cmd) {
 			if shown[f.long+"\x00"+f.help] {
-				continue
+				continue // said under an earlier command
 			}
+			shown[f.long+"\x00"+f.help] = true
 			if first && c.name != "" {
 				fmt.Fprintf(&b, ".SS deref %s\n", c.name)
 			}
