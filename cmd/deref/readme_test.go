@@ -186,15 +186,24 @@ func serveOnce(t *testing.T, bin, dir string, env []string, line string, args []
 	if resp.StatusCode != 200 {
 		t.Errorf("%s: its front page: %d", line, resp.StatusCode)
 	}
+	if err := interrupt(t, cmd); err != nil {
+		t.Errorf("%s: exit: %v\n%s", line, err, errb.String())
+	}
+}
+
+// interrupt sends cmd an interrupt and returns how it exited; a command
+// still running 10 s later is killed and fails the test.
+func interrupt(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("%s: exit: %v\n%s", line, err, errb.String())
-		}
+		return err
 	case <-time.After(10 * time.Second):
-		t.Errorf("%s: did not stop on an interrupt", line)
+		cmd.Process.Kill()
+		t.Fatalf("%s did not stop on an interrupt", strings.Join(cmd.Args, " "))
+		return nil
 	}
 }

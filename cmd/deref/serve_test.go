@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 )
@@ -64,17 +63,8 @@ func TestServeCommand(t *testing.T) {
 				t.Errorf("without --allow-private, %s: %d %s", path, resp.StatusCode, b)
 			}
 		}
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("exit: %v\n%s", err, stderr.String())
-			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Fatal("deref serve did not stop on an interrupt")
+		if err := interrupt(t, cmd); err != nil {
+			t.Errorf("exit: %v\n%s", err, stderr.String())
 		}
 		if n := strings.Count(stderr.String(), `"GET /gopher/`); n != 2 {
 			t.Errorf("%d access log lines:\n%s", n, stderr.String())
