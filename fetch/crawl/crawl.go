@@ -5,6 +5,9 @@
 // with an optional wait between a host's requests. Set Client.Recorder
 // (fetch/warc) to archive what it fetches. It runs on the mirror's walker
 // (internal/walk).
+//
+// The crawl's flags and output: deref crawl -h, and deref help warc for
+// what its archive holds (cmd/deref/help/warc.md).
 package crawl
 
 import (

@@ -13,6 +13,8 @@
 // escapes everything a server sends, sets a Content-Security-Policy
 // without inline script and no cookies, and queues each client's
 // requests and caps the connections to each upstream host.
+//
+// Every page, the safety rules and replay's URL forms, as deref serve offers them: deref help serve (cmd/deref/help/serve.md).
 package gateway
 
 import (

@@ -14,6 +14,8 @@
 // that goes to the disk when it has nothing left to do, so that an
 // archive of small pages costs a write per batch, not a write, a flush
 // and a stat per record as gowarc's file writer makes them.
+//
+// What each protocol's records hold, and the --warc-* flags of the command that drive this package: deref help warc (cmd/deref/help/warc.md).
 package warc
 
 import (
