@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -47,6 +48,11 @@ type serveSettings struct {
 	listen   string
 	allow    []string
 	archives []string // --archive: collections to replay
+	// What a client may hold of the server (gateway.Limits): the
+	// time-outs in seconds, the sizes in bytes.
+	limits                                gateway.Limits
+	headerTimeout, keepAlive, sendTimeout float64
+	maxHeader, maxURL                     int64
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -114,7 +120,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	l := o.s.limits
+	l.HeaderTimeout, l.IdleTimeout, l.SendTimeout = seconds(o.s.headerTimeout), seconds(o.s.keepAlive), seconds(o.s.sendTimeout)
+	l.MaxHeaderBytes, l.MaxURL = int(min(o.s.maxHeader, 1<<30)), int(min(o.s.maxURL, 1<<30))
+	srv := l.Server(handler)
+	srv.ErrorLog = log.New(io.Discard, "", 0) // a client's broken request is its own affair, not the log's
+	ln = l.Listen(ln)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

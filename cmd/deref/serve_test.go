@@ -129,3 +129,49 @@ func TestServeArchive(t *testing.T) {
 		t.Errorf("the text: %d\n%s", code, page)
 	}
 }
+
+// TestServeLimits: deref serve's flags set what a client may hold of
+// it: a target past --max-url is answered 414, a head past
+// --max-header-size 431.
+func TestServeLimits(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("ends the server with an interrupt signal")
+	}
+	bin := buildDeref(t)
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--max-url", "64", "--max-header-size", "2k", "--send-timeout", "5", "--header-timeout", "2")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "deref serve: ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	for path, want := range map[string]int{"/": 200, "/" + strings.Repeat("a", 100): 414} {
+		resp, err := http.Get(base + strings.TrimPrefix(path, "/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%d bytes of path: %d, want %d", len(path), resp.StatusCode, want)
+		}
+	}
+	req, _ := http.NewRequest("GET", base, nil)
+	req.Header.Set("X-Big", strings.Repeat("b", 4096))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a head of 4 KiB: %d", resp.StatusCode)
+	}
+	if err := interrupt(t, cmd); err != nil {
+		t.Errorf("exit: %v\n%s", err, stderr.String())
+	}
+}
