@@ -163,19 +163,9 @@ func TestREADMECommands(t *testing.T) {
 // front page answers 200, and an interrupt ends it with exit code 0.
 func serveOnce(t *testing.T, bin, dir string, env []string, line string, args []string) {
 	t.Helper()
-	cmd := exec.Command(bin, append(args, "--listen", "127.0.0.1:0")...)
-	cmd.Dir, cmd.Env = dir, env
-	stdout, _ := cmd.StdoutPipe()
-	var errb syncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	first, err := bufio.NewReader(stdout).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(first), "deref serve: ")
-	if err != nil || !ok {
-		t.Errorf("%s: first line %q: %v\n%s", line, first, err, errb.String())
+	cmd, base, errb := startServe(t, bin, dir, env, append(args, "--listen", "127.0.0.1:0")...)
+	if base == "" {
+		t.Errorf("%s: no address on its first line\n%s", line, errb.String())
 		return
 	}
 	resp, err := http.Get(base)
@@ -189,6 +179,25 @@ func serveOnce(t *testing.T, bin, dir string, env []string, line string, args []
 	if err := interrupt(t, cmd); err != nil {
 		t.Errorf("%s: exit: %v\n%s", line, err, errb.String())
 	}
+}
+
+// startServe starts bin with args (a deref serve on a free port) in dir
+// with env (nil: this process's), and returns it, the base URL its first
+// line names ("" if none), and its standard error; the test's end kills it.
+func startServe(t *testing.T, bin, dir string, env []string, args ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	stdout, _ := cmd.StdoutPipe()
+	errb := &syncBuffer{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	first, _ := bufio.NewReader(stdout).ReadString('\n')
+	base, _ := strings.CutPrefix(strings.TrimSpace(first), "deref serve: ")
+	return cmd, base, errb
 }
 
 // interrupt sends cmd an interrupt and returns how it exited; a command

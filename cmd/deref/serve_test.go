@@ -138,18 +138,9 @@ func TestServeLimits(t *testing.T) {
 		t.Skip("ends the server with an interrupt signal")
 	}
 	bin := buildDeref(t)
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--max-url", "64", "--max-header-size", "2k", "--send-timeout", "5", "--header-timeout", "2")
-	stdout, _ := cmd.StdoutPipe()
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "deref serve: ")
-	if !ok {
-		t.Fatalf("first line %q", line)
+	cmd, base, stderr := startServe(t, bin, "", nil, "serve", "--listen", "127.0.0.1:0", "--max-url", "64", "--max-header-size", "2k", "--send-timeout", "5", "--header-timeout", "2")
+	if base == "" {
+		t.Fatalf("no address\n%s", stderr.String())
 	}
 	for path, want := range map[string]int{"/": 200, "/" + strings.Repeat("a", 100): 414} {
 		resp, err := http.Get(base + strings.TrimPrefix(path, "/"))
