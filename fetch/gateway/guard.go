@@ -84,6 +84,10 @@ func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver, trusted ...
 		var addrs []netip.Addr
 		if a, err := netip.ParseAddr(host); err == nil {
 			addrs = []netip.Addr{a}
+		} else if numeric(host) {
+			// 2130706433, 0177.0.0.1, 0x7f.1: names no DNS holds, which
+			// a C resolver (getaddrinfo, as cgo's) reads as addresses.
+			return nil, &refusal{host + " is an address in a form other than dotted decimal"}
 		} else {
 			ips, err := resolver.LookupNetIP(ctx, "ip", host)
 			if err != nil {
@@ -112,6 +116,30 @@ func guard(dial dialFunc, allowPrivate bool, resolver *net.Resolver, trusted ...
 		}
 		return nil, last
 	}
+}
+
+// numeric says whether host is made only of digits, dots and hex digits
+// after 0x: an IPv4 address in one of the old forms inet_aton reads
+// (decimal, octal, hexadecimal, fewer than four parts), not a name.
+func numeric(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	if host == "" {
+		return false
+	}
+	for _, part := range strings.Split(host, ".") {
+		p := strings.ToLower(part)
+		if h, ok := strings.CutPrefix(p, "0x"); ok {
+			p = h
+			if strings.Trim(p, "0123456789abcdef") != "" {
+				return false
+			}
+			continue
+		}
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // allowed says whether a URL's host and port match one of the patterns
