@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path"
@@ -1243,6 +1244,19 @@ var flagTable = []flagDef{
 		help: "at most N connections to one upstream host at once (default 8)", set: integer(func(o *options) *int { return &o.s.opts.PerHost })},
 	{long: "archive", cmds: cmdServe, group: "Serve", arg: "PATH", complete: "file",
 		help: "replay WARC files instead of the live servers: each PATH (a WARC file, gzip or not, a folder of them, a CDXJ index of them, or wget's CDX file) a collection named after it, with pywb's URLs (/COLL/TIMESTAMP/URL, /COLL/URL, /COLL/*/URL, /COLL/timemap/link/URL) and Memento headers; repeatable", set: list(func(o *options) *[]string { return &o.s.archives })},
+	{long: "rate", cmds: cmdServe, group: "Serve", arg: "PER-SECOND",
+		help: "let one client address make PER-SECOND requests a second (in bursts of --burst), answering 429 with Retry-After past it (default: no limit)", set: func(o *options, v string) error {
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+				return fmt.Errorf("%q is not a number of requests a second", v)
+			}
+			o.s.opts.Rate = r
+			return nil
+		}},
+	{long: "burst", cmds: cmdServe, group: "Serve", arg: "N",
+		help: "with --rate, let a client make N requests at once before the rate holds (default: --rate, at least 1)", set: integer(func(o *options) *int { return &o.s.opts.Burst })},
+	{long: "max-upstream", cmds: cmdServe, group: "Serve", arg: "N",
+		help: "retrieve from at most N upstream servers at once in all, queueing the rest (default 256; one client's share is --per-client)", set: integer(func(o *options) *int { return &o.s.opts.MaxUpstream })},
 	{long: "max-conns", cmds: cmdServe, group: "Serve", arg: "N",
 		help: "hold at most N client connections at once, answering 503 past them (default: half of ulimit -n, at most 4096)", set: integer(func(o *options) *int { return &o.s.limits.MaxConns })},
 	{long: "conns-per-client", cmds: cmdServe, group: "Serve", arg: "N",

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -60,6 +61,16 @@ type Options struct {
 	// connections to one upstream host; 0 means 8. Waiting requests are
 	// queued, not refused.
 	PerClient, PerHost int
+	// MaxUpstream caps the retrievals from upstream servers at once, all
+	// clients together (0 means 256); a request past it waits its turn.
+	// With PerClient below it, one client cannot take every slot.
+	MaxUpstream int
+	// Rate, when above 0, is how many requests a second one client
+	// address may make, in bursts of up to Burst (0: Rate, at least 1);
+	// past it the answer is 429 with Retry-After, as a token bucket
+	// gives it.
+	Rate  float64
+	Burst int
 	// Timeout bounds the wait for a request's answer to begin (0 means two
 	// minutes): a page or an object that has not started by then is
 	// answered 504. Once it streams, the client's IdleTimeout ends a
@@ -129,6 +140,10 @@ type gateway struct {
 	c     *fetch.Client
 	o     Options
 	hosts walk.Hosts
+	// upstream holds a token per retrieval from upstream (MaxUpstream);
+	// rate is the per-client token buckets (Rate).
+	upstream chan struct{}
+	rate     *buckets
 
 	mu      sync.Mutex
 	clients map[string]chan struct{}
@@ -154,6 +169,7 @@ func Handler(c *fetch.Client, o Options) http.Handler {
 		o.MaxPage = 16 << 20
 	}
 	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
+	g.init()
 	g.hosts.PerHost = o.PerHost
 	// The news server of news: URLs is the operator's choice, not a
 	// page's: it is dialled wherever it is.
@@ -180,6 +196,9 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		g.fail(lw, r, http.StatusMethodNotAllowed, "deref serve answers GET and HEAD only")
+		return
+	}
+	if !g.allowRate(lw, r) {
 		return
 	}
 	release, err := g.admit(r)
@@ -307,12 +326,21 @@ func rawOf(r *http.Request, u *url.URL) string {
 	return pagePath(tableOf(r), u) + "?raw=1"
 }
 
+// allowRate takes a token of r's client (Options.Rate), or answers 429
+// with the seconds until the next in Retry-After.
+func (g *gateway) allowRate(w *logWriter, r *http.Request) bool {
+	wait, ok := g.rate.take(clientOf(r), time.Now())
+	if !ok {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		g.fail(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many requests from %s: try again in %d s", clientOf(r), secs))
+	}
+	return ok
+}
+
 // admit queues a request behind the others of its client address.
 func (g *gateway) admit(r *http.Request) (func(), error) {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := clientOf(r)
 	g.mu.Lock()
 	ch := g.clients[host]
 	if ch == nil {
@@ -344,10 +372,17 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 	if err := g.check(u); err != nil {
 		return nil, nil, err
 	}
-	release, err := g.hosts.Slot(r.Context(), u.Scheme+"://"+strings.ToLower(u.Site()))
+	select {
+	case g.upstream <- struct{}{}:
+	case <-r.Context().Done():
+		return nil, nil, context.Cause(r.Context())
+	}
+	hostRelease, err := g.hosts.Slot(r.Context(), u.Scheme+"://"+strings.ToLower(u.Site()))
 	if err != nil {
+		<-g.upstream
 		return nil, nil, err
 	}
+	release := sync.OnceFunc(func() { hostRelease(); <-g.upstream })
 	resp, err := g.c.Fetch(r.Context(), u, offset)
 	if err != nil {
 		release()

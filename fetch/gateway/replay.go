@@ -47,7 +47,9 @@ func Archive(colls map[string]*warc.Archive, o Options) http.Handler {
 	if c == nil {
 		c = fetch.NewClient()
 	}
-	return &replayer{g: &gateway{c: c, o: o, clients: map[string]chan struct{}{}}, colls: colls}
+	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
+	g.init()
+	return &replayer{g: g, colls: colls}
 }
 
 type replayer struct {
@@ -106,6 +108,9 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		p.g.fail(lw, r, http.StatusMethodNotAllowed, "deref serve answers GET and HEAD only")
+		return
+	}
+	if !p.g.allowRate(lw, r) {
 		return
 	}
 	r = withTable(r, p.g.c)
