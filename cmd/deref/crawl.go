@@ -223,6 +223,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
+	case fetch.Unwritable(err):
+		return fetch.ExitCode(err) // said on its URL's line
 	case err != nil:
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)

@@ -289,8 +289,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))
 	}
-	ctx, stop := runContext(&o)
+	run, stop := runContext(&o)
 	defer stop()
+	// A full (or read-only) disk stops the run: no URL starts after it,
+	// those under way end, their .part files kept, and it is said once.
+	ctx, full := context.WithCancelCause(run)
+	defer full(nil)
 	// A closed pipe on stdout is a write error (exit 8), not a silent
 	// death by SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
@@ -299,9 +303,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code int
 		wg   sync.WaitGroup
 	)
+	saidFull := false
 	report := func(raw string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
+		switch {
+		case fetch.Unwritable(err) && saidFull, saidFull && errors.Is(err, context.Canceled):
+			return // said once: the rest stopped for it
+		case fetch.Unwritable(err):
+			saidFull = true
+			full(err)
+		}
 		if o.progress != nil {
 			o.progress.endLine()
 		}
@@ -343,6 +355,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					if failed {
 						continue // --fail-early: no URL starts after a failure
 					}
+				}
+				if archive != nil && archive.Err() != nil {
+					full(archive.Err()) // what is fetched now would be missing from it: closeWARC says why
+					continue
 				}
 				raw := j.raw
 				res := &result{url: raw, start: time.Now(), n: j.n}
@@ -404,7 +420,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := saveCookies(&o, stdout); err != nil {
 		report(o.cookieJar, err)
 	}
-	if errors.Is(ctx.Err(), context.Canceled) {
+	if errors.Is(run.Err(), context.Canceled) {
 		return 130
 	}
 	return code
@@ -694,10 +710,21 @@ func guessScheme(raw string) string {
 	return "http://" + t
 }
 
-// runContext is a run's context: cancelled by SIGINT or SIGTERM, and past
+// stopSignals end a run cleanly: SIGINT, and SIGTERM and SIGHUP (a
+// service stopped, a terminal closed).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// runContext is a run's context: cancelled by one of stopSignals, and past
 // --max-time.
 func runContext(o *options) (context.Context, func()) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	// Once one has come, the next ends the process at once (a second
+	// ^C during the clean-up): what is under way is in NAME.part or
+	// NAME.warc.gz.open files, never under a final name.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if o.maxTime <= 0 {
 		return ctx, stop
 	}

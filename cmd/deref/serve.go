@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urlderef/deref/fetch"
@@ -126,7 +125,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	srv := l.Server(handler)
 	srv.ErrorLog = log.New(io.Discard, "", 0) // a client's broken request is its own affair, not the log's
 	ln = l.Listen(ln)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	go func() {
 		<-ctx.Done()

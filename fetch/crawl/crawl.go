@@ -281,6 +281,10 @@ type run struct {
 	o      Options
 	starts []*url.URL
 	hosts  walk.Hosts
+	// stop ends the crawl; full (under mu) is the disk-full failure that
+	// ended it.
+	stop func(error)
+	full error
 
 	pushMu sync.Mutex // queueing and its tickets, one visit at a time
 
@@ -316,7 +320,7 @@ type run struct {
 	limiter *rate.Limiter // LimitRate's
 
 	state   *state         // State
-	archive *warc.Writer   // the client's WARC writer, with State
+	archive *warc.Writer   // the client's WARC writer, if it records into one
 	commits sync.WaitGroup // groups committed whose lines are still to write
 }
 
@@ -341,10 +345,10 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		m.starts = append(m.starts, crawlForm(u))
 	}
 	var first []job
+	if rec, ok := c.Recorder.(*warc.Recorder); ok {
+		m.archive = rec.W
+	}
 	if o.State != "" {
-		if rec, ok := c.Recorder.(*warc.Recorder); ok {
-			m.archive = rec.W
-		}
 		frontier, err := m.openState(o.State)
 		if err != nil {
 			return nil, errState(err)
@@ -380,6 +384,11 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	if parallel <= 0 {
 		parallel = 4
 	}
+	// A full or read-only disk stops the crawl: nothing starts after it,
+	// and the URLs under way stay unsettled, to be fetched on a resume.
+	parent := ctx
+	ctx, m.stop = context.WithCancelCause(ctx)
+	defer m.stop(nil)
 	for i := range first {
 		first[i].ticket = m.hosts.Ticket(hostKey(first[i].u))
 	}
@@ -401,6 +410,9 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	if convertErr != nil {
 		return &r, &fetch.Error{Op: "crawl", Err: fetch.WriteError(convertErr)}
 	}
+	if m.full != nil {
+		return &r, m.full
+	}
 	if m.state != nil {
 		m.state.mu.Lock()
 		err := m.state.err
@@ -409,7 +421,18 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 			return &r, errState(err)
 		}
 	}
-	return &r, ctx.Err()
+	return &r, parent.Err()
+}
+
+// stopFor stops the crawl for a write failure err, unless one stopped it
+// already.
+func (m *run) stopFor(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.full == nil {
+		m.full = err
+		m.stop(err)
+	}
 }
 
 // admit marks u seen and says whether it is to be fetched: not seen
@@ -582,6 +605,20 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	queued := len(next)
 	m.mu.Lock()
 	hr := m.host(host)
+	if m.full != nil && err != nil && (fetch.Unwritable(err) || ctx.Err() != nil) {
+		m.mu.Unlock()
+		return // the disk stopped the crawl, and said so once
+	}
+	if fetch.Unwritable(err) {
+		m.full = &fetch.Error{Op: "crawl", URL: j.u.Redacted(), Err: err}
+		m.stop(err)
+	}
+	if m.full == nil && m.archive != nil && m.archive.Err() != nil {
+		// An archive that fails takes no more: what is fetched after it
+		// would be settled without its records.
+		m.full = fetch.WriteError(fmt.Errorf("--warc-file: %w", m.archive.Err()))
+		m.stop(m.full)
+	}
 	if err != nil {
 		m.report.Failed++
 		hr.Failed++
@@ -636,6 +673,10 @@ func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group, err error)
 		m.commits.Add(1)
 		g.Commit(func(file string, end int64) {
 			defer m.commits.Done()
+			if end < 0 { // the archive could not take its records: unsettled, and the crawl stops
+				m.stopFor(&fetch.Error{Op: "crawl", URL: url.RedactString(l.URL), Err: fetch.WriteError(fmt.Errorf("--warc-file: %w", m.archive.Err()))})
+				return
+			}
 			l.File, l.At = file, end
 			m.state.write(l)
 		})

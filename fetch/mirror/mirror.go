@@ -243,6 +243,11 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "mirror", URL: url.RedactString(src), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
 	}
 	m := &run{c: c, o: o, start: u, report: &Report{DryRun: o.DryRun}}
+	// A full or read-only disk stops the run (unwritable): nothing starts
+	// after it, what is under way ends, its NAME.part kept.
+	parent := ctx
+	ctx, m.stop = context.WithCancelCause(ctx)
+	defer m.stop(nil)
 	m.hosts.PerHost = o.PerHost
 	if m.hosts.PerHost <= 0 {
 		m.hosts.PerHost = m.parallel()
@@ -269,7 +274,13 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 	}
 	m.emit(Event{Type: EventList, Path: "", URL: top.u.Redacted(), Size: -1})
 	m.runJobs(ctx, top, listing)
-	if err := ctx.Err(); err != nil {
+	m.mu.Lock()
+	full := m.full
+	m.mu.Unlock()
+	if full {
+		return m.finish(start), nil // the failure is the report's (FirstError)
+	}
+	if err := parent.Err(); err != nil {
 		r := m.finish(start)
 		r.Interrupted = true
 		return r, err
@@ -294,6 +305,9 @@ type run struct {
 	mu     sync.Mutex
 	report *Report
 	noted  map[string]bool // the keys of notes emitted once
+	// stop ends the run; full says a disk-full failure ended it.
+	stop func(error)
+	full bool
 }
 
 func (m *run) checkOptions() error {
@@ -379,6 +393,16 @@ func removeStaleProbes(r *os.Root) {
 }
 
 func (m *run) emit(ev Event) {
+	if ev.Type == EventDone && ev.Action == ActionFail && fetch.Unwritable(ev.Err) {
+		m.mu.Lock()
+		said := m.full
+		m.full = true
+		m.mu.Unlock()
+		if said {
+			return // said once: the run stopped for it
+		}
+		m.stop(ev.Err)
+	}
 	if ev.Type == EventDone {
 		m.record(ev)
 	}

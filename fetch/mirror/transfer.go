@@ -38,6 +38,9 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 	if m.o.OnlyNewer && fj.local != nil && m.tree.Conditional() {
 		since = fj.local.mod
 	}
+	if m.archiveFailed() {
+		return // the run stops for it (see archiveFailed)
+	}
 	var got int64
 	err := m.retry(ctx, fj.rel, k.u, func() error {
 		release, err := m.hostSlot(ctx, k.u)
@@ -66,6 +69,26 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 		}
 		m.emit(Event{Type: EventDone, Path: fj.rel, URL: redacted(k.u), Action: action, Reason: reason, Bytes: got, Size: k.size})
 	}
+}
+
+// archiveFailed says whether the Client's Recorder (an archive, such as
+// fetch/warc's) can no longer write, and then stops the run as a full
+// disk does, since what is fetched after it would be missing from the
+// archive. Whoever set the Recorder reports its error.
+func (m *run) archiveFailed() bool {
+	r, ok := m.c.Recorder.(interface{ Err() error })
+	if !ok {
+		return false
+	}
+	err := r.Err()
+	if err == nil {
+		return false
+	}
+	m.mu.Lock()
+	m.full = true
+	m.mu.Unlock()
+	m.stop(err) // the Recorder's owner reports err (deref mirror: --warc-file)
+	return true
 }
 
 // fetchFile makes one attempt: it continues NAME.part where one is there

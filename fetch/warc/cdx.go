@@ -55,7 +55,15 @@ func writeIndex(path string, entries []cdxEntry, offsets []int64) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(IndexName(path), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	// Through a temporary name: a disk that fills leaves no index cut short.
+	name := IndexName(path)
+	tmp := name + ".part"
+	err = os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("warc: %w", err)
 	}
 	return nil

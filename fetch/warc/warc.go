@@ -93,6 +93,10 @@ type Writer struct {
 	out    *outFile
 	infoID string
 	lastID string // the ID of the record written last into out
+	// broken: a record or a flush could not be written (a full disk, an
+	// I/O error); the file was cut after its last whole record and
+	// finished, and nothing more is written.
+	broken bool
 	gz     *gzip.Writer
 	member *bufio.Writer // in front of gz: see memberBuffer
 
@@ -692,7 +696,63 @@ func (w *Writer) flush() {
 	if w.out != nil {
 		if err := w.out.bw.Flush(); err != nil {
 			w.fail(fmt.Errorf("warc: %w", err))
+			w.salvage(w.out.size)
 		}
+	}
+}
+
+// salvage ends the current file after a write failed: it keeps the
+// records that reached the disk whole (those that start before clean,
+// where the failed one began, and end by the file's size on disk), cuts
+// the rest off, finishes the file under its name, and forgets the
+// records cut, so that the file ends at a whole gzip member and its
+// index lists only what it holds. Nothing more is written after it.
+func (w *Writer) salvage(clean int64) {
+	o := w.out
+	w.broken, w.out = true, nil
+	if o == nil {
+		return
+	}
+	onDisk := int64(0)
+	if st, err := o.f.Stat(); err == nil {
+		onDisk = st.Size()
+	}
+	w.mu.Lock()
+	starts := w.offsets[o.name]
+	cut := int64(0)
+	for _, b := range append(starts[1:len(starts):len(starts)], clean) {
+		if b <= onDisk && b <= clean {
+			cut = max(cut, b)
+		}
+	}
+	var keep []int64
+	for _, b := range starts {
+		if b < cut {
+			keep = append(keep, b)
+		}
+	}
+	w.offsets[o.name] = keep
+	index := w.index[:0]
+	for _, e := range w.index {
+		if e.file != o.name || e.offset < cut {
+			index = append(index, e)
+		}
+	}
+	w.index = index
+	w.mu.Unlock()
+	err := o.f.Truncate(cut)
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if cut == 0 { // not even its warcinfo record: no file
+		os.Remove(o.f.Name())
+		return
+	}
+	if err == nil {
+		err = os.Rename(o.f.Name(), filepath.Join(w.dir, o.name))
+	}
+	if err != nil {
+		w.fail(fmt.Errorf("warc: cutting %s after its last whole record: %w", o.name, err))
 	}
 }
 
@@ -703,11 +763,13 @@ func (w *Writer) finish() {
 	if o == nil {
 		return
 	}
-	w.out, w.lastID = nil, ""
-	err := o.bw.Flush()
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
+	if err := o.bw.Flush(); err != nil {
+		w.fail(fmt.Errorf("warc: %w", err))
+		w.salvage(o.size)
+		return
 	}
+	w.out, w.lastID = nil, ""
+	err := o.f.Close()
 	if err == nil {
 		err = os.Rename(o.f.Name(), filepath.Join(w.dir, o.name))
 	}
@@ -728,6 +790,11 @@ func (w *Writer) commit(j *job) {
 	file, end := "", int64(0)
 	if w.out != nil {
 		w.flush()
+	}
+	switch {
+	case w.broken:
+		end = -1 // not written whole: see Commit
+	case w.out != nil:
 		file, end = filepath.Join(w.dir, w.out.name), w.out.size
 	}
 	j.then(file, end)
@@ -746,9 +813,13 @@ func (w *Writer) roll(j *job) {
 }
 
 func (w *Writer) put(j *job) {
+	if w.broken {
+		return
+	}
 	if w.out == nil {
 		if err := w.start(); err != nil {
 			w.fail(err)
+			w.salvage(0) // a file without its warcinfo record is no file
 			return
 		}
 	}
@@ -880,14 +951,16 @@ func (w *Writer) write(j *job) {
 		offset, err = w.marshal(j.rec)
 	}
 	name := w.out.name
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if err != nil {
-		if w.err == nil {
-			w.err = fmt.Errorf("warc: writing the %s record of %s: %w", j.r.Type, j.r.URI, err)
+		w.fail(fmt.Errorf("warc: writing the %s record of %s: %w", j.r.Type, j.r.URI, err))
+		if w.out.size == offset && w.out.bw.Flush() == nil {
+			return // the record failed before any of it went into the file (its block): the file goes on
 		}
+		w.salvage(offset)
 		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.offsets[name] = append(w.offsets[name], offset)
 	w.lastID = j.id
 	if w.opts.CDX && j.indexed {
@@ -935,8 +1008,10 @@ func groupOf(ctx context.Context) *Group {
 // commit is done) into the file, in the order written and all in one file, then
 // calls then with that file's path (its final name, without ".open";
 // empty when nothing was ever written) and where the records end, which
-// is the file's size then. then runs on the writer's goroutine, before
-// any record written after Commit. It must be called before Close.
+// is the file's size then; end is -1 when they could not be written
+// whole (the writer failed: Err says why), and the group is then not in
+// the archive. then runs on the writer's goroutine, before any record
+// written after Commit. It must be called before Close.
 func (g *Group) Commit(then func(file string, end int64)) {
 	g.w.enqueue(&job{group: g, marker: true, then: then})
 }
@@ -989,11 +1064,12 @@ func (w *Writer) Close() error {
 	w.jobsMu.Unlock()
 	w.kick()
 	<-w.done
-	if err := w.Err(); err != nil {
-		return err
-	}
+	err := w.Err()
 	if w.opts.CDX {
-		return w.writeIndexes()
+		// Of what the files hold whole, even when a write failed.
+		if ierr := w.writeIndexes(); err == nil {
+			err = ierr
+		}
 	}
-	return nil
+	return err
 }

@@ -1,0 +1,5 @@
+//go:build !unix && !windows
+
+package fetch
+
+var unwritableErrors []error
