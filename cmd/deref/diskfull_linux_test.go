@@ -318,3 +318,36 @@ func TestStopSignals(t *testing.T) {
 		}
 	}
 }
+
+// A mirror whose destination is removed under it stops at the first
+// file it cannot write: exit 8, said once, no panic, and nothing put
+// back under a final name.
+func TestDestinationRemoved(t *testing.T) {
+	bin := buildDeref(t)
+	site, _ := fullDiskSite(t)
+	dst := filepath.Join(t.TempDir(), "tree")
+	cmd := exec.Command(bin, "mirror", "-s", "--limit-rate", "2M", site, dst)
+	cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(50 * time.Millisecond) {
+		if entries, _ := os.ReadDir(dst); len(entries) > 0 {
+			break // under way
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 8 {
+		t.Errorf("exit: %v, want 8\n%s", err, errb.String())
+	}
+	saidOnce(t, "a removed destination", errb.String(), "no such file or directory")
+	if _, err := os.Stat(dst); err == nil {
+		t.Errorf("%s is there again", dst)
+	}
+}
