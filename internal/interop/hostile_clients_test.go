@@ -4,6 +4,7 @@ package interop
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // fdWatch samples the number of open descriptors of process pid every
@@ -50,7 +53,8 @@ func dialFrom(n int, addr string) (net.Conn, error) {
 // connections, then 10,000 idle keep-alive connections, then readers of
 // a 1 GiB object at a byte a second, from many loopback addresses, while
 // a well-behaved client at its own address gets a pygopherd page every
-// 200 ms: each of its requests is answered within 1 s, the gateway's
+// 200 ms, and Chromium opens it three times under the slowloris
+// connections: each of their requests is answered within 1 s, the gateway's
 // descriptors stay under --max-conns and what it needs besides, its
 // resident memory under 256 MiB, and every hostile connection is ended
 // by the time-out that bounds it. Then ab, Apache's benchmark, makes
@@ -149,6 +153,30 @@ func TestServeUnderHostileClients(t *testing.T) {
 			t.Errorf("%s: %d of %d connections ended within %v", name, ended.Load(), n, bound+5*time.Second)
 		}
 	}
+	// Chromium, the other well-behaved client, opens the page three times
+	// while the slowloris connections are held.
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("no chromium: the interop start script installs it")
+	}
+	bctx := browse(t, chromium, base)
+	var browserTook []time.Duration
+	var browserErr error
+	browserDone := make(chan struct{})
+	go func() {
+		defer close(browserDone)
+		for range 3 {
+			time.Sleep(2 * time.Second)
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+			browserErr = chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("main")))
+			cancel()
+			browserTook = append(browserTook, time.Since(start))
+			if browserErr != nil {
+				return
+			}
+		}
+	}()
 	hold("slowloris", 10000, func(i int) (net.Conn, error) {
 		c, err := dialFrom(i, addr)
 		if err == nil {
@@ -156,6 +184,17 @@ func TestServeUnderHostileClients(t *testing.T) {
 		}
 		return c, err
 	}, true, 10*time.Second)
+
+	<-browserDone
+	if browserErr != nil {
+		t.Errorf("Chromium under slowloris: %v", browserErr)
+	}
+	for _, d := range browserTook {
+		if d > time.Second {
+			t.Errorf("Chromium waited %v for the page under slowloris", d)
+		}
+	}
+	t.Logf("Chromium's pages under slowloris: %v", browserTook)
 
 	// Phase 2: idle keep-alive connections, each after one request.
 	hold("idle keep-alive", 10000, func(i int) (net.Conn, error) {
