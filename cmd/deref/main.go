@@ -714,17 +714,23 @@ func guessScheme(raw string) string {
 // service stopped, a terminal closed).
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// runContext is a run's context: cancelled by one of stopSignals, and past
-// --max-time.
-func runContext(o *options) (context.Context, func()) {
+// notifyStop is a context cancelled by the first of stopSignals. Once one
+// has come, the next ends the process at once (a second ^C during the
+// clean-up): what is under way is in NAME.part or NAME.warc.gz.open
+// files, never under a final name.
+func notifyStop() (context.Context, func()) {
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
-	// Once one has come, the next ends the process at once (a second
-	// ^C during the clean-up): what is under way is in NAME.part or
-	// NAME.warc.gz.open files, never under a final name.
 	go func() {
 		<-ctx.Done()
 		stop()
 	}()
+	return ctx, stop
+}
+
+// runContext is a run's context: cancelled by one of stopSignals, and past
+// --max-time.
+func runContext(o *options) (context.Context, func()) {
+	ctx, stop := notifyStop()
 	if o.maxTime <= 0 {
 		return ctx, stop
 	}

@@ -9,8 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"path/filepath"
+		"path/filepath"
 	"strings"
 	"time"
 
@@ -125,9 +124,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	srv := l.Server(handler)
 	srv.ErrorLog = log.New(io.Discard, "", 0) // a client's broken request is its own affair, not the log's
 	ln = l.Listen(ln)
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	ctx, stop := notifyStop()
 	defer stop()
+	// A stop signal lets the requests under way end, for up to 5 s; a
+	// second one ends the process at once.
+	shutDown := make(chan struct{})
 	go func() {
+		defer close(shutDown)
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -137,6 +140,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
 		return 7
 	}
+	<-shutDown
 	return 0
 }
 

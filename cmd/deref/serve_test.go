@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 )
@@ -164,5 +166,49 @@ func TestServeLimits(t *testing.T) {
 	}
 	if err := interrupt(t, cmd); err != nil {
 		t.Errorf("exit: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestServeSecondSignal: a stop signal lets a response under way go on
+// (for up to 5 s), and a second one ends deref serve at once.
+func TestServeSecondSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	bin := buildDeref(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(256 << 20)
+	f.Close()
+	cmd, base, stderr := startServe(t, bin, "", nil, "serve", "--listen", "127.0.0.1:0", "--allow-file", dir)
+	if base == "" {
+		t.Fatalf("no address\n%s", stderr.String())
+	}
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	io.WriteString(c, "GET /file//"+filepath.ToSlash(dir)+"/big.bin?raw=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.Read(make([]byte, 1)) // under way, and read no further
+	done := make(chan error, 1)
+	cmd.Process.Signal(os.Interrupt)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("ended at the first signal with a response under way: %v", err)
+	case <-time.After(time.Second):
+	}
+	second := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+		t.Logf("ended %v after the second signal", time.Since(second).Round(time.Millisecond))
+	case <-time.After(2 * time.Second):
+		t.Fatal("still running 2 s after a second signal")
 	}
 }
