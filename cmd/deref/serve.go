@@ -9,7 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-		"path/filepath"
+	"path/filepath"
 	"strings"
 	"time"
 
