@@ -139,7 +139,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, err.Error())
 	}
 	c.Progress = nil
-	archive, err := openWARC(&o, c, cmdCrawl, args)
+	archive, err := openWARC(&o, c, cmdCrawl, args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))

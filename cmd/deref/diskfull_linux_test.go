@@ -263,6 +263,55 @@ func TestDiskFullWARC(t *testing.T) {
 	}
 }
 
+// deref -i --warc-file on a disk that fills: the archive ends at a whole
+// record, its index lists what it holds; the same command run again with
+// room continues the archive's series (NAME-00001.warc.gz) and never
+// writes over the first: together they hold every URL.
+func TestDiskFullWARCContinued(t *testing.T) {
+	bin := buildDeref(t)
+	site, files := fullDiskSite(t)
+	list := filepath.Join(t.TempDir(), "urls")
+	var urls []string
+	for name := range files {
+		urls = append(urls, site+name)
+	}
+	os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644)
+	disk, remount := smallDisk(t, "4m")
+	out := t.TempDir()
+	args := []string{"-s", "--warc-file", filepath.Join(disk, "arch"), "--warc-cdx", "-i", list, "-O", "--output-dir", out}
+	code, stderr := runIn(t, bin, disk, args...)
+	if code != 8 {
+		t.Errorf("exit %d, want 8\n%s", code, stderr)
+	}
+	saidOnce(t, "-i --warc-file", stderr, "no space left")
+	first, _ := os.ReadFile(filepath.Join(disk, "arch.warc.gz"))
+	gzipMembers(t, filepath.Join(disk, "arch.warc.gz"))
+	remount("size=64m")
+	if code, stderr := runIn(t, bin, disk, args...); code != 0 {
+		t.Fatalf("again, with room: exit %d\n%s", code, stderr)
+	}
+	if again, _ := os.ReadFile(filepath.Join(disk, "arch.warc.gz")); !bytes.Equal(again, first) {
+		t.Error("the first archive was written over")
+	}
+	seen := map[string]bool{}
+	for _, name := range []string{"arch", "arch-00001"} {
+		gzipMembers(t, filepath.Join(disk, name+".warc.gz"))
+		idx, err := os.ReadFile(filepath.Join(disk, name+".cdxj"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(idx)), "\n") {
+			u := l[strings.Index(l, `"url":"`)+7:]
+			seen[u[:strings.IndexByte(u, '"')]] = true
+		}
+	}
+	for name := range files {
+		if !seen[site+name] {
+			t.Errorf("%s is in neither archive", name)
+		}
+	}
+}
+
 // On a read-only file system: exit 8, said once, nothing written.
 func TestReadOnlyDisk(t *testing.T) {
 	bin := buildDeref(t)

@@ -284,7 +284,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	archive, err := openWARC(&o, c, cmdGet, args)
+	archive, err := openWARC(&o, c, cmdGet, args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))

@@ -99,7 +99,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return mirrorUsageError(stderr, err.Error())
 	}
-	archive, err := openWARC(&o, c, cmdMirror, args)
+	archive, err := openWARC(&o, c, cmdMirror, args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref mirror: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))

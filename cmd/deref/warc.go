@@ -72,13 +72,23 @@ func warcWhole(o *options, stderr io.Writer, prefix string) {
 }
 
 // openWARC starts --warc-file and tees c's retrievals into it; its flags
-// were checked by warcFlagsError.
-func openWARC(o *options, c *fetch.Client, cmd command, args []string) (*warc.Recorder, error) {
+// were checked by warcFlagsError. An archive of the name an earlier run
+// left (one a full disk cut short, say) is continued, never written over:
+// the records go on in the next file of its series, which notes says
+// unless -s.
+func openWARC(o *options, c *fetch.Client, cmd command, args []string, notes io.Writer) (*warc.Recorder, error) {
 	if o.warcFile == "" {
 		return nil, nil
 	}
+	ext := ".warc.gz"
+	if o.warcUncompressed {
+		ext = ".warc"
+	}
+	if _, err := os.Lstat(o.warcFile + ext); err == nil && o.c.opts.State == "" && o.warcMaxSize == 0 && !o.silent {
+		fmt.Fprintf(notes, "deref: --warc-file: %s is there already: the records go on in %s-00001%s, or the next number free\n", oneLine(o.warcFile+ext), oneLine(o.warcFile), ext)
+	}
 	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: strings.Join(append([]string{"deref" + commandNames[cmd]}, redactArgs(cmd, args)...), " "),
-		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != "",
+		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != "", Continue: true,
 		TempDir: o.warcTempDir, InfoFields: o.warcHeaders, Uncompressed: o.warcUncompressed, NoDigests: o.warcNoDigests})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha1"
 	"encoding/base32"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -229,5 +230,33 @@ func TestDedupIndexUnreadable(t *testing.T) {
 	os.WriteFile(index, []byte("x 20261120081500 {\"url\": \""+strings.Repeat("a", 2<<20)+"\"}\n"), 0o644)
 	if _, err := warc.Create(filepath.Join(dir, "out"), warc.Options{DedupIndex: index}); err == nil || !strings.Contains(err.Error(), index) {
 		t.Errorf("Create: %v", err)
+	}
+}
+
+// Continue takes up an archive an earlier run left: the records go on in
+// the next free file of its series, never over one; without it an
+// existing file is an error.
+func TestContinue(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a")
+	for i := range 3 {
+		w, err := warc.Create(name, warc.Options{Continue: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(warc.Record{Type: "resource", URI: fmt.Sprintf("gopher://h/0/%d", i), MediaType: "text/plain", Body: strings.NewReader("x\n")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a.warc.gz", "a-00001.warc.gz", "a-00002.warc.gz"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := warc.Create(name, warc.Options{}); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("without Continue: %v", err)
 	}
 }

@@ -67,6 +67,12 @@ type Options struct {
 	// (finished or open) has yet, so that a run resumed with the same name
 	// writes beside the earlier run's files.
 	Numbered bool
+	// Continue takes up an archive an earlier run left (cut short by a
+	// full disk, say): where NAME.warc.gz, or a file of the series, is
+	// there already, the records go on in the next free
+	// NAME-NNNNN.warc.gz (from NAME-00001 after NAME.warc.gz), never over
+	// one. Without it, an existing NAME.warc.gz is an error.
+	Continue bool
 	// Uncompressed writes the records as they are, without gzip, into
 	// NAME.warc (NAME-00000.warc, ...): wget's --no-warc-compression.
 	Uncompressed bool
@@ -201,14 +207,16 @@ func Create(name string, o Options) (*Writer, error) {
 	if dir == "" {
 		dir = "."
 	}
-	g := &nameGenerator{dir: dir, base: base, ext: ".warc.gz", roll: o.MaxSize > 0 || o.Numbered, skip: o.Numbered}
+	g := &nameGenerator{dir: dir, base: base, ext: ".warc.gz", roll: o.MaxSize > 0 || o.Numbered, skip: o.Numbered || o.Continue}
 	if o.Uncompressed {
 		g.ext = ".warc"
 	}
-	if !g.roll {
-		if _, err := os.Stat(filepath.Join(dir, base+g.ext)); err == nil {
-			return nil, fmt.Errorf("warc: %s exists already", filepath.Join(dir, base+g.ext))
+	if plain := filepath.Join(dir, base+g.ext); !g.roll && (exists(plain) || exists(plain+".open")) {
+		if !o.Continue {
+			return nil, fmt.Errorf("warc: %s exists already", plain)
 		}
+		g.roll = true // the earlier run's file is the series' first
+		g.n.Store(1)
 	}
 	gz, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // archives are written as fast as they are fetched
 	if err != nil {
