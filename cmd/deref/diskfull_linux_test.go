@@ -344,7 +344,11 @@ func TestStopSignals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(1500 * time.Millisecond) // f1.bin whole, big.bin under way
+		for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
+			if st, err := os.Stat(filepath.Join(dir, "big.bin.part")); err == nil && st.Size() > 0 {
+				break // f1.bin whole, big.bin under way
+			}
+		}
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {

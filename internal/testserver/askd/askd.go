@@ -29,9 +29,7 @@ type Server struct {
 // Start listens on a free port of 127.0.0.1.
 func Start() (*Server, error) {
 	s := &Server{}
-	ln, err := testserver.Listen(s.serve)
-	s.ln = ln
-	return s, err
+	return s, testserver.ListenInto(&s.ln, s.serve)
 }
 
 // Addr is the server's host:port.

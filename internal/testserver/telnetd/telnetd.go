@@ -61,9 +61,7 @@ type Server struct {
 // Start listens on a free port of 127.0.0.1.
 func (s *Server) Start() error {
 	s.changed = make(chan struct{}, 64)
-	ln, err := testserver.Listen(s.serve)
-	s.ln = ln
-	return err
+	return testserver.ListenInto(&s.ln, s.serve)
 }
 
 // Addr is host:port.

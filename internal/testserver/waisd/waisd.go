@@ -125,9 +125,7 @@ func (s *Server) AddDoc(d *Doc) {
 
 // Start listens on a free port of 127.0.0.1.
 func (s *Server) Start() error {
-	ln, err := testserver.Listen(s.serve)
-	s.ln = ln
-	return err
+	return testserver.ListenInto(&s.ln, s.serve)
 }
 
 // Addr is host:port.
