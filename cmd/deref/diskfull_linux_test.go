@@ -404,3 +404,50 @@ func TestDestinationRemoved(t *testing.T) {
 		t.Errorf("%s is there again", dst)
 	}
 }
+
+// SIGTERM and SIGHUP end deref mirror and deref crawl as SIGINT does:
+// exit 130, nothing incomplete under a final name, and the same command
+// run again ends with every file whole.
+func TestStopSignalsTrees(t *testing.T) {
+	bin := buildDeref(t)
+	site, files := fullDiskSite(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		for _, c := range []struct {
+			name string
+			args func(dir string) []string
+			out  func(dir string) string
+		}{
+			{"mirror", func(d string) []string { return []string{"mirror", "-s", "--limit-rate", "8M", site, filepath.Join(d, "tree")} }, func(d string) string { return filepath.Join(d, "tree") }},
+			{"crawl", func(d string) []string {
+				return []string{"crawl", "-s", "--limit-rate", "8M", "--output-dir", filepath.Join(d, "site"), "--state", filepath.Join(d, "c.state"), site}
+			}, func(d string) string { return filepath.Join(d, "site") }},
+		} {
+			dir := t.TempDir()
+			cmd := exec.Command(bin, c.args(dir)...)
+			cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
+				if parts, _ := filepath.Glob(filepath.Join(c.out(dir), "*", "*.part")); len(parts) > 0 {
+					break
+				}
+				if parts, _ := filepath.Glob(filepath.Join(c.out(dir), "*.part")); len(parts) > 0 {
+					break
+				}
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Errorf("%s, %v: %v, want exit 130", c.name, sig, err)
+			}
+			wholeOrPart(t, c.out(dir), files)
+			if code, stderr := runIn(t, bin, dir, c.args(dir)...); code != 0 {
+				t.Errorf("%s, %v, again: exit %d %s", c.name, sig, code, stderr)
+			}
+			if n := wholeOrPart(t, c.out(dir), files); n != len(files) {
+				t.Errorf("%s, %v, again: %d whole files of %d", c.name, sig, n, len(files))
+			}
+		}
+	}
+}

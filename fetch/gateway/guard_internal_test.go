@@ -3,12 +3,18 @@ package gateway
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/url"
 )
 
 // The guard refuses private, loopback and link-local addresses (IP
@@ -129,5 +135,26 @@ func TestGuardRebinding(t *testing.T) {
 	}
 	if len(dialled) != 1 {
 		t.Errorf("dialled %v", dialled)
+	}
+}
+
+// A redirect is checked like the first URL: every connection goes
+// through the guard, so a server that may be reached (here trusted, as
+// the operator's news server is) cannot lead the gateway to a loopback
+// address by a redirect.
+func TestGuardRedirect(t *testing.T) {
+	inside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "private\n") }))
+	defer inside.Close()
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, inside.URL+"/secret", http.StatusFound)
+	}))
+	defer outside.Close()
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
+	c.Dial = guard(nil, false, net.DefaultResolver, strings.TrimPrefix(outside.URL, "http://"))
+	_, err := c.Get(context.Background(), outside.URL+"/")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("the redirect to loopback: %v", err)
 	}
 }

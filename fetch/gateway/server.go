@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -80,16 +81,32 @@ func (l Limits) Server(h http.Handler) *http.Server {
 		IdleTimeout:       l.IdleTimeout,
 		// net/http adds 4 KiB to it; the head's own bound is MaxHeaderBytes.
 		MaxHeaderBytes: max(l.MaxHeaderBytes-4096, 1),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitConn); ok {
+				return context.WithValue(ctx, connKey{}, lc)
+			}
+			return ctx
+		},
 	}
 }
+
+type connKey struct{}
 
 // guardRequest answers what no gateway request may be before h sees it: a
 // target longer than MaxURL (414), a body (a GET or HEAD has none; one
 // that says it has, by Content-Length or Transfer-Encoding, is a
-// smuggling shape: 400, and the connection closed).
+// smuggling shape: 400, and the connection closed), a head with a line
+// folded onto the next (400, closed).
 func guardRequest(h http.Handler, l Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lc, _ := r.Context().Value(connKey{}).(*limitConn)
 		switch {
+		case lc != nil && lc.folded():
+			// net/http joins an obsolete folded line (RFC 9112 §5.2
+			// lets a server do that or refuse it): refused, as a
+			// smuggling shape, when Listen's connection saw one.
+			w.Header().Set("Connection", "close")
+			http.Error(w, "a header line folded onto the next (obs-fold)", http.StatusBadRequest)
 		case len(r.RequestURI) > l.MaxURL:
 			w.Header().Set("Connection", "close")
 			http.Error(w, "URI too long", http.StatusRequestURITooLong)
@@ -160,6 +177,59 @@ type limitConn struct {
 	ll     *limitListener
 	addr   string
 	closed sync.Once
+
+	// What Read saw of the request heads, in order (see scan): which
+	// heads had a folded line, how many heads ended, how many requests
+	// the handler took.
+	mu         sync.Mutex
+	lineStart  bool // the byte before was a head line's LF
+	blank      bool // the line so far is a lone CR
+	heads      int
+	foldedHead map[int]bool
+	taken      int
+}
+
+// Read scans the request heads as they come for obs-fold: a head line
+// that starts with a space or a tab. A request with a body is refused and
+// its connection closed, so that after a head's blank line the next
+// bytes are the next request's.
+func (c *limitConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	for _, b := range p[:n] {
+		switch {
+		case b == '\n':
+			if c.lineStart || c.blank { // "\n\n" or "\r\n\r\n": the head's end
+				c.heads++
+				c.lineStart, c.blank = false, false
+				continue
+			}
+			c.lineStart = true
+		case c.lineStart && (b == ' ' || b == '\t'):
+			if c.foldedHead == nil {
+				c.foldedHead = map[int]bool{}
+			}
+			c.foldedHead[c.heads] = true
+			c.lineStart = false
+		case c.lineStart && b == '\r':
+			c.lineStart, c.blank = false, true
+		default:
+			c.lineStart, c.blank = false, false
+		}
+	}
+	c.mu.Unlock()
+	return n, err
+}
+
+// folded says whether the head of the next request the handler takes had
+// a folded line.
+func (c *limitConn) folded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.foldedHead[c.taken]
+	delete(c.foldedHead, c.taken)
+	c.taken++
+	return f
 }
 
 func (c *limitConn) Write(p []byte) (int, error) {
