@@ -417,7 +417,9 @@ func TestStopSignalsTrees(t *testing.T) {
 			args func(dir string) []string
 			out  func(dir string) string
 		}{
-			{"mirror", func(d string) []string { return []string{"mirror", "-s", "--limit-rate", "8M", site, filepath.Join(d, "tree")} }, func(d string) string { return filepath.Join(d, "tree") }},
+			{"mirror", func(d string) []string {
+				return []string{"mirror", "-s", "--limit-rate", "8M", site, filepath.Join(d, "tree")}
+			}, func(d string) string { return filepath.Join(d, "tree") }},
 			{"crawl", func(d string) []string {
 				return []string{"crawl", "-s", "--limit-rate", "8M", "--output-dir", filepath.Join(d, "site"), "--state", filepath.Join(d, "c.state"), site}
 			}, func(d string) string { return filepath.Join(d, "site") }},
