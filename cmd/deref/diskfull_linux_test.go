@@ -67,6 +67,20 @@ func fullDiskSite(t *testing.T) (string, map[string][]byte) {
 	return s.URL + "/", files
 }
 
+// urlList writes the URLs of the site's files, a line each, for -i.
+func urlList(t *testing.T, site string, files map[string][]byte) string {
+	t.Helper()
+	list := filepath.Join(t.TempDir(), "urls")
+	var urls []string
+	for name := range files {
+		urls = append(urls, site+name)
+	}
+	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
 // runIn runs bin with args in dir and returns its exit code and standard
 // error.
 func runIn(t *testing.T, bin, dir string, args ...string) (int, string) {
@@ -130,12 +144,7 @@ func saidOnce(t *testing.T, what, stderr, words string) {
 func TestDiskFull(t *testing.T) {
 	bin := buildDeref(t)
 	site, files := fullDiskSite(t)
-	list := filepath.Join(t.TempDir(), "urls")
-	var urls []string
-	for name := range files {
-		urls = append(urls, site+name)
-	}
-	os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644)
+	list := urlList(t, site, files)
 
 	for _, tt := range []struct {
 		name string
@@ -270,12 +279,7 @@ func TestDiskFullWARC(t *testing.T) {
 func TestDiskFullWARCContinued(t *testing.T) {
 	bin := buildDeref(t)
 	site, files := fullDiskSite(t)
-	list := filepath.Join(t.TempDir(), "urls")
-	var urls []string
-	for name := range files {
-		urls = append(urls, site+name)
-	}
-	os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644)
+	list := urlList(t, site, files)
 	disk, remount := smallDisk(t, "4m")
 	out := t.TempDir()
 	args := []string{"-s", "--warc-file", filepath.Join(disk, "arch"), "--warc-cdx", "-i", list, "-O", "--output-dir", out}
