@@ -223,6 +223,11 @@ func mendWARC(path string, end int64, w *warc.Writer) error {
 		if err := os.Truncate(name, end); err != nil {
 			return err
 		}
+		// An index made of the file before the cut lists records it no
+		// longer holds: made again below.
+		if err := os.Remove(warc.IndexName(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	if name == open {
 		if err := os.Rename(open, path); err != nil {

@@ -260,3 +260,26 @@ func TestContinue(t *testing.T) {
 		t.Errorf("without Continue: %v", err)
 	}
 }
+
+// Continued with CDX, an earlier file of the series that has no index
+// (a full disk left no room for it) gets one.
+func TestContinueIndexes(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a")
+	w, err := warc.Create(name, warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/x", MediaType: "text/plain", Body: strings.NewReader("x\n")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err = warc.Create(name, warc.Options{Continue: true, CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, err := os.ReadFile(filepath.Join(dir, "a.cdxj")); err != nil || !strings.Contains(string(b), "gopher://h/0/x") {
+		t.Errorf("a.cdxj: %q %v", b, err)
+	}
+}

@@ -71,7 +71,9 @@ type Options struct {
 	// full disk, say): where NAME.warc.gz, or a file of the series, is
 	// there already, the records go on in the next free
 	// NAME-NNNNN.warc.gz (from NAME-00001 after NAME.warc.gz), never over
-	// one. Without it, an existing NAME.warc.gz is an error.
+	// one, and with CDX each earlier file of the series gets its index
+	// if it has none (a disk that filled may have left no room for it).
+	// Without it, an existing NAME.warc.gz is an error.
 	Continue bool
 	// Uncompressed writes the records as they are, without gzip, into
 	// NAME.warc (NAME-00000.warc, ...): wget's --no-warc-compression.
@@ -159,6 +161,29 @@ func (g *nameGenerator) name() string {
 	}
 }
 
+// indexSeries writes the index of each finished file of the series
+// NAME.warc.gz, NAME-NNNNN.warc.gz that has none: a run a full disk
+// stopped may have had no room left for it.
+func indexSeries(dir, base, ext string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // nothing there yet
+	}
+	for _, e := range entries {
+		n := e.Name()
+		num, ok := strings.CutPrefix(strings.TrimSuffix(n, ext), base+"-")
+		if !strings.HasSuffix(n, ext) || n != base+ext && (!ok || strings.Trim(num, "0123456789") != "") {
+			continue
+		}
+		if p := filepath.Join(dir, n); !exists(IndexName(p)) {
+			if err := Index(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
@@ -217,6 +242,11 @@ func Create(name string, o Options) (*Writer, error) {
 		}
 		g.roll = true // the earlier run's file is the series' first
 		g.n.Store(1)
+	}
+	if o.CDX && g.skip {
+		if err := indexSeries(dir, base, g.ext); err != nil {
+			return nil, err
+		}
 	}
 	gz, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // archives are written as fast as they are fetched
 	if err != nil {
