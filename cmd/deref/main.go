@@ -303,15 +303,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code int
 		wg   sync.WaitGroup
 	)
-	saidFull := false
+	// stopped: a write failure (here or the archive's) stopped the run;
+	// saidFull: an unwritable destination was said.
+	stopped, saidFull := false, false
 	report := func(raw string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
-		case fetch.Unwritable(err) && saidFull, saidFull && errors.Is(err, context.Canceled):
+		case stopped && errors.Is(err, context.Canceled), fetch.Unwritable(err) && saidFull:
 			return // said once: the rest stopped for it
 		case fetch.Unwritable(err):
-			saidFull = true
+			stopped, saidFull = true, true
 			full(err)
 		}
 		if o.progress != nil {
@@ -357,7 +359,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 				}
 				if archive != nil && archive.Err() != nil {
-					full(archive.Err()) // what is fetched now would be missing from it: closeWARC says why
+					// What is fetched now would be missing from it: the
+					// run stops, and closeWARC says why.
+					mu.Lock()
+					stopped = true
+					mu.Unlock()
+					full(archive.Err())
 					continue
 				}
 				raw := j.raw
