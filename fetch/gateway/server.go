@@ -23,14 +23,16 @@ type Limits struct {
 	MaxConns, PerAddr int
 	// HeaderTimeout bounds the reading of a request's head, from its
 	// first byte (0: 10 s; nginx's client_header_timeout is 60 s): a
-	// client that trickles it is answered 408 and closed.
+	// client that trickles it is answered 400 (net/http's answer to a
+	// head cut short) or its connection closed.
 	HeaderTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection with no request for that
 	// long (0: 75 s, nginx's keepalive_timeout).
 	IdleTimeout time.Duration
 	// SendTimeout ends a response the client has taken nothing of for
 	// that long (0: 60 s, nginx's send_timeout); a slow reader is
-	// served as long as it reads.
+	// served as long as it takes a write, or a splice chunk of 512 KiB
+	// (about 8 KiB a second at the default), within it.
 	SendTimeout time.Duration
 	// MaxHeaderBytes bounds a request's head (0: 32 KiB, nginx's four
 	// 8 KiB buffers): a longer one is answered 431; MaxURL bounds its
