@@ -14,7 +14,8 @@
 // without inline script and no cookies, and queues each client's
 // requests and caps the connections to each upstream host.
 //
-// Every page, the safety rules and replay's URL forms, as deref serve offers them: deref help serve (cmd/deref/help/serve.md).
+// Every page, the safety rules and replay's URL forms, as deref serve
+// offers them: deref help serve (cmd/deref/help/serve.md).
 package gateway
 
 import (

@@ -32,5 +32,6 @@
 //     Gopher gives neither size nor time, so items are fetched again.
 //   - News: articles do not change; one that is there is kept.
 //
-// The command's use of the mirror, flag by flag: deref help mirror (cmd/deref/help/mirror.md).
+// The command's use of the mirror, flag by flag: deref help mirror
+// (cmd/deref/help/mirror.md).
 package mirror

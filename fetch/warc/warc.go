@@ -15,7 +15,9 @@
 // archive of small pages costs a write per batch, not a write, a flush
 // and a stat per record as gowarc's file writer makes them.
 //
-// What each protocol's records hold, and the --warc-* flags of the command that drive this package: deref help warc (cmd/deref/help/warc.md).
+// What each protocol's records hold, and the --warc-* flags of the
+// command that drive this package: deref help warc
+// (cmd/deref/help/warc.md).
 package warc
 
 import (
@@ -757,8 +759,13 @@ func (w *Writer) salvage(clean int64) {
 	}
 	w.mu.Lock()
 	starts := w.offsets[o.name]
+	// Where a whole record ends: where the next began, or the failed one.
+	ends := []int64{clean}
+	if len(starts) > 1 {
+		ends = append(ends, starts[1:]...)
+	}
 	cut := int64(0)
-	for _, b := range append(starts[1:len(starts):len(starts)], clean) {
+	for _, b := range ends {
 		if b <= onDisk && b <= clean {
 			cut = max(cut, b)
 		}
