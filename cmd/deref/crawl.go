@@ -193,11 +193,13 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status != nil {
 		status.wait()
 	}
+	saidArchive := false
 	if werr := closeWARC(archive); werr != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(werr.Error()))
 		if err == nil {
 			return fetch.ExitCode(werr)
 		}
+		saidArchive = true
 	}
 	if cerr := saveCookies(&o, stdout); cerr != nil {
 		fmt.Fprintln(stderr, "deref crawl: -c "+oneLine(o.cookieJar+": "+cerr.Error()))
@@ -223,8 +225,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
-	case fetch.Unwritable(err):
-		return fetch.ExitCode(err) // said on its URL's line
+	case fetch.Unwritable(err), saidArchive && errors.Is(err, fetch.ErrWrite):
+		return fetch.ExitCode(err) // said on its URL's line, or the archive's
 	case err != nil:
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)

@@ -215,6 +215,17 @@ func gzipMembers(t *testing.T, path string) int {
 	}
 }
 
+// cdxjLines are the lines of a CDXJ index; an index of no record has none.
+func cdxjLines(idx []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(idx), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // A WARC file on a disk that fills ends at its last whole record and
 // its CDXJ lists only the records it holds; a crawl with --state resumed
 // once there is room holds every URL once across its files.
@@ -242,7 +253,7 @@ func TestDiskFullWARC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(strings.TrimSpace(string(idx)), "\n")
+			lines := cdxjLines(idx)
 			for _, l := range lines {
 				var off, length int64
 				fmt.Sscanf(l[strings.Index(l, `"length":"`)+10:], "%d", &length)
@@ -304,7 +315,7 @@ func TestDiskFullWARCContinued(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range strings.Split(strings.TrimSpace(string(idx)), "\n") {
+		for _, l := range cdxjLines(idx) {
 			u := l[strings.Index(l, `"url":"`)+7:]
 			seen[u[:strings.IndexByte(u, '"')]] = true
 		}
