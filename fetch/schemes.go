@@ -30,8 +30,8 @@ func (c *Client) builtins() []protocols.Scheme {
 		protocols.Scheme{Name: "urn", Fetcher: urnFetcher{c}},
 		protocols.Scheme{Name: "prospero", Fetcher: prosperoFetcher{}, Ports: []int{1525}},
 		// Designated by URLs, retrieved by none.
-		protocols.Scheme{Name: "mailto", NotRetrievable: "a mailto: URL designates a mailbox, not an object (Client.SendMail, and the deref command's --smtp, send mail to it)"},
-		protocols.Scheme{Name: "tn3270", Ports: []int{23}, NotRetrievable: "a tn3270: URL designates an interactive session for an external program (the deref command hands it to one)"},
+		protocols.Scheme{Name: "mailto", Linked: true, NotRetrievable: "a mailto: URL designates a mailbox, not an object (Client.SendMail, and the deref command's --smtp, send mail to it)"},
+		protocols.Scheme{Name: "tn3270", Ports: []int{23}, Linked: true, NotRetrievable: "a tn3270: URL designates an interactive session for an external program (the deref command hands it to one)"},
 		protocols.Scheme{Name: "rlogin", Ports: []int{513}, NotRetrievable: "an rlogin: URL designates an interactive session for an external program (the deref command hands it to one)"},
 		protocols.Scheme{Name: "z39.50", Ports: []int{210}, Reserved: true},
 		protocols.Scheme{Name: "z39.50r", Ports: []int{210}, Reserved: true},
@@ -42,6 +42,21 @@ func (c *Client) builtins() []protocols.Scheme {
 		protocols.Scheme{Name: "x500", Reserved: true},
 		protocols.Scheme{Name: "whois", Reserved: true},
 	)
+}
+
+// linkedElsewhere are schemes deref does not speak whose URLs a page
+// still links as they are: browsers hand them to programs of their own
+// (Gopher menus link them).
+var linkedElsewhere = map[string]bool{"gemini": true, "finger": true}
+
+// Linked says whether a page links URLs of the scheme name as they are:
+// its Scheme.Linked, or one of the schemes deref does not speak that a
+// browser hands to a program.
+func (c *Client) Linked(name string) bool {
+	if s, ok := c.scheme(name); ok {
+		return s.Linked
+	}
+	return linkedElsewhere[name]
 }
 
 // Register adds schemes to the Client: their fetchers and what the

@@ -52,6 +52,10 @@ type Scheme struct {
 	// Session marks a scheme whose URLs designate interactive sessions
 	// (telnet:): fetched when asked for, never followed as a link.
 	Session bool
+	// Linked says a page (the gateway's) links the scheme's URLs as they
+	// are, for the browser to open or to hand to a program (the web,
+	// mailto:, telnet: sessions), rather than through a page of its own.
+	Linked bool
 	// Plain is a secure scheme's unprotected counterpart ("http" for
 	// https): a redirect to it is a downgrade.
 	Plain string
@@ -173,6 +177,24 @@ type ReplaySource struct {
 // --raw prints it (the search's reply is Z39.50's binary, no payload of
 // its own).
 const ResultListType = "text/x-search-results"
+
+// ServerAddresser is implemented by a Fetcher whose URLs may name no
+// server (news: URLs go to a configured one): ServerAddr is the address
+// dialled for u, the host name TLS is verified against, and whether TLS
+// starts at once. A gateway dials the server so configured as it is: the
+// operator named it.
+type ServerAddresser interface {
+	ServerAddr(u *url.URL) (addr, host string, implicitTLS bool)
+}
+
+// Referrer is implemented by a Fetcher whose objects name others by an
+// identifier of their own (a news article's References and Message-ID
+// fields name articles by message-id): Refer is the URL that retrieves
+// the object id names, for a page of u to link; ok is false for an id
+// that is not one.
+type Referrer interface {
+	Refer(u *url.URL, id string) (ref *url.URL, ok bool)
+}
 
 // ServerHoster is implemented by a Fetcher whose URLs may name no server
 // (news: URLs go to a configured one): ServerHost is the host that

@@ -172,16 +172,31 @@ func Handler(c *fetch.Client, o Options) http.Handler {
 	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
 	g.init()
 	g.hosts.PerHost = o.PerHost
-	// The news server of news: URLs is the operator's choice, not a
-	// page's: it is dialled wherever it is.
-	news, _, _ := c.NNTP.ServerAddr(&url.URL{Scheme: "news"})
-	c.Dial = guard(c.Dial, o.AllowPrivate, net.DefaultResolver, news)
+	c.Dial = guard(c.Dial, o.AllowPrivate, net.DefaultResolver, configuredServers(c)...)
 	if o.AllowFile != "" {
 		if r, err := os.OpenRoot(o.AllowFile); err == nil {
 			g.root = r
 		}
 	}
 	return g
+}
+
+// configuredServers are the addresses c dials for the URLs that name no
+// server (news: URLs go to the news server c is set up with): the
+// operator's choice, not a page's, dialled wherever they are.
+func configuredServers(c *fetch.Client) []string {
+	var out []string
+	for _, name := range c.Schemes() {
+		sc, _ := c.Scheme(name)
+		a, ok := sc.Fetcher.(protocols.ServerAddresser)
+		if !ok || url.Authority(name) || sc.Local {
+			continue
+		}
+		if addr, _, _ := a.ServerAddr(&url.URL{Scheme: name}); !slices.Contains(out, addr) {
+			out = append(out, addr)
+		}
+	}
+	return out
 }
 
 // ServeHTTP serves a request: a proxy request (absolute form) with the
@@ -832,33 +847,34 @@ func (g *gateway) logRequest(r *http.Request, w *logWriter, start time.Time) {
 	g.o.Log.Write(append(line, '\n'))
 }
 
-// fileURL serves a file: URL from AllowFile, through an os.Root: never a
-// path out of it, a symbolic link out included.
+// file serves a URL of this machine's files (file:, Scheme.Local) from
+// AllowFile, through an os.Root: never a path out of it, a symbolic link
+// out included.
 func (g *gateway) file(w *logWriter, r *http.Request, u *url.URL) {
 	if g.root == nil {
-		g.fail(w, r, http.StatusForbidden, "file: is not served here (deref serve --allow-file DIR serves a folder)")
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": is not served here (deref serve --allow-file DIR serves a folder)")
 		return
 	}
 	fp, err := u.File()
 	if err != nil || (fp.Host != "" && fp.Host != "localhost") {
-		g.fail(w, r, http.StatusForbidden, "file: URLs name this machine's files only")
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": URLs name this machine's files only")
 		return
 	}
 	abs, _ := filepath.Abs(g.o.AllowFile)
 	rel, err := filepath.Rel(abs, filepath.FromSlash(fp.Path))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		g.fail(w, r, http.StatusForbidden, "file: outside the folder served")
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": outside the folder served")
 		return
 	}
 	f, err := g.root.Open(rel)
 	if err != nil {
-		g.fail(w, r, http.StatusForbidden, "file: "+strings.TrimPrefix(err.Error(), "open "))
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": "+strings.TrimPrefix(err.Error(), "open "))
 		return
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		g.fail(w, r, http.StatusForbidden, "file: "+err.Error())
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": "+err.Error())
 		return
 	}
 	if st.IsDir() {
@@ -878,7 +894,7 @@ func (g *gateway) fileFolder(w *logWriter, r *http.Request, u *url.URL, f *os.Fi
 	}
 	des, err := f.ReadDir(-1)
 	if err != nil {
-		g.fail(w, r, http.StatusForbidden, "file: "+err.Error())
+		g.fail(w, r, http.StatusForbidden, u.Scheme+": "+err.Error())
 		return
 	}
 	slices.SortFunc(des, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })

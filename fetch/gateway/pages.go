@@ -251,9 +251,6 @@ var kinds = map[byte]string{'0': "text", '1': "menu", '2': "CSO", '3': "error", 
 	'7': "search", '8': "telnet", '9': "binary", '+': "mirror", 'g': "GIF", 'I': "image", 'T': "tn3270", 'h': "HTML",
 	's': "sound", 'd': "document", 'p': "PDF", 'r': "RTF", ';': "video", 'c': "calendar", 'M': "mail", 'P': "PDF", 'x': "XML"}
 
-// safeSchemes are those a page links as they are.
-var safeSchemes = map[string]bool{"http": true, "https": true, "telnet": true, "tn3270": true, "mailto": true, "gemini": true, "finger": true}
-
 // link is where a page sends the reader for a URL: its page here, the
 // URL itself for the web and the schemes that open programs, nowhere for
 // anything else (javascript:, data:).
@@ -265,7 +262,7 @@ func link(r *http.Request, raw string) string {
 	if p := pageOf(r, u); p != "" {
 		return p
 	}
-	if safeSchemes[u.Scheme] {
+	if tableOf(r).Linked(u.Scheme) {
 		return u.String()
 	}
 	return ""
@@ -547,7 +544,7 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 				io.WriteString(w, esc)
 			case !inBody:
 				if k, v, ok := strings.Cut(line, ":"); ok && article && messageIDFields[strings.ToLower(k)] {
-					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), linkIDs(r, v))
+					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), linkIDs(r, u, v))
 				} else if ok {
 					fmt.Fprintf(w, "<b>%s</b>:%s", template.HTMLEscapeString(k), template.HTMLEscapeString(v))
 				} else {
@@ -575,9 +572,19 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 // message-id: each is linked to its page (in a replay, its capture).
 var messageIDFields = map[string]bool{"references": true, "in-reply-to": true, "message-id": true}
 
+// referTo is the URL refer gives for the id a page of u names, if any.
+func referTo(refer protocols.Referrer, u *url.URL, id string) (*url.URL, bool) {
+	if refer == nil {
+		return nil, false
+	}
+	return refer.Refer(u, id)
+}
+
 // linkIDs is a header field's value with each <message-id> in it a link
 // to its news: page, the rest escaped.
-func linkIDs(r *http.Request, v string) string {
+func linkIDs(r *http.Request, u *url.URL, v string) string {
+	sc, _ := tableOf(r).Scheme(u.Scheme)
+	refer, _ := sc.Fetcher.(protocols.Referrer)
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(v, '<')
@@ -589,8 +596,8 @@ func linkIDs(r *http.Request, v string) string {
 		j += i
 		b.WriteString(template.HTMLEscapeString(v[:i]))
 		id := v[i+1 : j]
-		if u, err := url.Parse("news:" + url.EscapeSegment(id)); err == nil && id != "" && strings.Contains(id, "@") {
-			fmt.Fprintf(&b, `<a href="%s">%s</a>`, template.HTMLEscapeString(pageOf(r, u)), template.HTMLEscapeString(v[i:j+1]))
+		if ref, ok := referTo(refer, u, id); ok {
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, template.HTMLEscapeString(pageOf(r, ref)), template.HTMLEscapeString(v[i:j+1]))
 		} else {
 			b.WriteString(template.HTMLEscapeString(v[i : j+1]))
 		}

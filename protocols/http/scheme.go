@@ -16,7 +16,7 @@ func (f *Fetcher) ArchiveAs(*url.URL, *protocols.Response) protocols.Archived {
 func Schemes(f *Fetcher) []protocols.Scheme {
 	ports := []int{80, 443}
 	return []protocols.Scheme{
-		{Name: "http", Fetcher: f, Ports: ports, Redirect: true, Ranges: true, Fallback: "index.html", Tree: protocols.TreeIndexPage, Robots: "/robots.txt"},
-		{Name: "https", Fetcher: f, Ports: ports, Redirect: true, Secure: true, Plain: "http", Ranges: true, Fallback: "index.html", Tree: protocols.TreeIndexPage, Robots: "/robots.txt"},
+		{Name: "http", Fetcher: f, Ports: ports, Redirect: true, Ranges: true, Fallback: "index.html", Tree: protocols.TreeIndexPage, Robots: "/robots.txt", Linked: true},
+		{Name: "https", Fetcher: f, Ports: ports, Redirect: true, Secure: true, Plain: "http", Ranges: true, Fallback: "index.html", Tree: protocols.TreeIndexPage, Robots: "/robots.txt", Linked: true},
 	}
 }

@@ -630,3 +630,14 @@ func ParseDescriptions(lines []string) map[string]string {
 
 // The contracts it claims, checked when it compiles.
 var _ protocols.Fetcher = (*Fetcher)(nil)
+
+// Refer is the URL of the article a message-id in an article's header
+// names (protocols.Referrer): news:ID, which the configured news server
+// answers, whatever server u's article came from.
+func (f *Fetcher) Refer(_ *url.URL, id string) (*url.URL, bool) {
+	if id == "" || !strings.Contains(id, "@") {
+		return nil, false
+	}
+	u, err := url.Parse("news:" + url.EscapeSegment(id))
+	return u, err == nil
+}
