@@ -172,6 +172,16 @@ func TestNoSchemeNamesOutsideTheTables(t *testing.T) {
 				if n.Tag != nil && isScheme(n.Tag) {
 					t.Errorf("%s: switches on a scheme", fset.Position(n.Pos()))
 				}
+			case *ast.KeyValueExpr: // url.URL{Scheme: "news"}, map[string]bool{"http": true}
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Scheme" && isName(n.Value, names) || isName(n.Key, names) {
+					t.Errorf("%s: names a scheme in a literal", fset.Position(n.Pos()))
+				}
+			case *ast.BasicLit: // "news:" + id
+				if v, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING {
+					if name, ok := strings.CutSuffix(v, ":"); ok && names[name] {
+						t.Errorf("%s: makes a URL of scheme %s", fset.Position(n.Pos()), name)
+					}
+				}
 			}
 			return true
 		})

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -58,6 +59,14 @@ func TestChecksumFlags(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "a.txt")); string(b) != "alpha\n" {
 		t.Errorf("a.txt: %q", b)
+	}
+	// file:PATH, without //, is a URL too; the same sums file read so.
+	if runtime.GOOS != "windows" {
+		out = t.TempDir()
+		r = runDeref(t, list, "-i", "-", "-O", "--output-dir", out, "--checksum-file", "file:"+local)
+		if r.code != 9 || !strings.Contains(r.stderr, "no line for b.txt") {
+			t.Errorf("--checksum-file file:%s: exit %d, %s", local, r.code, r.stderr)
+		}
 	}
 
 	for _, args := range [][]string{

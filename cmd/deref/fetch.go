@@ -500,7 +500,10 @@ func expectedSum(o *options, u *url.URL, name string) (*fetch.Checksum, error) {
 // readSums fetches a sums file, a URL of any scheme or a local path, whole
 // (at most 16 MiB).
 func readSums(ctx context.Context, c *fetch.Client, where string) ([]byte, error) {
-	if strings.Contains(where, "://") || strings.HasPrefix(where, "file:") {
+	// A URL of a scheme the client knows (file:/srv/SUMS too), else a path
+	// (C:\SUMS is one).
+	scheme, _, colon := strings.Cut(where, ":")
+	if _, known := c.Scheme(strings.ToLower(scheme)); strings.Contains(where, "://") || colon && known {
 		u, err := parseArg(where)
 		if err != nil {
 			return nil, &fetch.Error{Op: "get", URL: url.RedactString(where), Err: fmt.Errorf("%w: %w", fetch.ErrBadURL, err)}
