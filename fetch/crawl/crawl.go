@@ -211,6 +211,12 @@ type Options struct {
 	// the WARC files of all the runs hold each URL once; the writer should
 	// then be created with warc.Options.Numbered, to write beside them.
 	State string
+	// Frontier, when set, keeps the crawl's URLs in place of State (see
+	// Frontier): a store that many processes share, such as package
+	// fetch/crawl/shared's. Every URL's records are then held back and
+	// written together with its settling, as with State, and a Frontier
+	// that is an ArchiveKeeper has its worker's WARC files mended first.
+	Frontier Frontier
 	// Events, when set, is called for each URL settled; calls may come
 	// from several goroutines at once.
 	Events func(Event)
@@ -269,27 +275,26 @@ type HostReport struct {
 }
 
 type job struct {
-	u      *url.URL
-	depth  int
-	plus   bool     // a Gopher+ item: its attribute block is archived too
-	from   *url.URL // the page whose link it was, if known: its Referer
-	ticket int      // its place in its host's line (walk.Hosts.Ticket)
+	u     *url.URL
+	depth int
+	plus  bool     // a Gopher+ item: its attribute block is archived too
+	from  *url.URL // the page whose link it was, if known: its Referer
 }
 
 type run struct {
 	c      *fetch.Client
 	o      Options
 	starts []*url.URL
-	hosts  walk.Hosts
+	front  Frontier
+	// durable: the frontier outlives the run (a state file, a shared
+	// store), and each URL's records are written with its settling.
+	durable bool
 	// stop ends the crawl; full (under mu) is the disk-full failure that
 	// ended it.
 	stop func(error)
 	full error
 
-	pushMu sync.Mutex // queueing and its tickets, one visit at a time
-
-	mu   sync.Mutex
-	seen map[string]bool
+	mu sync.Mutex
 	// reached holds the URLs redirects led to, fetched there: a job for
 	// one of them (queued before) is not fetched again.
 	reached map[string]bool
@@ -319,7 +324,6 @@ type run struct {
 
 	limiter *rate.Limiter // LimitRate's
 
-	state   *state         // State
 	archive *warc.Writer   // the client's WARC writer, if it records into one
 	commits sync.WaitGroup // groups committed whose lines are still to write
 }
@@ -329,12 +333,11 @@ type run struct {
 // the crawl; failures of single URLs are counted in the Report.
 func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Report, error) {
 	begin := time.Now()
-	m := &run{c: c, o: o, seen: map[string]bool{}, reached: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{},
+	m := &run{c: c, o: o, reached: map[string]bool{}, robots: map[string]*robots{}, hostOf: map[string]*HostReport{}, written: map[string]string{}, pageFiles: map[string]bool{},
 		flat: map[string]string{}, flatTaken: map[string]bool{}}
-	if o.ConvertLinks && (o.OutputDir == "" || o.State != "") {
+	if o.ConvertLinks && (o.OutputDir == "" || o.State != "" || o.Frontier != nil) {
 		return nil, &fetch.Error{Op: "crawl", Err: fmt.Errorf("%w: ConvertLinks goes with OutputDir, and not with State", fetch.ErrBadURL)}
 	}
-	m.hosts.PerHost = max(o.PerHost, 1)
 	m.limiter = walk.NewLimiter(o.LimitRate)
 	m.o.foldRules()
 	for _, raw := range starts {
@@ -344,28 +347,31 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 		}
 		m.starts = append(m.starts, crawlForm(u))
 	}
-	var first []job
 	if rec, ok := c.Recorder.(*warc.Recorder); ok {
 		m.archive = rec.W
 	}
-	if o.State != "" {
-		frontier, err := m.openState(o.State)
-		if err != nil {
-			return nil, errState(err)
-		}
-		defer m.state.f.Close()
-		first = frontier
-		if m.archive != nil {
-			m.archive.OnFile(func(path string) { m.state.write(stateLine{File: path}) })
-		}
-	}
-	for _, u := range m.starts {
-		if m.admit(u) {
-			first = append(first, job{u: u})
-			if m.state != nil {
-				m.state.write(stateLine{Start: stateURL(u)})
+	m.front, m.durable = o.Frontier, o.Frontier != nil
+	if m.front == nil {
+		local := newLocalFrontier(&m.o)
+		if o.State != "" {
+			if err := m.loadState(o.State, local); err != nil {
+				return nil, errState(err)
 			}
+			defer local.state.f.Close()
+			m.durable = true
+			m.report.Resumed = int(local.settled)
 		}
+		m.front = local
+	}
+	if err := m.mendArchive(ctx); err != nil {
+		return nil, errState(err)
+	}
+	var first []Item
+	for _, u := range m.starts {
+		first = append(first, Item{URL: stateURL(u)})
+	}
+	if _, err := m.front.Add(ctx, first); err != nil {
+		return nil, errState(err)
 	}
 	if o.OutputDir != "" {
 		if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
@@ -389,10 +395,7 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	parent := ctx
 	ctx, m.stop = context.WithCancelCause(ctx)
 	defer m.stop(nil)
-	for i := range first {
-		first[i].ticket = m.hosts.Ticket(hostKey(first[i].u))
-	}
-	walk.Walk(ctx, parallel, nil, m.visit, first...) // no preference: the queue's order is the tickets' order
+	m.work(ctx, parallel)
 	m.commits.Wait()
 	var convertErr error
 	if o.ConvertLinks && ctx.Err() == nil {
@@ -413,15 +416,84 @@ func Run(ctx context.Context, c *fetch.Client, starts []string, o Options) (*Rep
 	if m.full != nil {
 		return &r, m.full
 	}
-	if m.state != nil {
-		m.state.mu.Lock()
-		err := m.state.err
-		m.state.mu.Unlock()
-		if err != nil {
-			return &r, errState(err)
+	return &r, parent.Err()
+}
+
+// mendArchive cuts the records of the WARC files an earlier run (or this
+// worker, killed) wrote that its frontier never acknowledged, and has the
+// frontier told of each file the archive begins.
+func (m *run) mendArchive(ctx context.Context) error {
+	ak, ok := m.front.(ArchiveKeeper)
+	if !ok || !m.durable || m.archive == nil {
+		return nil
+	}
+	files, err := ak.Files(ctx)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := mendWARC(f.Path, f.End, m.archive); err != nil {
+			return err
 		}
 	}
-	return &r, parent.Err()
+	m.archive.OnFile(func(path string) {
+		if err := ak.BeganFile(ctx, path); err != nil {
+			m.stopFor(errState(err))
+		}
+	})
+	return nil
+}
+
+// work runs the crawl's workers until the frontier holds nothing more or
+// ctx ends: each claims a URL and visits it. They start as there is work
+// for them, so that a large parallel costs nothing until then.
+func (m *run) work(ctx context.Context, parallel int) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	running, idle := 0, 0
+	var start func()
+	worker := func() {
+		defer wg.Done()
+		for {
+			mu.Lock()
+			idle++
+			mu.Unlock()
+			l, err := m.front.Claim(ctx)
+			mu.Lock()
+			idle--
+			more := err == nil && idle == 0 && running < parallel
+			if more {
+				running++
+			}
+			mu.Unlock()
+			if more {
+				start()
+			}
+			if err != nil {
+				if !errors.Is(err, ErrFrontierDone) && ctx.Err() == nil {
+					m.stopFor(&fetch.Error{Op: "crawl", Err: fmt.Errorf("the frontier: %w", err)})
+				}
+				return
+			}
+			m.visit(ctx, l)
+		}
+	}
+	start = func() {
+		wg.Add(1)
+		go worker()
+	}
+	running = 1
+	start()
+	wg.Wait()
+}
+
+// queued is how many URLs wait, when the frontier tells it cheaply; -1
+// otherwise.
+func (m *run) queued() int {
+	if q, ok := m.front.(interface{ Len() int }); ok {
+		return q.Len()
+	}
+	return -1
 }
 
 // stopFor stops the crawl for a write failure err, unless one stopped it
@@ -433,23 +505,6 @@ func (m *run) stopFor(err error) {
 		m.full = err
 		m.stop(err)
 	}
-}
-
-// admit marks u seen and says whether it is to be fetched: not seen
-// before, and within MaxItems.
-func (m *run) admit(u *url.URL) bool {
-	return m.admitKey(crawlForm(u).String())
-}
-
-// admitKey is admit of a URL given by its normalised form's string.
-func (m *run) admitKey(key string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.seen[key] || m.o.MaxItems > 0 && len(m.seen) >= m.o.MaxItems {
-		return false
-	}
-	m.seen[key] = true
-	return true
 }
 
 // inScope says whether a link may be followed.
@@ -495,23 +550,29 @@ func pathKey(u *url.URL) string {
 	return u.String()
 }
 
-// visit fetches one URL, reads it whole (so that a recorder archives it)
-// and queues its links.
-func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
-	host := hostKey(j.u)
-	// In turn: a host's URLs are fetched in the order they were found,
-	// as wget fetches them, whichever worker took each.
-	release, err := m.hosts.SlotInTurn(ctx, host, j.ticket)
+// visit fetches one leased URL, reads it whole (so that a recorder
+// archives it) and settles it with the links it gave.
+func (m *run) visit(ctx context.Context, l *Lease) {
+	u, err := m.fromState(l.URL)
 	if err != nil {
+		m.settle(ctx, l, Result{Err: err.Error()}, nil, nil, nil)
 		return
 	}
+	j := job{u: u, depth: l.Depth, plus: l.Plus}
+	if l.From != "" {
+		j.from, _ = url.Parse(l.From)
+	}
+	host := l.Host
+	if !l.Expires.IsZero() {
+		stop := m.extend(ctx, l)
+		defer stop()
+	}
 	m.mu.Lock()
-	reached := len(m.reached) > 0 && m.reached[crawlForm(j.u).String()] // no key to make while no redirect came
+	reached := len(m.reached) > 0 && m.reached[l.URL] // no key to make while no redirect came
 	m.mu.Unlock()
 	if reached {
 		// A redirect led to it while it waited, and it was fetched there.
-		release()
-		m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth}, nil, nil)
+		m.settle(ctx, l, Result{}, nil, nil, nil)
 		return
 	}
 	if m.o.Quota > 0 {
@@ -522,26 +583,35 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		}
 		m.mu.Unlock()
 		if over {
-			release()
+			m.settle(ctx, l, Result{Again: true}, nil, nil, nil)
 			return
 		}
 	}
 	if !m.o.IgnoreRobots {
-		if r := m.robotsFor(ctx, j.u); r != nil && !r.allowed(robotsPath(j.u)) {
-			release()
+		r, asked := m.robotsFor(ctx, j.u)
+		if r != nil && !r.allowed(robotsPath(j.u)) {
 			m.mu.Lock()
 			m.report.Excluded++
 			m.host(host).Excluded++
 			m.mu.Unlock()
-			m.settle(ctx, stateLine{URL: stateURL(j.u), Depth: j.depth, Excluded: true}, nil, nil)
-			if m.o.Events != nil {
-				m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Size: -1, Excluded: true, Queued: q.Len()})
-			}
+			m.settle(ctx, l, Result{Excluded: true}, nil, nil, func([]bool) {
+				if m.o.Events != nil {
+					m.o.Events(Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Size: -1, Excluded: true, Queued: m.queued()})
+				}
+			})
 			return
+		}
+		if asked && m.o.Wait > 0 {
+			// robots.txt was a request to the host too: the wait
+			// between requests comes after it.
+			select {
+			case <-time.After(m.pause()):
+			case <-ctx.Done():
+			}
 		}
 	}
 	fctx, group := ctx, (*warc.Group)(nil)
-	if m.state != nil && m.archive != nil {
+	if m.durable && m.archive != nil {
 		group = m.archive.NewGroup()
 		fctx = group.Context(ctx)
 	}
@@ -562,51 +632,47 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 	if err == nil && j.plus && m.c.Recorder != nil {
 		m.attributes(fctx, j.u)
 	}
-	if m.o.Wait > 0 {
-		wait := m.o.Wait
-		if m.o.RandomWait {
-			wait = wait/2 + rand.N(wait) // from half to one and a half times it
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-		}
-	}
-	release()
-	line := stateLine{URL: stateURL(j.u), Depth: j.depth, Bytes: n}
-	var next []job
+	res := Result{Bytes: n}
+	var next []Item
 	if err == nil {
 		leaf := m.o.MaxDepth < 0 || m.o.MaxDepth > 0 && j.depth+1 > m.o.MaxDepth
-		for _, l := range found {
-			follow := !leaf && m.inScope(l.u)
-			if !follow && l.inline && m.o.PageRequisites {
-				follow = m.requisite(l.u)
+		from := ""
+		for _, lk := range found {
+			follow := !leaf && m.inScope(lk.u)
+			if !follow && lk.inline && m.o.PageRequisites {
+				follow = m.requisite(lk.u)
 			}
-			follow = follow && m.o.fetchable(m.c, l.u, j.depth+1)
-			if follow && m.admitKey(l.key) {
-				next = append(next, job{u: l.u, depth: j.depth + 1, plus: l.plus, from: j.u})
-				line.Links = append(line.Links, stateURL(l.u))
-				if l.plus {
-					line.Plus = append(line.Plus, stateURL(l.u))
+			if follow && m.o.fetchable(m.c, lk.u, j.depth+1) {
+				if from == "" {
+					from = j.u.String()
 				}
+				next = append(next, Item{URL: stateURL(lk.u), Depth: j.depth + 1, Plus: lk.plus, From: from})
 			}
 		}
+	} else {
+		res.Err = err.Error()
+		res.Again = ctx.Err() != nil || fetch.Temporary(err) || fetch.Refused(err) || errors.Is(err, fetch.ErrWrite)
 	}
-	if err != nil {
-		line.Err = err.Error()
-	}
-	m.settle(ctx, line, group, err)
-	m.pushMu.Lock() // a host's tickets in the order its jobs are queued
-	for _, n := range next {
-		n.ticket = m.hosts.Ticket(hostKey(n.u))
-		q.Push(n)
-	}
-	m.pushMu.Unlock()
-	queued := len(next)
+	m.settle(ctx, l, res, next, group, func(added []bool) {
+		if m.o.Events == nil {
+			return
+		}
+		queued := 0
+		for _, a := range added {
+			if a {
+				queued++
+			}
+		}
+		ev := Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Bytes: n, Size: -1, Links: queued, Err: err, Queued: m.queued()}
+		if err == nil {
+			ev.File, ev.Size = wrote.rel, wrote.size
+		}
+		m.o.Events(ev)
+	})
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	hr := m.host(host)
 	if m.full != nil && err != nil && (fetch.Unwritable(err) || ctx.Err() != nil) {
-		m.mu.Unlock()
 		return // the disk stopped the crawl, and said so once
 	}
 	if fetch.Unwritable(err) {
@@ -629,14 +695,38 @@ func (m *run) visit(ctx context.Context, q *walk.Queue[job], j job) {
 		hr.Fetched++
 		hr.Bytes += n
 	}
-	m.mu.Unlock()
-	if m.o.Events != nil {
-		ev := Event{URL: j.u.Redacted(), Host: host, Depth: j.depth, Bytes: n, Size: -1, Links: queued, Err: err, Queued: q.Len()}
-		if err == nil {
-			ev.File, ev.Size = wrote.rel, wrote.size
-		}
-		m.o.Events(ev)
+}
+
+// pause is the wait between a host's requests.
+func (m *run) pause() time.Duration {
+	if m.o.RandomWait {
+		return m.o.Wait/2 + rand.N(m.o.Wait) // from half to one and a half times it
 	}
+	return m.o.Wait
+}
+
+// extend keeps l from expiring while its URL is fetched, extending it
+// every third of its time; the function returned stops it.
+func (m *run) extend(ctx context.Context, l *Lease) func() {
+	every := max(l.TTL/3, 10*time.Millisecond)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := m.front.Extend(ctx, l); err != nil {
+					return // gone to another worker: its Settle will be refused
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // hostKey names u's server: scheme://host:port, the port always given.
@@ -654,31 +744,46 @@ func (m *run) host(key string) *HostReport {
 	return h
 }
 
-// settle records in the state that a URL is settled, with the records of
-// its group, if any, which are written first. A URL cut off, or failed
-// for a reason that may pass (fetch.Temporary, or a connection refused:
-// its server may be back by then), is not settled: a resumed run tries it
-// again. One that failed for good (an HTTP 404, whose response is
-// archived) is.
-func (m *run) settle(ctx context.Context, l stateLine, g *warc.Group, err error) {
+// settle ends a lease with r and the links found, and then calls done
+// (when set) with which links were new. A durable frontier takes the
+// URL with its group's records, if any, once they are written: a URL is
+// settled only with its records in the archive. A URL cut off, or failed
+// for a reason that may pass (r.Again: fetch.Temporary, a connection
+// refused, whose server may be back by then), is not settled: a resumed
+// run tries it again. One that failed for good (an HTTP 404, whose
+// response is archived) is.
+func (m *run) settle(ctx context.Context, l *Lease, r Result, links []Item, g *warc.Group, done func([]bool)) {
+	end := func(r Result) {
+		added, err := m.front.Settle(context.WithoutCancel(ctx), l, r, links)
+		if err != nil && !errors.Is(err, ErrStaleLease) {
+			m.stopFor(errState(err))
+		}
+		if done != nil && !r.Again && err == nil {
+			done(added)
+		}
+	}
 	switch {
-	case m.state == nil:
-	case ctx.Err() != nil || err != nil && (fetch.Temporary(err) || fetch.Refused(err) || errors.Is(err, fetch.ErrWrite)):
+	case r.Again:
 		if g != nil {
 			g.Drop()
 		}
+		end(r)
+		if done != nil {
+			done(nil)
+		}
 	case g == nil:
-		m.state.write(l)
+		end(r)
 	default:
 		m.commits.Add(1)
-		g.Commit(func(file string, end int64) {
+		g.Commit(func(file string, at int64) {
 			defer m.commits.Done()
-			if end < 0 { // the archive could not take its records: unsettled, and the crawl stops
+			if at < 0 { // the archive could not take its records: unsettled, and the crawl stops
 				m.stopFor(&fetch.Error{Op: "crawl", URL: url.RedactString(l.URL), Err: fetch.WriteError(fmt.Errorf("--warc-file: %w", m.archive.Err()))})
+				end(Result{Again: true})
 				return
 			}
-			l.File, l.At = file, end
-			m.state.write(l)
+			r.File, r.At = file, at
+			end(r)
 		})
 	}
 }
@@ -861,9 +966,9 @@ func (m *run) links(u *url.URL, hrefs []links.Link, base string, listing bool, p
 		}
 		l.HasFragment, l.Fragment = false, ""
 		norm := crawlForm(l)
-		key := norm.String()
+		key := stateURL(norm)
 		if m.seenKey(key) {
-			continue // queued or fetched already, from another page
+			continue // reached by a redirect already
 		}
 		if !listing {
 			if _, err := url.Parse(l.String()); err != nil {
@@ -920,19 +1025,18 @@ func referer(c *fetch.Client, from, u *url.URL) string {
 func (m *run) sawRedirect(to *url.URL) {
 	c := *to
 	c.HasFragment, c.Fragment = false, ""
-	key := crawlForm(&c).String()
+	key := stateURL(crawlForm(&c))
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.seen[key] = true
 	m.reached[key] = true
 }
 
-// seenKey says whether the URL whose normalised form's string is key was
-// admitted already.
+// seenKey says whether a redirect led to the URL whose normalised form's
+// string is key (the frontier knows the others).
 func (m *run) seenKey(key string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.seen[key]
+	return len(m.reached) > 0 && m.reached[key]
 }
 
 type countReader struct {

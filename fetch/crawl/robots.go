@@ -239,22 +239,34 @@ func scanRobotsLines(data []byte, atEOF bool) (int, []byte, error) {
 // robotsFor fetches and remembers the robots.txt of u's server: HTTP's at
 // /robots.txt, a Gopher server's at the selector robots.txt (as
 // gophernicus serves it). Other schemes, and servers without one, allow
-// everything.
-func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
+// everything. The rules are kept by the frontier, when it keeps them
+// (RobotsKeeper), for the other workers of the crawl and a resumed run.
+// asked says a request went to the server for them.
+func (m *run) robotsFor(ctx context.Context, u *url.URL) (r *robots, asked bool) {
 	sc, _ := m.c.Scheme(u.Scheme)
 	if sc.Robots == "" {
-		return nil
+		return nil, false
 	}
 	raw := u.Scheme + "://" + u.Site() + sc.Robots
 	m.mu.Lock()
 	r, ok := m.robots[raw]
 	m.mu.Unlock()
 	if ok {
-		return r
+		return r, false
+	}
+	keeper, _ := m.front.(RobotsKeeper)
+	if keeper != nil {
+		if allow, disallow, ok, err := keeper.Robots(ctx, raw); err == nil && ok {
+			r = newRobots(allow, disallow)
+			m.mu.Lock()
+			m.robots[raw] = r
+			m.mu.Unlock()
+			return r, false
+		}
 	}
 	r = newRobots(nil, nil)
 	fctx, group := ctx, (*warc.Group)(nil)
-	if m.state != nil && m.archive != nil {
+	if m.durable && m.archive != nil {
 		group = m.archive.NewGroup()
 		fctx = group.Context(ctx)
 	}
@@ -278,7 +290,7 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 		if group != nil {
 			group.Drop()
 		}
-		return r // cut off: read again by a resumed run
+		return r, true // cut off: read again by a resumed run
 	}
 	m.mu.Lock()
 	m.robots[raw] = r
@@ -290,21 +302,25 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) *robots {
 		if group != nil {
 			group.Drop()
 		}
-		return r
+		return r, true
 	}
-	if m.state != nil {
-		l := stateLine{Robots: raw, Allow: r.allow, Disallow: r.disallow}
+	if keeper != nil {
+		keep := func() {
+			if err := keeper.KeepRobots(context.WithoutCancel(ctx), raw, r.allow, r.disallow); err != nil {
+				m.stopFor(errState(err))
+			}
+		}
 		if group == nil {
-			m.state.write(l)
+			keep()
 		} else {
 			m.commits.Add(1)
 			group.Commit(func(string, int64) {
 				defer m.commits.Done()
-				m.state.write(l)
+				keep()
 			})
 		}
 	}
-	return r
+	return r, true
 }
 
 // robotsPath is the part of u robots.txt rules match: an HTTP path and

@@ -91,109 +91,98 @@ func (m *run) fromState(raw string) (*url.URL, error) {
 	return crawlForm(u), nil
 }
 
-// openState reads the state file, if there is one, into m, mends the WARC
-// files it names (see mendWARC) and opens it for appending. It returns
-// the jobs an earlier run queued and did not settle, in the order queued.
-func (m *run) openState(path string) ([]job, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// loadState reads the state file, if there is one, into f and opens it
+// for appending: the URLs settled are seen, those queued and not settled
+// are queued again in the order queued, the robots.txt rules are kept,
+// and the WARC files are known with where their settled records end
+// (mendArchive cuts them there).
+func (m *run) loadState(path string, f *localFrontier) error {
+	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	type queuedJob struct {
-		raw   string
-		depth int
-		plus  bool
-	}
-	var order []queuedJob
-	settled := map[string]bool{}
-	files := map[string]int64{} // WARC file -> where its committed records end; -1: none
-	var fileOrder []string
-	good := int64(0) // where the last whole line ends
-	rd := bufio.NewReader(f)
+	var order []Item
+	settled := map[uint64]struct{}{}
+	files := map[string]int{} // WARC file -> its place in f.files
+	good := int64(0)          // where the last whole line ends
+	rd := bufio.NewReader(file)
 	for {
 		line, err := rd.ReadBytes('\n')
 		if err != nil {
 			if err != io.EOF {
-				f.Close()
-				return nil, err
+				file.Close()
+				return err
 			}
 			break // a last line cut short is dropped
 		}
 		var l stateLine
 		if json.Unmarshal(bytes.TrimSpace(line), &l) != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: line at byte %d is not a crawl's state", path, good)
+			file.Close()
+			return fmt.Errorf("%s: line at byte %d is not a crawl's state", path, good)
 		}
 		good += int64(len(line))
 		switch {
 		case l.Start != "":
-			order = append(order, queuedJob{l.Start, 0, false})
+			order = append(order, Item{URL: m.keyOf(l.Start)})
 		case l.URL != "":
-			settled[l.URL] = true
+			settled[Fingerprint(m.keyOf(l.URL))] = struct{}{}
 			plus := map[string]bool{}
 			for _, k := range l.Plus {
 				plus[k] = true
 			}
 			for _, k := range l.Links {
-				order = append(order, queuedJob{k, l.Depth + 1, plus[k]})
+				order = append(order, Item{URL: m.keyOf(k), Depth: l.Depth + 1, Plus: plus[k]})
 			}
 			if l.File != "" {
-				if _, ok := files[l.File]; !ok {
-					fileOrder = append(fileOrder, l.File)
+				i, ok := files[l.File]
+				if !ok {
+					i = len(f.files)
+					files[l.File] = i
+					f.files = append(f.files, ArchiveFile{Path: l.File})
 				}
-				files[l.File] = l.At
+				f.files[i].End = l.At
 			}
 		case l.Robots != "":
-			m.robots[l.Robots] = newRobots(l.Allow, l.Disallow)
+			f.robots[l.Robots] = [2][]string{l.Allow, l.Disallow}
 		case l.File != "":
 			if _, ok := files[l.File]; !ok {
-				files[l.File] = -1
-				fileOrder = append(fileOrder, l.File)
+				files[l.File] = len(f.files)
+				f.files = append(f.files, ArchiveFile{Path: l.File, End: -1})
 			}
 		}
 	}
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return nil, err
+	if err := file.Truncate(good); err != nil {
+		file.Close()
+		return err
 	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
+	if _, err := file.Seek(good, io.SeekStart); err != nil {
+		file.Close()
+		return err
 	}
-	m.state = &state{f: f}
-	for _, p := range fileOrder {
-		if err := mendWARC(p, files[p], m.archive); err != nil {
-			f.Close()
-			return nil, err
-		}
+	f.state = &state{f: file}
+	f.settled = int64(len(settled))
+	for fp := range settled {
+		f.seen[fp] = struct{}{}
 	}
-	var frontier []job
-	for raw := range settled {
-		m.seen[m.keyOf(raw)] = true
-	}
-	m.report.Resumed = len(settled)
-	for _, q := range order {
-		u, err := m.fromState(q.raw)
-		if err != nil {
+	for _, it := range order {
+		fp := Fingerprint(it.URL)
+		if _, ok := f.seen[fp]; ok {
 			continue
 		}
-		key := u.String()
-		if m.seen[key] {
-			continue
-		}
-		m.seen[key] = true
-		frontier = append(frontier, job{u: u, depth: q.depth, plus: q.plus})
+		f.seen[fp] = struct{}{}
+		f.push(it)
 	}
-	return frontier, nil
+	return nil
 }
 
-// keyOf is the seen-set key of a URL of the state.
+// keyOf is a URL of the state in the crawl's form, without its password.
 func (m *run) keyOf(raw string) string {
 	if u, err := m.fromState(raw); err == nil {
-		return u.String()
+		return stateURL(u)
 	}
 	return raw
 }
+
 
 // mendWARC makes an earlier run's WARC file hold exactly the records its
 // state says it holds: a file with committed records is cut after the
