@@ -183,7 +183,6 @@ func (m *run) keyOf(raw string) string {
 	return raw
 }
 
-
 // mendWARC makes an earlier run's WARC file hold exactly the records its
 // state says it holds: a file with committed records is cut after the
 // last of them (a killed run may have written more) and finished (its
