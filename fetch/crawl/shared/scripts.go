@@ -1,0 +1,227 @@
+package shared
+
+import "github.com/redis/go-redis/v9"
+
+// The store's keys, below the prefix P (Open's prefix=):
+//
+//	P:seen:B      a set of integers: the seen URLs whose fingerprint's top
+//	              16 bits are B, each its low 48 bits (an intset: 8 bytes
+//	              a URL)
+//	P:seencount   how many URLs were admitted (for MaxItems)
+//	P:q:HOST      a list: HOST's queued URLs, "DEPTH[+] URL" ("+": a
+//	              Gopher+ item)
+//	P:ready       a sorted set: the hosts with URLs queued and a slot
+//	              free, each by the time (ms) it may next be asked
+//	P:h:HOST      a hash: HOST's leased, next (ms), queued, settled,
+//	              failed, excluded
+//	P:hosts       a set of every host
+//	P:stats       a hash: queued, leased, settled, failed, excluded
+//	P:token       the last fencing token given
+//	P:leases      a hash: token -> "WORKER\nHOST\nITEM"
+//	P:expiry      a sorted set: tokens by the time (ms) they expire
+//	P:again       a list: "HOST\nITEM" of the items left unsettled (a
+//	              failure that may pass), queued again when a worker starts
+//	P:robots      a hash: robots.txt URL -> its rules, JSON
+//	P:w:WORKER    a hash: the worker's WARC files -> where its settled
+//	              records end (-1: none)
+//
+// Times are the store's own (TIME), so that workers whose clocks differ
+// keep one host's pace.
+
+// common are the functions the scripts share.
+const common = `
+local p = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local function ready(host, perhost)
+  local hk = p .. ':h:' .. host
+  local q = redis.call('LLEN', p .. ':q:' .. host)
+  local leased = tonumber(redis.call('HGET', hk, 'leased') or '0')
+  if q > 0 and leased < perhost then
+    local nx = tonumber(redis.call('HGET', hk, 'next') or '0')
+    redis.call('ZADD', p .. ':ready', nx, host)
+  else
+    redis.call('ZREM', p .. ':ready', host)
+  end
+end
+
+local function split(s)
+  local a, b = string.find(s, '\n', 1, true)
+  local c, d = string.find(s, '\n', b + 1, true)
+  return string.sub(s, 1, a - 1), string.sub(s, b + 1, c - 1), string.sub(s, d + 1)
+end
+
+local function reap(perhost)
+  local gone = redis.call('ZRANGEBYSCORE', p .. ':expiry', '-inf', now, 'LIMIT', 0, 100)
+  for _, tok in ipairs(gone) do
+    local l = redis.call('HGET', p .. ':leases', tok)
+    redis.call('ZREM', p .. ':expiry', tok)
+    if l then
+      redis.call('HDEL', p .. ':leases', tok)
+      local _, host, item = split(l)
+      local hk = p .. ':h:' .. host
+      redis.call('LPUSH', p .. ':q:' .. host, item)
+      redis.call('HINCRBY', hk, 'leased', -1)
+      redis.call('HINCRBY', hk, 'queued', 1)
+      redis.call('HINCRBY', p .. ':stats', 'leased', -1)
+      redis.call('HINCRBY', p .. ':stats', 'queued', 1)
+      ready(host, perhost)
+    end
+  end
+  return #gone
+end
+
+-- admit queues the link "BUCKET MEMBER HOST\nITEM" unless seen, or past
+-- max admitted; it says 1 when it was queued.
+local function admit(link, perhost, maxitems)
+  local s1 = string.find(link, ' ', 1, true)
+  local s2 = string.find(link, ' ', s1 + 1, true)
+  local nl = string.find(link, '\n', s2 + 1, true)
+  local bucket = string.sub(link, 1, s1 - 1)
+  local member = string.sub(link, s1 + 1, s2 - 1)
+  local host = string.sub(link, s2 + 1, nl - 1)
+  local item = string.sub(link, nl + 1)
+  if redis.call('SISMEMBER', p .. ':seen:' .. bucket, member) == 1 then
+    return 0
+  end
+  if maxitems > 0 and tonumber(redis.call('GET', p .. ':seencount') or '0') >= maxitems then
+    return 0
+  end
+  redis.call('SADD', p .. ':seen:' .. bucket, member)
+  redis.call('INCR', p .. ':seencount')
+  redis.call('RPUSH', p .. ':q:' .. host, item)
+  redis.call('SADD', p .. ':hosts', host)
+  redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
+  redis.call('HINCRBY', p .. ':stats', 'queued', 1)
+  ready(host, perhost)
+  return 1
+end
+`
+
+// addScript: ARGV p, perhost, maxitems, links... Returns a string of "0"
+// and "1", one a link.
+var addScript = redis.NewScript(common + `
+local perhost = tonumber(ARGV[2])
+local maxitems = tonumber(ARGV[3])
+local out = {}
+for i = 4, #ARGV do
+  out[#out + 1] = tostring(admit(ARGV[i], perhost, maxitems))
+end
+return table.concat(out)
+`)
+
+// claimScript: ARGV p, worker, perhost, wait (ms), ttl (ms). Returns {0}
+// when nothing is queued nor leased, {1, ms} when nothing may be claimed
+// for ms, {2, token, host, item, expires (ms)} for a lease.
+var claimScript = redis.NewScript(common + `
+local worker = ARGV[2]
+local perhost = tonumber(ARGV[3])
+local wait = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+reap(perhost)
+local h = redis.call('ZRANGEBYSCORE', p .. ':ready', '-inf', now, 'LIMIT', 0, 1)
+if #h == 0 then
+  local st = redis.call('HMGET', p .. ':stats', 'queued', 'leased')
+  if tonumber(st[1] or '0') <= 0 and tonumber(st[2] or '0') <= 0 then
+    return {0}
+  end
+  local soonest = 1000
+  local r = redis.call('ZRANGE', p .. ':ready', 0, 0, 'WITHSCORES')
+  if #r > 0 then soonest = math.min(soonest, tonumber(r[2]) - now) end
+  local e = redis.call('ZRANGE', p .. ':expiry', 0, 0, 'WITHSCORES')
+  if #e > 0 then soonest = math.min(soonest, tonumber(e[2]) - now) end
+  return {1, math.max(soonest, 1)}
+end
+local host = h[1]
+local hk = p .. ':h:' .. host
+local item = redis.call('LPOP', p .. ':q:' .. host)
+if not item then
+  redis.call('ZREM', p .. ':ready', host)
+  return {1, 1}
+end
+redis.call('HINCRBY', hk, 'leased', 1)
+redis.call('HINCRBY', hk, 'queued', -1)
+redis.call('HINCRBY', p .. ':stats', 'queued', -1)
+redis.call('HINCRBY', p .. ':stats', 'leased', 1)
+redis.call('HSET', hk, 'next', now + wait)
+ready(host, perhost)
+local tok = redis.call('INCR', p .. ':token')
+redis.call('HSET', p .. ':leases', tok, worker .. '\n' .. host .. '\n' .. item)
+redis.call('ZADD', p .. ':expiry', now + ttl, tok)
+return {2, tok, host, item, now + ttl}
+`)
+
+// extendScript: ARGV p, token, ttl (ms). Returns the new expiry (ms), or
+// -1 for a lease no longer held.
+var extendScript = redis.NewScript(common + `
+if redis.call('HEXISTS', p .. ':leases', ARGV[2]) == 0 then
+  return -1
+end
+redis.call('ZADD', p .. ':expiry', now + tonumber(ARGV[3]), ARGV[2])
+return now + tonumber(ARGV[3])
+`)
+
+// settleScript: ARGV p, token, kind (settled, failed, excluded, again),
+// perhost, wait (ms), maxitems, worker, file, at, links... Returns -1 for
+// a lease no longer held, else the string of "0" and "1" add returns.
+var settleScript = redis.NewScript(common + `
+local tok = ARGV[2]
+local kind = ARGV[3]
+local perhost = tonumber(ARGV[4])
+local wait = tonumber(ARGV[5])
+local maxitems = tonumber(ARGV[6])
+local l = redis.call('HGET', p .. ':leases', tok)
+if not l then
+  return -1
+end
+redis.call('HDEL', p .. ':leases', tok)
+redis.call('ZREM', p .. ':expiry', tok)
+local _, host, item = split(l)
+local hk = p .. ':h:' .. host
+redis.call('HINCRBY', hk, 'leased', -1)
+redis.call('HINCRBY', p .. ':stats', 'leased', -1)
+local nx = tonumber(redis.call('HGET', hk, 'next') or '0')
+if now + wait > nx then
+  redis.call('HSET', hk, 'next', now + wait)
+end
+local out = {}
+if kind == 'again' then
+  redis.call('RPUSH', p .. ':again', host .. '\n' .. item)
+else
+  redis.call('HINCRBY', hk, kind, 1)
+  redis.call('HINCRBY', p .. ':stats', kind, 1)
+  if ARGV[8] ~= '' then
+    redis.call('HSET', p .. ':w:' .. ARGV[7], ARGV[8], ARGV[9])
+  end
+  for i = 10, #ARGV do
+    out[#out + 1] = tostring(admit(ARGV[i], perhost, maxitems))
+  end
+end
+ready(host, perhost)
+return table.concat(out)
+`)
+
+// againScript: ARGV p, perhost. Queues the items left unsettled again, at
+// the front of their hosts' queues; returns how many.
+var againScript = redis.NewScript(common + `
+local perhost = tonumber(ARGV[2])
+local n = 0
+while true do
+  local item = redis.call('RPOP', p .. ':again')
+  if not item then break end
+  local nl = string.find(item, '\n', 1, true)
+  local host = string.sub(item, 1, nl - 1)
+  redis.call('LPUSH', p .. ':q:' .. host, string.sub(item, nl + 1))
+  redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
+  redis.call('HINCRBY', p .. ':stats', 'queued', 1)
+  ready(host, perhost)
+  n = n + 1
+end
+return n
+`)
+
+// reapScript: ARGV p, perhost. Returns how many leases it gave back.
+var reapScript = redis.NewScript(common + `
+return reap(tonumber(ARGV[2]))
+`)
