@@ -116,12 +116,7 @@ func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 		}
 	}
 	u.RawQuery = ""
-	switch strings.ToLower(u.Scheme) {
-	case "valkey":
-		u.Scheme = "redis"
-	case "valkeys":
-		u.Scheme = "rediss"
-	}
+	u.Scheme = strings.Replace(strings.ToLower(u.Scheme), "valkey", "redis", 1) // valkeys: is rediss:
 	ro, err := redis.ParseURL(u.String())
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %v", redact(raw), err)
