@@ -190,11 +190,15 @@ func redactHeader(v string) string {
 	return name + ": " + scheme + " ***"
 }
 
-const indexUsage = `usage: deref index WARC... > NAME.cdxj
+const indexUsage = `usage: deref index WARC|CDXJ... > NAME.cdxj
 
 Writes the CDXJ index of the WARC files (deref's, wget's, gzip or not) on
 standard output: one sorted index of them all, the lines --warc-cdx writes
-beside each file, as pywb and deref serve --archive read them.
+beside each file, as pywb and deref serve --archive read them. A file's
+index beside it (NAME.cdxj, no older than the file), or a .cdxj given, is
+merged as it is, without reading the file: the workers of a shared crawl
+(--state redis://...) each index their own series, and deref index
+crawl-*.warc.gz makes one index of them all.
 `
 
 // runIndex is deref index.

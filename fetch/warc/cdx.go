@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -113,26 +114,128 @@ func Index(path string) error {
 
 // WriteIndex writes the CDXJ index of the WARC files at paths to w, one
 // sorted index of them all, as deref index does: what Options.CDX
-// writes beside each file.
+// writes beside each file. A WARC file whose index is beside it
+// (IndexName), no older than the file, is taken by that index; a path
+// ending in .cdxj is such an index, given by itself. The indexes are
+// merged as they are read, a line of each at a time: the workers of a
+// shared crawl, each writing its own series, make one index so.
 func WriteIndex(w io.Writer, paths ...string) error {
-	var all []string
+	var srcs []*indexSource
+	defer func() {
+		for _, s := range srcs {
+			if s.f != nil {
+				s.f.Close()
+			}
+		}
+	}()
 	for _, p := range paths {
-		entries, offsets, err := scanIndex(p)
+		s, err := openIndexSource(p)
 		if err != nil {
 			return err
 		}
-		lines, err := indexLines(p, entries, offsets)
-		if err != nil {
+		if err := s.next(); err != nil {
 			return err
 		}
-		all = append(all, lines...)
+		if s.ok {
+			srcs = append(srcs, s)
+		}
 	}
-	sort.Strings(all)
+	h := indexHeap(srcs)
+	heap.Init(&h)
 	bw := bufio.NewWriter(w)
-	for _, l := range all {
-		bw.WriteString(l + "\n")
+	for h.Len() > 0 {
+		s := h[0]
+		bw.WriteString(s.line + "\n")
+		if err := s.next(); err != nil {
+			return err
+		}
+		if s.ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
 	}
 	return bw.Flush()
+}
+
+// indexSource is a sorted index being read: a CDXJ file, or the lines of
+// a WARC file read through.
+type indexSource struct {
+	f     *os.File
+	sc    *bufio.Scanner
+	lines []string
+	path  string
+	line  string
+	ok    bool
+}
+
+// openIndexSource opens path's index: the file itself (.cdxj), the one
+// beside it, or its lines.
+func openIndexSource(path string) (*indexSource, error) {
+	cdxj := path
+	if !strings.HasSuffix(path, ".cdxj") {
+		cdxj = IndexName(path)
+		wi, werr := os.Stat(path)
+		ci, cerr := os.Stat(cdxj)
+		if werr != nil || cerr != nil || ci.ModTime().Before(wi.ModTime()) {
+			entries, offsets, err := scanIndex(path)
+			if err != nil {
+				return nil, err
+			}
+			lines, err := indexLines(path, entries, offsets)
+			if err != nil {
+				return nil, err
+			}
+			sort.Strings(lines)
+			return &indexSource{lines: lines, path: path}, nil
+		}
+	}
+	f, err := os.Open(cdxj)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	return &indexSource{f: f, sc: sc, path: cdxj}, nil
+}
+
+// next reads the source's next line into s.line; s.ok is false at its end.
+func (s *indexSource) next() error {
+	if s.sc == nil {
+		s.ok = len(s.lines) > 0
+		if s.ok {
+			s.line, s.lines = s.lines[0], s.lines[1:]
+		}
+		return nil
+	}
+	for s.sc.Scan() {
+		if l := s.sc.Text(); l != "" {
+			if s.ok && l < s.line {
+				return fmt.Errorf("warc: %s is not sorted (a CDXJ index is)", s.path)
+			}
+			s.line, s.ok = l, true
+			return nil
+		}
+	}
+	s.ok = false
+	if err := s.sc.Err(); err != nil {
+		return fmt.Errorf("warc: %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// indexHeap orders sources by their current lines.
+type indexHeap []*indexSource
+
+func (h indexHeap) Len() int           { return len(h) }
+func (h indexHeap) Less(i, j int) bool { return h[i].line < h[j].line }
+func (h indexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *indexHeap) Push(x any)        { *h = append(*h, x.(*indexSource)) }
+func (h *indexHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return s
 }
 
 // scanIndex reads the WARC file at path through for its index entries

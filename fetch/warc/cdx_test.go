@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,5 +152,53 @@ func TestIndexFromFile(t *testing.T) {
 	}
 	if string(read) != string(written) || !strings.Contains(string(read), `"status":"404"`) || strings.Count(string(read), "\n") != 3 {
 		t.Errorf("index read from the file:\n%s\nthe writer's:\n%s", read, written)
+	}
+}
+
+// The workers of a shared crawl each write a series with its indexes:
+// WriteIndex merges the indexes beside the files, or given as .cdxj
+// files, into the same sorted index that reading the files through
+// makes, and refuses an index that is not sorted.
+func TestWriteIndexMerges(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for wk, urls := range [][]string{{"gopher://h/0/c", "gopher://h/0/a", "http://h/z"}, {"gopher://h/0/b", "gopher://g/1/", "gopher://h/0/d"}} {
+		w, err := warc.Create(filepath.Join(dir, fmt.Sprintf("crawl-w%d", wk)), warc.Options{CDX: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range urls {
+			w.Write(warc.Record{Type: "resource", URI: u, Date: when.Add(time.Duration(i) * time.Second), MediaType: "text/plain", Body: strings.NewReader(u)})
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, filepath.Join(dir, fmt.Sprintf("crawl-w%d.warc.gz", wk)))
+	}
+	index := func(paths ...string) string {
+		var b strings.Builder
+		if err := warc.WriteIndex(&b, paths...); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	merged := index(files...)
+	given := index(warc.IndexName(files[0]), warc.IndexName(files[1]))
+	for _, f := range files {
+		os.Remove(warc.IndexName(f))
+	}
+	read := index(files...)
+	if merged != read || given != read {
+		t.Errorf("merged from the indexes:\n%s\ngiven as .cdxj:\n%s\nread from the files:\n%s", merged, given, read)
+	}
+	lines := strings.Split(strings.TrimSpace(read), "\n")
+	if len(lines) != 6 || !sort.StringsAreSorted(lines) {
+		t.Errorf("index of %d lines, sorted %v: %q", len(lines), sort.StringsAreSorted(lines), lines)
+	}
+	bad := filepath.Join(dir, "bad.cdxj")
+	os.WriteFile(bad, []byte(lines[1]+"\n"+lines[0]+"\n"), 0o644)
+	if err := warc.WriteIndex(io.Discard, bad); err == nil || !strings.Contains(err.Error(), "not sorted") {
+		t.Errorf("an unsorted index: %v", err)
 	}
 }
