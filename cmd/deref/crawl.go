@@ -18,6 +18,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/crawl/shared"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
@@ -57,6 +58,11 @@ type crawlSettings struct {
 	spider bool
 	// nv: wget's -nv, a line a file written.
 	nv bool
+	// worker, lease and status: the shared frontier's --worker, --lease
+	// and --status.
+	worker string
+	lease  float64
+	status bool
 }
 
 func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -98,6 +104,10 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.version:
 		printVersion(stdout)
 		return 0
+	case (o.c.worker != "" || o.c.lease > 0 || o.c.status) && !shared.IsStoreURL(o.c.opts.State):
+		return crawlUsageError(stderr, "--worker, --lease and --status go with a shared crawl's --state redis://HOST:PORT/DB")
+	case o.c.status:
+		return printSharedStatus(o.c.opts.State, stdout, stderr)
 	case len(pos) == 0:
 		return crawlUsageError(stderr, "no URL given")
 	case o.c.scope != "" && o.c.scope != "host" && o.c.scope != "prefix":
@@ -139,6 +149,18 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return crawlUsageError(stderr, err.Error())
 	}
 	c.Progress = nil
+	if shared.IsStoreURL(co.State) {
+		f, err := openShared(&o, co, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
+			return fetch.ExitCode(err)
+		}
+		defer f.Close()
+		co.Frontier, co.State = f, ""
+		if o.warcFile != "" {
+			o.warcFile += "-" + f.Worker() // each worker's own series
+		}
+	}
 	archive, err := openWARC(&o, c, cmdCrawl, args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
@@ -419,4 +441,50 @@ func (s *crawlStatus) wait() {
 func crawlUsageError(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "deref crawl: %s\nsee 'deref crawl -h'\n", oneLine(msg))
 	return 1
+}
+
+// openShared opens the shared frontier --state names, for a worker of
+// co's politeness; what the store says of its absence goes to stderr.
+func openShared(o *options, co crawl.Options, stderr io.Writer) (*shared.Frontier, error) {
+	shared.QuietClient()
+	lease := seconds(o.c.lease)
+	if lease <= 0 {
+		idle := seconds(o.idleTimeout)
+		if idle <= 0 {
+			idle = 2 * time.Minute
+		}
+		lease = 2 * idle
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return shared.Open(ctx, co.State, shared.Options{Worker: o.c.worker, PerHost: co.PerHost, Wait: co.Wait, RandomWait: co.RandomWait, MaxItems: co.MaxItems, Lease: lease,
+		Notify: func(m string) {
+			errMu.Lock()
+			defer errMu.Unlock()
+			fmt.Fprintln(stderr, "deref crawl: "+oneLine(m))
+		}})
+}
+
+// printSharedStatus prints the progress of the shared crawl at raw.
+func printSharedStatus(raw string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shared.QuietClient()
+	f, err := shared.Open(ctx, raw, shared.Options{Watch: true})
+	if err != nil {
+		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
+		return fetch.ExitCode(err)
+	}
+	defer f.Close()
+	st, err := f.Status(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
+		return 6
+	}
+	fmt.Fprintf(stdout, "%-40s %9s %7s %9s %7s %8s\n", "host", "queued", "leased", "settled", "failed", "excluded")
+	for _, h := range st.Hosts {
+		fmt.Fprintf(stdout, "%-40s %9d %7d %9d %7d %8d\n", oneLine(h.Host), h.Queued, h.Leased, h.Settled, h.Failed, h.Excluded)
+	}
+	fmt.Fprintf(stdout, "%-40s %9d %7d %9d %7d %8d\n", "all", st.Queued, st.Leased, st.Settled, st.Failed, st.Excluded)
+	return 0
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
 )
 
@@ -58,6 +59,9 @@ type Options struct {
 	// extends it every third of it while the transfer goes on); 0 is 4
 	// minutes, twice the command's default transfer time-out.
 	Lease time.Duration
+	// Watch opens the store only to read its Status: the URLs an earlier
+	// run left unsettled are not queued again.
+	Watch bool
 	// Notify, when set, is told when the store stops answering (once)
 	// and when it answers again; meanwhile the calls wait for it.
 	Notify func(string)
@@ -72,6 +76,22 @@ type Frontier struct {
 
 	mu   sync.Mutex
 	down bool // the store stopped answering, and it was said
+	// changed is closed, and made again, when this process settles or
+	// adds: its claims waiting look again at once (those of other
+	// processes look every pollEvery).
+	changed chan struct{}
+}
+
+// pollEvery is the longest a claim waits before asking the store again
+// when nothing may be claimed.
+const pollEvery = 50 * time.Millisecond
+
+// wake wakes this process's waiting claims.
+func (f *Frontier) wake() {
+	f.mu.Lock()
+	close(f.changed)
+	f.changed = make(chan struct{})
+	f.mu.Unlock()
 }
 
 var (
@@ -103,7 +123,7 @@ func IsStoreURL(s string) bool {
 func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 	u, err := url.Parse(raw)
 	if err != nil || !IsStoreURL(raw) {
-		return nil, fmt.Errorf("--state %s: not a store URL (redis://HOST:PORT/DB)", redact(raw))
+		return nil, openError(fetch.ErrBadURL, "--state %s: not a store URL (redis://HOST:PORT/DB)", redact(raw))
 	}
 	prefix := "deref"
 	q := u.Query()
@@ -112,14 +132,14 @@ func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 	}
 	for k := range q {
 		if k != "prefix" {
-			return nil, fmt.Errorf("--state %s: unknown option %q (the one known: prefix=NAME)", redact(raw), k)
+			return nil, openError(fetch.ErrBadURL, "--state %s: unknown option %q (the one known: prefix=NAME)", redact(raw), k)
 		}
 	}
 	u.RawQuery = ""
 	u.Scheme = strings.Replace(strings.ToLower(u.Scheme), "valkey", "redis", 1) // valkeys: is rediss:
 	ro, err := redis.ParseURL(u.String())
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: %v", redact(raw), err)
+		return nil, openError(fetch.ErrBadURL, "--state %s: %v", redact(raw), err)
 	}
 	ro.MaxRetries = -1 // the Frontier waits for the store itself
 	ro.PoolSize = 64
@@ -128,27 +148,44 @@ func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 		o.Worker = fmt.Sprintf("%s-%d", h, os.Getpid())
 	}
 	if strings.ContainsAny(o.Worker, "\n/\\") {
-		return nil, fmt.Errorf("--worker %q: a name without slashes", o.Worker)
+		return nil, openError(fetch.ErrBadURL, "--worker %q: a name without slashes", o.Worker)
 	}
 	if o.Lease <= 0 {
 		o.Lease = 4 * time.Minute
 	}
 	o.PerHost = max(o.PerHost, 1)
-	f := &Frontier{rdb: redis.NewClient(ro), prefix: prefix, o: o, where: ro.Addr}
+	f := &Frontier{rdb: redis.NewClient(ro), prefix: prefix, o: o, where: ro.Addr, changed: make(chan struct{})}
 	if err := f.rdb.Ping(ctx).Err(); err != nil {
 		f.rdb.Close()
-		return nil, fmt.Errorf("--state %s: the store does not answer: %v", redact(raw), err)
+		return nil, openError(fetch.ErrNetwork, "--state %s: the store does not answer: %v", redact(raw), err)
 	}
 	if err := f.rdb.Eval(ctx, "return 1", nil).Err(); err != nil {
 		f.rdb.Close()
-		return nil, fmt.Errorf("--state %s: the store runs no Lua scripts (EVAL: %v); the shared frontier needs Redis 7 or Valkey 7.2", redact(raw), err)
+		return nil, openError(fetch.ErrProtocol, "--state %s: the store runs no Lua scripts (EVAL: %v); the shared frontier needs Redis 7 or Valkey 7.2", redact(raw), err)
+	}
+	if o.Watch {
+		return f, nil
 	}
 	if _, err := againScript.Run(ctx, f.rdb, nil, f.prefix, f.o.PerHost).Result(); err != nil {
 		f.rdb.Close()
-		return nil, fmt.Errorf("--state %s: %v", redact(raw), err)
+		return nil, openError(fetch.ErrProtocol, "--state %s: %v", redact(raw), err)
 	}
 	return f, nil
 }
+
+// openError is an error of Open: its message, and kind (a fetch error,
+// for the command's exit code) behind it.
+func openError(kind error, format string, args ...any) error {
+	return &kindError{fmt.Sprintf(format, args...), kind}
+}
+
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // redact is raw with its password hidden.
 func redact(raw string) string {
@@ -282,6 +319,7 @@ func (f *Frontier) Add(ctx context.Context, items []crawl.Item) ([]bool, error) 
 		out = append(out, flags(v, n)...)
 		items = items[n:]
 	}
+	f.wake()
 	return out, nil
 }
 
@@ -297,6 +335,9 @@ func (f *Frontier) pause() int64 {
 // Claim leases the next URL that may be fetched, waiting for one.
 func (f *Frontier) Claim(ctx context.Context) (*crawl.Lease, error) {
 	for {
+		f.mu.Lock()
+		changed := f.changed
+		f.mu.Unlock()
 		v, err := f.run(ctx, claimScript, f.prefix, f.o.Worker, f.o.PerHost, f.pause(), f.o.Lease.Milliseconds())
 		if err != nil {
 			return nil, err
@@ -310,9 +351,13 @@ func (f *Frontier) Claim(ctx context.Context) (*crawl.Lease, error) {
 			return nil, crawl.ErrFrontierDone
 		case int64(1):
 			ms, _ := a[1].(int64)
+			t := time.NewTimer(min(time.Duration(max(ms, 1))*time.Millisecond, pollEvery))
 			select {
-			case <-time.After(time.Duration(min(max(ms, 2), 250)) * time.Millisecond):
+			case <-t.C:
+			case <-changed:
+				t.Stop()
 			case <-ctx.Done():
+				t.Stop()
 				return nil, ctx.Err()
 			}
 			continue
@@ -368,6 +413,7 @@ func (f *Frontier) Settle(ctx context.Context, l *crawl.Lease, r crawl.Result, l
 	if n, ok := v.(int64); ok && n < 0 {
 		return nil, crawl.ErrStaleLease
 	}
+	f.wake()
 	out := flags(v, first)
 	if first < len(links) {
 		more, err := f.Add(ctx, links[first:])
@@ -457,3 +503,12 @@ func (f *Frontier) Files(ctx context.Context) ([]crawl.ArchiveFile, error) {
 func (f *Frontier) BeganFile(ctx context.Context, path string) error {
 	return f.rdb.HSetNX(ctx, f.prefix+":w:"+f.o.Worker, path, -1).Err()
 }
+
+// QuietClient stops the Redis client's own log (its dial failures, on
+// standard error) for the whole process, for a program that says what
+// the Frontier's Notify and errors tell in its own words, as deref does.
+func QuietClient() { redis.SetLogger(quiet{}) }
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
