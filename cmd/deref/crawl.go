@@ -150,7 +150,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c.Progress = nil
 	if shared.IsStoreURL(co.State) {
-		f, err := openShared(&o, co, stderr)
+		f, err := openShared(&o, co, stderr, "deref crawl")
 		if err != nil {
 			fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 			return fetch.ExitCode(err)
@@ -445,7 +445,7 @@ func crawlUsageError(stderr io.Writer, msg string) int {
 
 // openShared opens the shared frontier --state names, for a worker of
 // co's politeness; what the store says of its absence goes to stderr.
-func openShared(o *options, co crawl.Options, stderr io.Writer) (*shared.Frontier, error) {
+func openShared(o *options, co crawl.Options, stderr io.Writer, cmd string) (*shared.Frontier, error) {
 	shared.QuietClient()
 	lease := seconds(o.c.lease)
 	if lease <= 0 {
@@ -461,7 +461,7 @@ func openShared(o *options, co crawl.Options, stderr io.Writer) (*shared.Frontie
 		Notify: func(m string) {
 			errMu.Lock()
 			defer errMu.Unlock()
-			fmt.Fprintln(stderr, "deref crawl: "+oneLine(m))
+			fmt.Fprintln(stderr, cmd+": "+oneLine(m))
 		}})
 }
 

@@ -17,6 +17,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/crawl/shared"
 	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/url"
 )
@@ -42,6 +44,8 @@ type mirrorSettings struct {
 	shard        string
 	plan, asJSON bool
 	ignoreTimes  bool // --ignore-times: every file fetched, OnlyNewer off
+	// state: --state, the store of a shared mirror.
+	state string
 }
 
 func runMirror(args []string, stdout, stderr io.Writer) int {
@@ -70,6 +74,12 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, "--checksum-file names a file of each folder, not a path")
 	case len(o.cookies) > 0:
 		return mirrorUsageError(stderr, literalCookies)
+	case o.m.state != "" && !shared.IsStoreURL(o.m.state):
+		return mirrorUsageError(stderr, "--state shares the mirror through a store: redis://HOST:PORT/DB (or rediss:, valkey:, valkeys:)")
+	case (o.c.worker != "" || o.c.lease > 0) && o.m.state == "":
+		return mirrorUsageError(stderr, "--worker and --lease go with a shared mirror's --state redis://HOST:PORT/DB")
+	case o.m.state != "" && (o.m.shard != "" || o.m.opts.ChecksumFile != ""):
+		return mirrorUsageError(stderr, "--state shares the tree out by folders: not with --shard, nor --checksum-file (a folder's sums file is read where the folder is)")
 	}
 	if !o.m.ignoreTimes && o.warcFile == "" {
 		o.m.opts.OnlyNewer = true // the default, as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
@@ -98,6 +108,20 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	c, err := newClient(&o, stderr)
 	if err != nil {
 		return mirrorUsageError(stderr, err.Error())
+	}
+	if o.m.state != "" {
+		// Folders are the unit shared, each worker at --parallel: no host
+		// limit between them but each one's own.
+		f, err := openShared(&o, crawl.Options{State: o.m.state, PerHost: 1 << 20}, stderr, "deref mirror")
+		if err != nil {
+			fmt.Fprintln(stderr, "deref mirror: "+oneLine(err.Error()))
+			return fetch.ExitCode(err)
+		}
+		defer f.Close()
+		mo.Frontier = f
+		if o.warcFile != "" {
+			o.warcFile += "-" + f.Worker() // each worker's own series
+		}
 	}
 	archive, err := openWARC(&o, c, cmdMirror, args, stderr)
 	if err != nil {

@@ -96,6 +96,10 @@ type Item struct {
 	// From is the page that linked it, for a Referer; a frontier may drop
 	// it.
 	From string
+	// Path is where a mirror (fetch/mirror) puts a folder, below its
+	// destination, "/"-separated; a crawl leaves it empty. A frontier
+	// shared by mirrors keeps it.
+	Path string
 }
 
 // Lease is a URL claimed for fetching.

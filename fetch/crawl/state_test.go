@@ -119,6 +119,9 @@ func TestResumeAfterKill(t *testing.T) {
 			}
 			cmd.Process.Kill()
 			cmd.Wait()
+			// The server may not have read yet the request the process
+			// sent just before it died: it is under way too.
+			time.Sleep(100 * time.Millisecond)
 			killedAt := settled(t, filepath.Join(dir, "state"))
 			done := settledSelectors(t, filepath.Join(dir, "state"))
 			h.mu.Lock()

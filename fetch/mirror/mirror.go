@@ -21,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
@@ -111,6 +112,14 @@ type Options struct {
 	// where the destination's file system tells them apart (it is probed,
 	// and folding is on where it folds case).
 	FoldCase bool
+	// Frontier, when set, shares the mirror with every process given the
+	// same frontier (fetch/crawl/shared keeps one in Redis or Valkey, on
+	// one machine or many): each folder is listed, and its files
+	// mirrored, by the one worker that claims it, into that worker's
+	// destination, so that the workers' destinations together hold the
+	// tree. Not with ChecksumFile (a folder's sums file is read where the
+	// folder is) nor Shards.
+	Frontier crawl.Frontier
 	// Shard and Shards mirror a deterministic part of the tree: the files
 	// whose path hashes to Shard, 0 <= Shard < Shards. Shards 0 or 1 means
 	// the whole tree. Folders are listed by every shard.
@@ -273,7 +282,13 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	m.emit(Event{Type: EventList, Path: "", URL: top.u.Redacted(), Size: -1})
-	m.runJobs(ctx, top, listing)
+	if o.Frontier != nil {
+		if err := m.runShared(ctx, top); err != nil {
+			return m.finish(start), &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
+		}
+	} else {
+		m.runJobs(ctx, top, listing)
+	}
 	m.mu.Lock()
 	full := m.full
 	m.mu.Unlock()
@@ -324,6 +339,9 @@ func (m *run) checkOptions() error {
 	}
 	if m.o.Shards > 1 && (m.o.Shard < 0 || m.o.Shard >= m.o.Shards) {
 		return fmt.Errorf("mirror: shard %d is not in 0..%d", m.o.Shard, m.o.Shards-1)
+	}
+	if m.o.Frontier != nil && (m.o.ChecksumFile != "" || m.o.Shards > 1) {
+		return errors.New("mirror: a shared frontier goes without ChecksumFile and Shards")
 	}
 	return nil
 }

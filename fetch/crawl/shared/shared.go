@@ -263,20 +263,33 @@ func link(it crawl.Item) string {
 	return strconv.FormatUint(fp>>48, 10) + " " + strconv.FormatUint(fp&(1<<48-1), 10) + " " + crawl.ItemHost(it.URL) + "\n" + itemString(it)
 }
 
-// itemString is an item as the queue keeps it: "DEPTH[+] URL" (its From
-// is not kept: a Referer costs more than the URL).
+// itemString is an item as the queue keeps it: "DEPTH[+] URL", and
+// "\tPATH" (escaped) for a mirror's folder; its From is not kept (a
+// Referer costs more than the URL).
 func itemString(it crawl.Item) string {
 	s := strconv.Itoa(it.Depth)
 	if it.Plus {
 		s += "+"
 	}
-	return s + " " + it.URL
+	s += " " + it.URL
+	if it.Path != "" {
+		s += "\t" + url.PathEscape(it.Path)
+	}
+	return s
 }
 
 func parseItem(s string) (crawl.Item, error) {
 	sp := strings.IndexByte(s, ' ')
 	if sp < 0 {
 		return crawl.Item{}, fmt.Errorf("a queued item %q of no form known", s)
+	}
+	var path string
+	if tab := strings.IndexByte(s, '\t'); tab > sp {
+		p, err := url.PathUnescape(s[tab+1:])
+		if err != nil {
+			return crawl.Item{}, fmt.Errorf("a queued item %q of no form known", s)
+		}
+		s, path = s[:tab], p
 	}
 	d, plus := s[:sp], false
 	if strings.HasSuffix(d, "+") {
@@ -286,7 +299,7 @@ func parseItem(s string) (crawl.Item, error) {
 	if err != nil {
 		return crawl.Item{}, fmt.Errorf("a queued item %q of no form known", s)
 	}
-	return crawl.Item{URL: s[sp+1:], Depth: depth, Plus: plus}, nil
+	return crawl.Item{URL: s[sp+1:], Depth: depth, Plus: plus, Path: path}, nil
 }
 
 // flags reads the "0"/"1" string the scripts return of links.
