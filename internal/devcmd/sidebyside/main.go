@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/url"
 )
 
@@ -623,57 +624,8 @@ func delayed(u string, rtt time.Duration) string {
 		fatal("-rtt needs an ftp:// or http:// URL")
 	}
 	hostport, path, _ := strings.Cut(rest, "/")
-	host, _, err := net.SplitHostPort(hostport)
+	ln, err := testserver.Relay(hostport, rtt)
 	check(err)
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	check(err)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				s, err := net.Dial("tcp", hostport)
-				if err != nil {
-					c.Close()
-					return
-				}
-				go relay(s, c, rtt/2)
-				relay(c, s, rtt/2)
-			}()
-		}
-	}()
 	fmt.Printf("connections relayed with %v round trip\n", rtt)
 	return scheme + "://" + ln.Addr().String() + "/" + path
-}
-
-// relay copies from src to dst, each chunk delay after it was read, in
-// order; it closes dst when src ends.
-func relay(dst, src net.Conn, delay time.Duration) {
-	type chunk struct {
-		at time.Time
-		b  []byte
-	}
-	q := make(chan chunk, 1024)
-	go func() {
-		defer close(q)
-		for {
-			b := make([]byte, 4096)
-			n, err := src.Read(b)
-			if n > 0 {
-				q <- chunk{time.Now().Add(delay), b[:n]}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for c := range q {
-		time.Sleep(time.Until(c.at))
-		if _, err := dst.Write(c.b); err != nil {
-			break
-		}
-	}
-	dst.Close()
 }
