@@ -3,8 +3,9 @@
 // pages, FTP folders and newsgroups, each URL (compared canonically)
 // fetched once, politely: one connection per host at once by default,
 // with an optional wait between a host's requests. Set Client.Recorder
-// (fetch/warc) to archive what it fetches. It runs on the mirror's walker
-// (internal/walk).
+// (fetch/warc) to archive what it fetches. Its workers take their URLs
+// from a Frontier: the state file's, in memory by default, or one that
+// many processes share (fetch/crawl/shared, in Redis or Valkey).
 //
 // The crawl's flags and output: deref crawl -h, and deref help warc for
 // what its archive holds (cmd/deref/help/warc.md).
