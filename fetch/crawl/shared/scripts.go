@@ -1,6 +1,16 @@
 package shared
 
-import "github.com/redis/go-redis/v9"
+import (
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// script is a Lua script made (its SHA-1 computed) when first run, not
+// when a command that never runs it starts.
+func script(src string) func() *redis.Script {
+	return sync.OnceValue(func() *redis.Script { return redis.NewScript(src) })
+}
 
 // The store's keys, below the prefix P (Open's prefix=):
 //
@@ -101,7 +111,7 @@ end
 
 // addScript: ARGV p, perhost, maxitems, links... Returns a string of "0"
 // and "1", one a link.
-var addScript = redis.NewScript(common + `
+var addScript = script(common + `
 local perhost = tonumber(ARGV[2])
 local maxitems = tonumber(ARGV[3])
 local out = {}
@@ -114,7 +124,7 @@ return table.concat(out)
 // claimScript: ARGV p, worker, perhost, wait (ms), ttl (ms). Returns {0}
 // when nothing is queued nor leased, {1, ms} when nothing may be claimed
 // for ms, {2, token, host, item, expires (ms)} for a lease.
-var claimScript = redis.NewScript(common + `
+var claimScript = script(common + `
 local worker = ARGV[2]
 local perhost = tonumber(ARGV[3])
 local wait = tonumber(ARGV[4])
@@ -154,7 +164,7 @@ return {2, tok, host, item, now + ttl}
 
 // extendScript: ARGV p, token, ttl (ms). Returns the new expiry (ms), or
 // -1 for a lease no longer held.
-var extendScript = redis.NewScript(common + `
+var extendScript = script(common + `
 if redis.call('HEXISTS', p .. ':leases', ARGV[2]) == 0 then
   return -1
 end
@@ -165,7 +175,7 @@ return now + tonumber(ARGV[3])
 // settleScript: ARGV p, token, kind (settled, failed, excluded, again),
 // perhost, wait (ms), maxitems, worker, file, at, links... Returns -1 for
 // a lease no longer held, else the string of "0" and "1" add returns.
-var settleScript = redis.NewScript(common + `
+var settleScript = script(common + `
 local tok = ARGV[2]
 local kind = ARGV[3]
 local perhost = tonumber(ARGV[4])
@@ -204,7 +214,7 @@ return table.concat(out)
 
 // againScript: ARGV p, perhost. Queues the items left unsettled again, at
 // the front of their hosts' queues; returns how many.
-var againScript = redis.NewScript(common + `
+var againScript = script(common + `
 local perhost = tonumber(ARGV[2])
 local n = 0
 while true do
@@ -222,6 +232,6 @@ return n
 `)
 
 // reapScript: ARGV p, perhost. Returns how many leases it gave back.
-var reapScript = redis.NewScript(common + `
+var reapScript = script(common + `
 return reap(tonumber(ARGV[2]))
 `)

@@ -166,7 +166,7 @@ func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 	if o.Watch {
 		return f, nil
 	}
-	if _, err := againScript.Run(ctx, f.rdb, nil, f.prefix, f.o.PerHost).Result(); err != nil {
+	if _, err := againScript().Run(ctx, f.rdb, nil, f.prefix, f.o.PerHost).Result(); err != nil {
 		f.rdb.Close()
 		return nil, openError(fetch.ErrProtocol, "--state %s: %v", redact(raw), err)
 	}
@@ -325,7 +325,7 @@ func (f *Frontier) Add(ctx context.Context, items []crawl.Item) ([]bool, error) 
 		for _, it := range items[:n] {
 			args = append(args, link(it))
 		}
-		v, err := f.run(ctx, addScript, args...)
+		v, err := f.run(ctx, addScript(), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +351,7 @@ func (f *Frontier) Claim(ctx context.Context) (*crawl.Lease, error) {
 		f.mu.Lock()
 		changed := f.changed
 		f.mu.Unlock()
-		v, err := f.run(ctx, claimScript, f.prefix, f.o.Worker, f.o.PerHost, f.pause(), f.o.Lease.Milliseconds())
+		v, err := f.run(ctx, claimScript(), f.prefix, f.o.Worker, f.o.PerHost, f.pause(), f.o.Lease.Milliseconds())
 		if err != nil {
 			return nil, err
 		}
@@ -392,7 +392,7 @@ func (f *Frontier) Claim(ctx context.Context) (*crawl.Lease, error) {
 
 // Extend keeps l another Lease from now.
 func (f *Frontier) Extend(ctx context.Context, l *crawl.Lease) error {
-	v, err := f.run(ctx, extendScript, f.prefix, l.Token, f.o.Lease.Milliseconds())
+	v, err := f.run(ctx, extendScript(), f.prefix, l.Token, f.o.Lease.Milliseconds())
 	if err != nil {
 		return err
 	}
@@ -419,7 +419,7 @@ func (f *Frontier) Settle(ctx context.Context, l *crawl.Lease, r crawl.Result, l
 	for _, it := range links[:first] {
 		args = append(args, link(it))
 	}
-	v, err := f.run(ctx, settleScript, args...)
+	v, err := f.run(ctx, settleScript(), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +440,7 @@ func (f *Frontier) Settle(ctx context.Context, l *crawl.Lease, r crawl.Result, l
 
 // Reap gives the URLs of expired leases back to their queues.
 func (f *Frontier) Reap(ctx context.Context) (int, error) {
-	v, err := f.run(ctx, reapScript, f.prefix, f.o.PerHost)
+	v, err := f.run(ctx, reapScript(), f.prefix, f.o.PerHost)
 	if err != nil {
 		return 0, err
 	}
