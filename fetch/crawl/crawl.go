@@ -565,7 +565,7 @@ func (m *run) visit(ctx context.Context, l *Lease) {
 	}
 	host := l.Host
 	if !l.Expires.IsZero() {
-		stop := m.extend(ctx, l)
+		stop := KeepLease(ctx, m.front, l)
 		defer stop()
 	}
 	m.mu.Lock()
@@ -704,30 +704,6 @@ func (m *run) pause() time.Duration {
 		return m.o.Wait/2 + rand.N(m.o.Wait) // from half to one and a half times it
 	}
 	return m.o.Wait
-}
-
-// extend keeps l from expiring while its URL is fetched, extending it
-// every third of its time; the function returned stops it.
-func (m *run) extend(ctx context.Context, l *Lease) func() {
-	every := max(l.TTL/3, 10*time.Millisecond)
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := m.front.Extend(ctx, l); err != nil {
-					return // gone to another worker: its Settle will be refused
-				}
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // hostKey names u's server: scheme://host:port, the port always given.

@@ -461,3 +461,27 @@ func ItemHost(raw string) string {
 	}
 	return hostKey(u)
 }
+
+// KeepLease extends l every third of its time while its work goes on,
+// until the function it returns is called (or ctx ends, or f says the
+// lease went to another worker, whose Settle will then be refused).
+func KeepLease(ctx context.Context, f Frontier, l *Lease) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(max(l.TTL/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if f.Extend(ctx, l) != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -2,7 +2,6 @@ package crawl_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/nlnwa/gowarc"
 
 	"github.com/urlderef/deref/fetch/crawl"
 	"github.com/urlderef/deref/fetch/crawl/shared"
@@ -134,26 +131,7 @@ func TestSharedCrawlKilled(t *testing.T) {
 	if len(files) != 3 || !strings.HasSuffix(files[0], "hole-a-00000.warc.gz") || !strings.HasSuffix(files[1], "hole-a-00001.warc.gz") || !strings.HasSuffix(files[2], "hole-b-00000.warc.gz") {
 		t.Fatalf("files %v", files)
 	}
-	uris := map[string]int{}
-	for _, f := range files {
-		resources := 0
-		for _, r := range readWARC(t, f) {
-			if r.Type() == gowarc.Resource {
-				uris[r.WarcHeader().Get(gowarc.WarcTargetURI)]++
-				resources++
-			}
-		}
-		cdx, err := os.ReadFile(warc.IndexName(f))
-		if n := strings.Count(string(cdx), "\n"); err != nil || n != resources {
-			t.Errorf("%s: %d resource records, %d index lines (%v)", f, resources, n, err)
-		}
-	}
-	var dup []string
-	for u, n := range uris {
-		if n > 1 {
-			dup = append(dup, fmt.Sprintf("%s %d times", u, n))
-		}
-	}
+	uris, dup := archivedURIs(t, files)
 	if len(dup) > 1 || len(uris) != len(h.want())+1 { // and robots.txt
 		t.Errorf("%d URLs in the WARC files, want %d; %v", len(uris), len(h.want())+1, dup)
 	}

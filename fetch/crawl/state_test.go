@@ -155,32 +155,40 @@ func TestResumeAfterKill(t *testing.T) {
 			if len(files) != 2 {
 				t.Fatalf("files %v (killed after %d settled)", files, killedAt)
 			}
-			uris := map[string]int{}
-			for _, f := range files {
-				resources := 0
-				for _, r := range readWARC(t, f) {
-					if r.Type() == gowarc.Resource {
-						uris[r.WarcHeader().Get(gowarc.WarcTargetURI)]++
-						resources++
-					}
-				}
-				cdx, err := os.ReadFile(warc.IndexName(f))
-				if n := strings.Count(string(cdx), "\n"); err != nil || n != resources {
-					t.Errorf("%s: %d resource records, %d index lines (%v)", f, resources, n, err)
-				}
-			}
-			var dup []string
-			for u, n := range uris {
-				if n != 1 {
-					dup = append(dup, fmt.Sprintf("%s %d times", u, n))
-				}
-			}
-			sort.Strings(dup)
+			uris, dup := archivedURIs(t, files)
 			if len(dup) > 0 || len(uris) != len(h.want())+1 { // and robots.txt
 				t.Errorf("%d URLs in the WARC files, want %d; %v", len(uris), len(h.want())+1, dup)
 			}
 		})
 	}
+}
+
+// archivedURIs counts the resource records of each URI in the WARC
+// files, and lists the URIs found more than once; each file's index must
+// have a line a resource record.
+func archivedURIs(t *testing.T, files []string) (uris map[string]int, dup []string) {
+	t.Helper()
+	uris = map[string]int{}
+	for _, f := range files {
+		resources := 0
+		for _, r := range readWARC(t, f) {
+			if r.Type() == gowarc.Resource {
+				uris[r.WarcHeader().Get(gowarc.WarcTargetURI)]++
+				resources++
+			}
+		}
+		cdx, err := os.ReadFile(warc.IndexName(f))
+		if n := strings.Count(string(cdx), "\n"); err != nil || n != resources {
+			t.Errorf("%s: %d resource records, %d index lines (%v)", f, resources, n, err)
+		}
+	}
+	for u, n := range uris {
+		if n != 1 {
+			dup = append(dup, fmt.Sprintf("%s %d times", u, n))
+		}
+	}
+	sort.Strings(dup)
+	return uris, dup
 }
 
 // settled counts the URLs a state file says are settled.

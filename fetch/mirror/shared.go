@@ -7,7 +7,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
@@ -84,7 +83,7 @@ func (m *run) sharedFolder(ctx context.Context, l *crawl.Lease) ([]crawl.Item, e
 	d := &dirNode{rel: l.Path, u: u, depth: l.Depth}
 	d.sel, _ = u.Selector()
 	if !l.Expires.IsZero() {
-		stop := m.keepLease(ctx, l)
+		stop := crawl.KeepLease(ctx, m.o.Frontier, l)
 		defer stop()
 	}
 	if d.rel != "" && m.root != nil && !m.o.DryRun {
@@ -131,27 +130,4 @@ func safePath(p string) bool {
 		}
 	}
 	return true
-}
-
-// keepLease extends l every third of its time until the function it
-// returns is called.
-func (m *run) keepLease(ctx context.Context, l *crawl.Lease) func() {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(max(l.TTL/3, 10*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if m.o.Frontier.Extend(ctx, l) != nil {
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done) }
 }
