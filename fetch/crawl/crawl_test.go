@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -1423,6 +1424,60 @@ func TestCrawlOrder(t *testing.T) {
 			if want := fmt.Sprintf("/f%02d", 29-i); p != want {
 				t.Fatalf("fetched in the order %q", asked)
 			}
+		}
+	}
+}
+
+// --wait holds between every two requests to a host, robots.txt
+// included: its request is the host's first, and the first page comes
+// --wait after it (it came 23 ms after with --wait 50ms, when only pages
+// waited).
+func TestWaitAfterRobots(t *testing.T) {
+	type conn struct {
+		sel        string
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	var log []conn
+	ln, err := testserver.Listen(func(c net.Conn) {
+		start := time.Now()
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		sel := strings.TrimRight(line, "\r\n")
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		switch sel {
+		case "robots.txt":
+			io.WriteString(c, "User-agent: *\r\nDisallow: /private\r\n")
+		case "":
+			for i := range 3 {
+				fmt.Fprintf(c, "0Item\t/t/%d\t%s\t%s\r\n", i, host, port)
+			}
+			io.WriteString(c, ".\r\n")
+		default:
+			io.WriteString(c, "text\r\n.\r\n")
+		}
+		mu.Lock()
+		log = append(log, conn{sel, start, time.Now()})
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const wait = 50 * time.Millisecond
+	rep, err := crawl.Run(context.Background(), client(), []string{"gopher://" + ln.Addr().String() + "/1"}, crawl.Options{Wait: wait, Parallel: 4})
+	if err != nil || rep.Fetched != 4 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	sort.Slice(log, func(i, j int) bool { return log[i].start.Before(log[j].start) })
+	if len(log) != 5 || log[0].sel != "robots.txt" {
+		t.Fatalf("requests %v, want robots.txt first and 4 pages", log)
+	}
+	for i := 1; i < len(log); i++ {
+		if gap := log[i].start.Sub(log[i-1].end); gap < wait-time.Millisecond {
+			t.Errorf("%q began %v after %q ended, want --wait %v between them", log[i].sel, gap, log[i-1].sel, wait)
 		}
 	}
 }
