@@ -128,8 +128,15 @@ func TestSharedCrawlKilled(t *testing.T) {
 	h.mu.Unlock()
 	files, _ := filepath.Glob(filepath.Join(dir, "hole-*.warc.gz*"))
 	sort.Strings(files)
-	if len(files) != 3 || !strings.HasSuffix(files[0], "hole-a-00000.warc.gz") || !strings.HasSuffix(files[1], "hole-a-00001.warc.gz") || !strings.HasSuffix(files[2], "hole-b-00000.warc.gz") {
+	// a's first file, mended, and whatever a and b wrote after (the
+	// one whose claims wake first may take every URL left: one host).
+	if len(files) < 2 || !strings.HasSuffix(files[0], "hole-a-00000.warc.gz") {
 		t.Fatalf("files %v", files)
+	}
+	for _, f := range files[1:] {
+		if b := filepath.Base(f); b != "hole-a-00001.warc.gz" && b != "hole-b-00000.warc.gz" {
+			t.Errorf("file %s", f)
+		}
 	}
 	uris, dup := archivedURIs(t, files)
 	if len(dup) > 1 || len(uris) != len(h.want())+1 { // and robots.txt
