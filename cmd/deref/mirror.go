@@ -85,6 +85,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		o.m.opts.OnlyNewer = true // the default, as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
+	mo.FailuresOnly = !asJSON // the report lists every path only for --json
 	mo.RetryRefused = o.retryRefused
 	var progress bool
 	src, dst := unwrap(pos[0]), pos[1]

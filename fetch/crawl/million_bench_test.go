@@ -102,7 +102,7 @@ func BenchmarkCrawlMillion(b *testing.B) {
 			b.Fatalf("%d requests, want %d", n, urls+1)
 		}
 		fi, _ := os.Stat(state)
-		if rss := maxRSS(cmd.ProcessState); rss > 0 {
+		if rss := testserver.MaxRSS(cmd.ProcessState); rss > 0 {
 			b.ReportMetric(float64(rss)/float64(urls), "peak-RSS-B/URL")
 		}
 		b.ReportMetric(float64(fi.Size())/float64(urls), "state-B/URL")

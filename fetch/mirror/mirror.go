@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -112,6 +113,11 @@ type Options struct {
 	// where the destination's file system tells them apart (it is probed,
 	// and folding is on where it folds case).
 	FoldCase bool
+	// FailuresOnly keeps out of Report.Items the paths fetched, updated
+	// and deleted, listing only those refused and failed (the counts stay
+	// whole): a mirror of millions of files then holds in memory no more
+	// than its largest folder.
+	FailuresOnly bool
 	// Frontier, when set, shares the mirror with every process given the
 	// same frontier (fetch/crawl/shared keeps one in Redis or Valkey, on
 	// one machine or many): each folder is listed, and its files
@@ -313,6 +319,8 @@ type run struct {
 	limiter *rate.Limiter
 
 	hosts walk.Hosts
+	// waiting counts the files queued and not yet taken.
+	waiting atomic.Int64
 
 	dirMu sync.Mutex
 	dirs  map[string]*safedir.Dir // folders written into, by path in DST ("" or "a/b/")
@@ -452,6 +460,9 @@ func (m *run) record(ev Event) {
 		r.Checked++
 	}
 	r.Bytes += ev.Bytes
+	if m.o.FailuresOnly && ev.Action != ActionFail && ev.Action != ActionRefuse {
+		return
+	}
 	it := Item{Path: ev.Path, URL: ev.URL, Action: ev.Action, Bytes: ev.Bytes, Reason: ev.Reason, err: ev.Err}
 	if ev.Err != nil {
 		it.Error = ev.Err.Error()
@@ -490,6 +501,10 @@ type job struct {
 	file   *fileJob
 }
 
+// maxWaiting is how many queued files stop the walk from listing
+// further folders first.
+const maxWaiting = 4096
+
 // queue is the walk's work list.
 type queue = walk.Queue[job]
 
@@ -497,7 +512,10 @@ type queue = walk.Queue[job]
 // starting from the listed top folder; folders are taken first, so that
 // the tree is discovered while files transfer.
 func (m *run) runJobs(ctx context.Context, top *dirNode, listing []child) {
-	isDir := func(j job) bool { return j.dir != nil }
+	// Folders first, while fewer than maxWaiting files wait; past that,
+	// files first, so that the queue holds about the largest folder's
+	// files, not the tree's.
+	isDir := func(j job) bool { return (j.dir != nil) == (m.waiting.Load() < maxWaiting) }
 	walk.Walk(ctx, m.parallel(), isDir, func(ctx context.Context, q *queue, j job) {
 		switch {
 		case j.top:
@@ -505,6 +523,7 @@ func (m *run) runJobs(ctx context.Context, top *dirNode, listing []child) {
 		case j.dir != nil:
 			m.listDir(ctx, q, j.dir)
 		default:
+			m.waiting.Add(-1)
 			m.settleFile(ctx, j.file)
 		}
 	}, job{dir: top, top: true, listed: listing})
@@ -883,6 +902,7 @@ func (m *run) apply(ctx context.Context, q *queue, d *dirNode, decisions []decis
 	}
 	todo = append(todo, m.compareDigests(ctx, d, compare)...)
 	m.exactTimes(ctx, d, todo)
+	m.waiting.Add(int64(len(todo)))
 	for _, fj := range todo {
 		q.Push(job{file: fj})
 	}

@@ -460,3 +460,20 @@ func TestSelection(t *testing.T) {
 		t.Errorf("only missing: %q, report %+v", tree, rep)
 	}
 }
+
+// With FailuresOnly the report counts every file but lists only the
+// failures: a mirror of millions of files keeps no list of them.
+func TestFailuresOnly(t *testing.T) {
+	root := t.TempDir()
+	makeTree(t, root, map[string]string{"a.txt": "a", "d/b.txt": "b", "d/c.txt": "c"})
+	src := "file://" + filepath.ToSlash(root) + "/"
+	for _, only := range []bool{false, true} {
+		rep, err := mirror.Run(context.Background(), fetch.NewClient(), src, t.TempDir(), mirror.Options{FailuresOnly: only})
+		if err != nil || rep.New != 3 {
+			t.Fatalf("FailuresOnly %v: %v %+v", only, err, rep)
+		}
+		if want := map[bool]int{false: 3, true: 0}[only]; len(rep.Items) != want {
+			t.Errorf("FailuresOnly %v: %d items, want %d", only, len(rep.Items), want)
+		}
+	}
+}

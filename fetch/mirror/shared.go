@@ -116,6 +116,7 @@ func (m *run) sharedFolder(ctx context.Context, l *crawl.Lease) ([]crawl.Item, e
 			subs = append(subs, crawl.Item{URL: j.dir.u.WithoutPassword(), Depth: j.dir.depth, Path: j.dir.rel})
 			mu.Unlock()
 		default:
+			m.waiting.Add(-1)
 			m.settleFile(ctx, j.file)
 		}
 	}, job{dir: d, top: true, listed: kids})
