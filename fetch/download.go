@@ -266,6 +266,7 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 		}
 	}
 	var cerr error
+	var copied int64
 	if o.Listing != nil && (resp.Kind == KindDirectory || resp.Kind == KindArticleList) {
 		bw := bufio.NewWriter(f)
 		if cerr = o.Listing(bw, resp); cerr == nil {
@@ -275,9 +276,9 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 			cerr = WriteError(cerr)
 		}
 	} else if sum != nil {
-		_, cerr = io.Copy(io.MultiWriter(f, sum), resp.Body) // no file fast path: every byte goes through the digest
+		copied, cerr = io.Copy(io.MultiWriter(f, sum), resp.Body) // no file fast path: every byte goes through the digest
 	} else {
-		_, cerr = io.Copy(f, resp.Body)
+		copied, cerr = io.Copy(f, resp.Body)
 	}
 	if cerr == nil {
 		cerr = resp.Body.Close()
@@ -292,6 +293,11 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = WriteError(err)
+	}
+	if cerr != nil && offset == 0 && copied == 0 && (errors.Is(cerr, ErrNotFound) || errors.Is(cerr, ErrPermission)) {
+		// Refused before a byte came (an FTP RETR refused after its data
+		// connection was open): no empty NAME.part is left.
+		d.Remove(part)
 	}
 	if cerr != nil {
 		return "", cerr

@@ -118,9 +118,9 @@ func TestListFolderTimesAtOnce(t *testing.T) {
 	}
 }
 
-// TestFTPSync: by default the second file of a list goes out as RETR with
-// its EPSV on the kept connection; --ftp-sync sends every command after
-// the last reply.
+// TestFTPSync: by default the second file of a list goes out as SIZE and
+// RETR with its EPSV on the kept connection; --ftp-sync sends every
+// command after the last reply.
 func TestFTPSync(t *testing.T) {
 	for _, sync := range []bool{false, true} {
 		s := &ftpscript.Server{Files: map[string]string{"a.bin": "a", "b.bin": "b"}}
@@ -138,7 +138,9 @@ func TestFTPSync(t *testing.T) {
 			t.Fatalf("--ftp-sync %v: exit %d, %q: %s", sync, r.code, r.stdout, r.stderr)
 		}
 		early := s.Early()
-		if sync != (len(early) == 0) || !sync && !slices.Equal(early, []string{"RETR b.bin"}) {
+		// b.bin's SIZE (its size not known: the 150 replies name sizes)
+		// goes with its EPSV and RETR.
+		if sync != (len(early) == 0) || !sync && !slices.Equal(early, []string{"EPSV", "RETR b.bin"}) {
 			t.Errorf("--ftp-sync %v: commands sent ahead of a reply: %q", sync, early)
 		}
 	}

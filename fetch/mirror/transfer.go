@@ -239,6 +239,12 @@ func (m *run) keepPart(fj *fileJob, p *partFile, resp *fetch.Response, n int64, 
 	}
 	fj.part = p.offset + n
 	if err != nil {
+		if p.offset+n == 0 && (errors.Is(err, fetch.ErrNotFound) || errors.Is(err, fetch.ErrPermission)) {
+			// Refused before a byte came (an FTP RETR refused after its
+			// data connection was open): no empty NAME.part is left.
+			p.d.Remove(part)
+			fj.part = -1
+		}
 		return err
 	}
 	if err := p.d.Rename(part, p.name); err != nil {

@@ -1,11 +1,15 @@
 package mirror_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
@@ -53,5 +57,53 @@ func TestOnlyNewerServerZone(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(dst, "b.txt")); string(b) != "BRAVO\n" {
 			t.Errorf("UTC%+d: b.txt is %q", hours, b)
 		}
+	}
+}
+
+// A file the listing names whose RETR is then refused (unreadable, or
+// gone since), with its data connection open already (its data read
+// before the 150, on a kept connection), fails as not found with no
+// NAME.part left; the others come, every reply read in turn on the one
+// connection.
+func TestRefusedAfterListing(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	files := map[string]string{"pub/a.bin": "alpha", "pub/b.bin": "bravo", "pub/c.bin": "charlie", "pub/d.bin": "delta"}
+	times := map[string]time.Time{}
+	for p := range files {
+		times[p] = now.Add(-time.Hour)
+	}
+	k := &ftpscript.Clock{Times: times, List: time.UTC, Now: now}
+	s := &ftpscript.Server{Files: files, Handle: func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "RETR" && arg == "c.bin" {
+			c.Reply("550 Failed to open file.")
+			return true
+		}
+		return k.Handle(c, verb, arg)
+	}}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dst := t.TempDir()
+	rep, err := mirror.Run(context.Background(), fetch.NewClient(), "ftp://"+s.Addr()+"/pub/", dst, mirror.Options{Parallel: 1})
+	if err != nil || rep.New != 3 || rep.Failed != 1 || !errors.Is(rep.FirstError(), fetch.ErrNotFound) {
+		t.Fatalf("%v %+v (%v)", err, rep, rep.FirstError())
+	}
+	des, _ := os.ReadDir(dst)
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	if strings.Join(names, " ") != "a.bin b.bin d.bin" {
+		t.Errorf("the destination holds %q", names)
+	}
+	logins := 0
+	for _, c := range s.Commands() {
+		if strings.HasPrefix(c, "USER ") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("%d logins, want one connection throughout (its replies read in turn): %q", logins, s.Commands())
 	}
 }

@@ -36,6 +36,13 @@ type dataBody struct {
 	// read with Read (spliced transfers gain nothing from it).
 	batch    *rcvlowat.Batch
 	batching bool // batch is started at the first Read
+	// early: the data is read without waiting for the 150, which is owed
+	// (control.early150), and the 226 is not waited for when every byte
+	// of the known size came.
+	early bool
+	// unwatch stops the reading of the control connection for the 150
+	// (traceConn.watch150) while the data is read.
+	unwatch func()
 
 	mu      sync.Mutex
 	settled bool // the session went back to the pool or was closed: Abort leaves it alone
@@ -75,10 +82,33 @@ func (b *dataBody) Read(p []byte) (int, error) {
 			return n, cerr
 		}
 	} else if err != nil {
-		err = mapErr("RETR", err)
+		if rerr := b.refused(); rerr != nil {
+			err = rerr
+		} else {
+			err = mapErr("RETR", err)
+		}
 		b.err = err
 	}
 	return n, err
+}
+
+// stopWatch ends the watch for the 150, if one runs.
+func (b *dataBody) stopWatch() {
+	if b.unwatch != nil {
+		b.unwatch()
+		b.unwatch = nil
+	}
+}
+
+// refused is the refusal that came in place of the owed 150, which broke
+// the data connection, if one did: the transfer's error.
+func (b *dataBody) refused() error {
+	b.stopWatch()
+	if !b.s.ctl.refused150 {
+		return nil
+	}
+	b.eof = true
+	return b.finish()
 }
 
 // CopyTo splices a binary transfer into a file; anything else goes
@@ -112,6 +142,9 @@ func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
 			return total, fmt.Errorf("%w: data connection closed with %d bytes to come", protocols.ErrShortBody, b.left)
 		case errors.Is(err, splice.ErrUnsupported):
 		default:
+			if rerr := b.refused(); rerr != nil {
+				return total, rerr
+			}
 			var pe *os.PathError
 			if errors.As(err, &pe) {
 				return total, fmt.Errorf("%w: %w", protocols.ErrWrite, err)
@@ -133,6 +166,21 @@ func (b *dataBody) finish() error {
 	}
 	b.done = true
 	b.batch.Stop()
+	b.stopWatch()
+	if b.early && b.left == 0 && b.wire > 0 && !b.s.ctl.refused150 {
+		// Every byte came: the final reply is owed, read with the next
+		// command's, which goes out now.
+		b.conn.Close()
+		b.s.ctl.owed = append(b.s.ctl.owed, owed226)
+		// What the watch for the 150 read after it is this reply, whole or
+		// begun: taken out now.
+		b.s.control.pushback = b.s.ctl.take(b.s.control.pushback)
+		b.mu.Lock()
+		b.settled = true
+		b.mu.Unlock()
+		b.s.release()
+		return nil
+	}
 	err := b.r.Close()
 	b.mu.Lock()
 	b.settled = true
@@ -180,6 +228,7 @@ func (b *dataBody) Close() error {
 		// (the library's Response.Close would wait for it up to its shut
 		// time-out, 30 s, on a stalled server): both connections close.
 		b.s.abort()
+		b.stopWatch()
 		b.s.discard()
 		return nil
 	}

@@ -41,7 +41,37 @@ type control struct {
 	pipe     string // "RETR name\r\n" to send with the next EPSV
 	pipeSent string // that command, sent ahead of the library's own
 	desync   bool   // a command went ahead and its reply may be unread
+
+	// Early reading: a transfer whose size is known reads its data as
+	// soon as the data connection is made, without waiting for the 150
+	// (the library is shown one: inject), and ends without waiting for
+	// the 226; those replies are owed, and taken out of what the library
+	// reads next (take). preSize asks the size with the same write.
+	early    bool
+	preSize  string // "SIZE name\r\n" to send before the next EPSV
+	sizeN    int64  // SIZE's answer, -1 when none (yet)
+	sizeBad  bool   // SIZE was refused
+	sizeWait bool   // SIZE's reply is still to come
+	since229 int    // lines read since the last 229: the library may hold them
+	partial  bool   // the library holds part of a line
+	inject   []byte // a reply shown to the library without the server's
+	// refused150: a refusal came where a 150 was owed (given to the
+	// library instead).
+	refused150 bool
+	owed       []owed // the replies still to take out, in order
+	line       []byte // the first bytes of the line being taken out
+	multi      bool   // inside a multi-line reply taken out
+	code       [3]byte
 }
+
+// owed is a reply to take out of what the library reads.
+type owed int
+
+const (
+	owedSize owed = iota // SIZE's: its number is kept
+	owed150              // RETR's 150: a refusal instead is given to the library
+	owed226              // a transfer's final reply, after every byte came
+)
 
 // syncGreetings name, in a greeting, servers that lose commands sent ahead
 // of a reply: lftp's auto-sync-mode list.
@@ -72,11 +102,21 @@ func (c *control) received(line []byte) (encryptedNow bool) {
 		}
 		c.greetEnd = len(line) < 4 || line[3] != '-'
 	}
+	if c.sizeWait && len(line) >= 4 && line[3] != '-' {
+		c.sizeWait = false
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(line[4:])), 10, 64); err == nil && bytes.HasPrefix(line, []byte("213")) {
+			c.sizeN = n
+		} else {
+			c.sizeBad = true
+		}
+	}
+	c.since229++
 	switch {
 	case bytes.HasPrefix(line, []byte("150")):
 		c.size150.Store(sizeIn150(line))
 	case bytes.HasPrefix(line, []byte("229 ")):
 		c.epsvOK = true
+		c.since229 = 0 // counted from the next line
 	case c.authSent && bytes.HasPrefix(line, []byte("234")):
 		c.encrypted = true
 		return true
@@ -98,18 +138,91 @@ func (c *control) outgoing(p []byte) []byte {
 	if c.pipeSent != "" {
 		if string(p) == c.pipeSent {
 			c.pipeSent = ""
+			c.early150()
 			return nil
 		}
 		c.pipeSent = ""
 		c.desync = true
 	}
 	if c.pipe != "" && string(p) == "EPSV\r\n" {
-		both := make([]byte, 0, len(p)+len(c.pipe))
-		both = append(append(both, p...), c.pipe...)
+		both := make([]byte, 0, len(c.preSize)+len(p)+len(c.pipe))
+		both = append(append(append(both, c.preSize...), p...), c.pipe...)
+		if c.preSize != "" {
+			c.owed = append(c.owed, owedSize)
+			c.preSize, c.sizeWait = "", true
+		}
 		c.pipeSent, c.pipe = c.pipe, ""
 		return both
 	}
 	return p
+}
+
+// early150 is told that the library's RETR, sent ahead, would now be
+// answered: when the transfer reads early and its size is known, the
+// library is shown a 150 at once and the server's is owed.
+func (c *control) early150() {
+	if !c.early {
+		return
+	}
+	c.early = false
+	if c.sizeBad || c.sizeN < 0 || c.partial || c.since229 > 0 {
+		// The library reads RETR's own reply: a refusal most likely, or
+		// one it holds already (any line read after the 229, the 150
+		// included), whole or in part.
+		c.sizeBad = true
+		return
+	}
+	c.inject = append(c.inject, "150 Not waited for: the data is read as it comes.\r\n"...)
+	c.owed = append(c.owed, owed150)
+	c.refused150 = false
+}
+
+// pending150 says a 150 is owed.
+func (c *control) pending150() bool {
+	for _, o := range c.owed {
+		if o == owed150 {
+			return true
+		}
+	}
+	return false
+}
+
+// take removes from p the bytes of owed replies at its start and returns
+// what is left, in p's array. A refusal in place of an owed 150 is left
+// for the library, with the 226 that will not come dropped from the
+// owed ones.
+func (c *control) take(p []byte) []byte {
+	i := 0
+	for i < len(p) && len(c.owed) > 0 {
+		if len(c.line) == 0 && c.owed[0] == owed150 && !c.multi && p[i] != '1' {
+			c.refused150 = true
+			c.owed = c.owed[1:]
+			if len(c.owed) > 0 && c.owed[0] == owed226 {
+				c.owed = c.owed[1:]
+			}
+			break // the library's reply: it ends the transfer in error
+		}
+		b := p[i]
+		i++
+		if len(c.line) < 4 {
+			c.line = append(c.line, b)
+		}
+		if b != '\n' {
+			continue
+		}
+		h := c.line
+		c.line = c.line[:0]
+		coded := len(h) >= 4 && h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' && h[2] <= '9'
+		switch {
+		case coded && !c.multi && h[3] == '-':
+			c.multi = true
+			copy(c.code[:], h[:3])
+		case !c.multi || coded && h[3] != '-' && [3]byte(h[:3]) == c.code:
+			c.multi = false
+			c.owed = c.owed[1:]
+		}
+	}
+	return p[:copy(p, p[i:])]
 }
 
 // canPipeline says whether a RETR may go with the next EPSV: EPSV has

@@ -1,7 +1,10 @@
 package ftp_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -9,12 +12,15 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
+	"github.com/urlderef/deref/url"
 )
 
 // TestPipelinedRetr checks that once EPSV has worked on a connection, a
 // transfer's RETR is sent with its EPSV (the server has it before it
-// answers 229), that nothing else changes in the conversation, and that
+// answers 229), and a binary file's SIZE with them when its size is not
+// known, that nothing else changes in the conversation, and that
 // NoPipelining sends every command on its own.
 func TestPipelinedRetr(t *testing.T) {
 	files := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.txt": "c\r\n"}
@@ -28,7 +34,9 @@ func TestPipelinedRetr(t *testing.T) {
 				t.Errorf("%s: %q", n, body)
 			}
 		}
-		early := []string{"RETR b.bin", "RETR c.txt"}
+		// b.bin's size, not known (the 150 replies name sizes), is asked
+		// in the same write as its EPSV and RETR.
+		early := []string{"EPSV", "RETR b.bin", "RETR c.txt"}
 		if off {
 			early = nil
 		}
@@ -162,4 +170,131 @@ func TestPipelineKnownServers(t *testing.T) {
 			t.Errorf("%q: commands sent ahead of a reply: %q", greeting, early)
 		}
 	}
+}
+
+// TestEarlyRead: on a connection where EPSV has worked, a binary file's
+// data is read before its 150 comes, and its 226 is read with the next
+// command's reply. A RETR refused after its SIZE was answered (the file
+// went in between), or a SIZE refused, is the file's not-found error,
+// whatever was read, and the connection serves the next file, one login
+// in all. A server that sends every byte and then refuses (426) is
+// taken at its bytes: the next file comes on the same connection.
+func TestEarlyRead(t *testing.T) {
+	files := map[string]string{"a.bin": "aaaa", "b.bin": "bbbb", "gone.bin": "gggg", "late.bin": "llll", "c.bin": "cccc"}
+	s := scriptServer(t, files, func(c *ftpscript.Conn, verb, arg string) bool {
+		switch {
+		case verb == "RETR" && arg == "gone.bin":
+			c.Reply("550 Failed to open file.")
+			return true
+		case verb == "RETR" && arg == "late.bin":
+			transfer(c, "150 Opening BINARY mode data connection for late.bin (4 bytes).", func(c *ftpscript.Conn, d net.Conn) {
+				d.Write([]byte("llll"))
+				d.Close()
+				c.Reply("426 Failure writing network stream.")
+			})
+			return true
+		}
+		return false
+	})
+	c := newTraced()
+	base := "ftp://" + s.Addr() + "/"
+	for _, n := range []string{"a.bin", "b.bin"} {
+		if body, _ := c.get(t, base+n); body != files[n] {
+			t.Errorf("%s: %q", n, body)
+		}
+	}
+	for _, n := range []string{"gone.bin", "missing.bin"} {
+		resp, err := c.Get(context.Background(), base+n)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			if cerr := resp.Body.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if !errors.Is(err, fetch.ErrNotFound) {
+			t.Errorf("%s: %v, want not found", n, err)
+		}
+	}
+	for _, n := range []string{"late.bin", "c.bin"} {
+		if body, _ := c.get(t, base+n); body != files[n] {
+			t.Errorf("%s: %q", n, body)
+		}
+	}
+	if n := logins(s.Commands()); n != 1 {
+		t.Errorf("%d logins, want the one connection throughout: %q\n%s", n, s.Commands(), c.all.String())
+	}
+	if !contains(s.Early(), "RETR b.bin") || !contains(s.Early(), "RETR c.bin") {
+		t.Errorf("sent ahead %q: want the RETRs with their EPSVs", s.Early())
+	}
+}
+
+// BenchmarkRoundTrips fetches binary files one after another on one
+// control connection that a relay delays by a 50 ms round trip (the data
+// connections go straight to the server), each with its size and time
+// known as a mirror knows them from the listing: round-trips/file is the
+// time a file takes on the kept connection over that round trip, the
+// round trips on its critical path.
+func BenchmarkRoundTrips(b *testing.B) {
+	const rtt = 50 * time.Millisecond
+	files := map[string]string{}
+	for i := range 11 {
+		files[fmt.Sprintf("f%02d.bin", i)] = strings.Repeat("x", 100+i)
+	}
+	for _, off := range []bool{false, true} {
+		b.Run(map[bool]string{false: "pipelined", true: "NoPipelining"}[off], func(b *testing.B) {
+			s := &ftpscript.Server{Files: files}
+			if err := s.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			relay, err := testserver.Relay(s.Addr(), rtt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer relay.Close()
+			var per time.Duration
+			for range b.N {
+				c := newTraced()
+				c.FTP.NoPipelining = off
+				base := "ftp://" + relay.Addr().String() + "/"
+				readAll(b, c, base+"f00.bin", "") // the login, and EPSV proven
+				begin := time.Now()
+				for i := 1; i < 11; i++ {
+					name := fmt.Sprintf("f%02d.bin", i)
+					if got := readAll(b, c, base+name, files[name]); got != files[name] {
+						b.Fatalf("%s: %d bytes", name, len(got))
+					}
+				}
+				per += time.Since(begin) / 10
+				c.FTP.CloseIdleConnections()
+			}
+			b.ReportMetric(float64(per)/float64(b.N)/float64(rtt), "round-trips/file")
+		})
+	}
+}
+
+// readAll reads the file at u whole; with want, its size and a time are
+// given as a mirror's listing gives them, so that only the transfer is
+// asked for.
+func readAll(b *testing.B, c *traced, u, want string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := fetch.FetchOptions{}
+	if want != "" {
+		o.SizeHint, o.ModTimeHint = int64(len(want)), time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	}
+	resp, err := c.FetchWith(context.Background(), pu, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(body)
 }

@@ -293,9 +293,10 @@ func TestEPSVFallback(t *testing.T) {
 	}
 }
 
-// TestSizeFrom150 checks that SIZE is asked until a 150 reply of the
-// server has named the size, and that a later transfer shorter than its
-// 150 reply said is still an error although the server reports success.
+// TestSizeFrom150 checks that SIZE is asked on its own until a 150 reply
+// of the server has named the size (then with the transfer's EPSV and
+// RETR), and that a later transfer shorter than its size is still an
+// error although the server reports success.
 func TestSizeFrom150(t *testing.T) {
 	full := strings.Repeat("x", 50)
 	s := scriptServer(t, map[string]string{"a.bin": full, "b.bin": full}, func(c *ftpscript.Conn, verb, arg string) bool {
@@ -323,9 +324,11 @@ func TestSizeFrom150(t *testing.T) {
 	if !errors.Is(err, fetch.ErrShortBody) {
 		t.Errorf("b.bin: %v, want a short body", err)
 	}
+	// The 150 replies name sizes: after the first file, SIZE costs no
+	// round trip of its own, sent in one write with EPSV and RETR.
 	cmds := s.Commands()
-	if !contains(cmds, "SIZE a.bin") || contains(cmds, "SIZE b.bin") {
-		t.Errorf("commands %q: want SIZE for the first file only", cmds)
+	if !contains(cmds, "SIZE a.bin") || !contains(cmds, "SIZE b.bin") || !contains(s.Early(), "EPSV") || !contains(s.Early(), "RETR b.bin") {
+		t.Errorf("commands %q, sent ahead %q: want SIZE b.bin in one write with its EPSV and RETR", cmds, s.Early())
 	}
 }
 
@@ -344,8 +347,10 @@ func TestTypeKept(t *testing.T) {
 			types = append(types, cmd)
 		}
 	}
-	// TYPE I at login; SIZE for x.txt only (the 150 replies name sizes).
-	want := []string{"TYPE I", "SIZE x.txt", "TYPE A", "RETR x.txt", "RETR y.txt", "TYPE I", "RETR z.bin"}
+	// TYPE I at login; SIZE for x.txt (the 150 replies name sizes, and a
+	// text file's differs from its bytes on the wire), and for z.bin in
+	// the write of its RETR, to end the transfer without waiting for 226.
+	want := []string{"TYPE I", "SIZE x.txt", "TYPE A", "RETR x.txt", "RETR y.txt", "TYPE I", "SIZE z.bin", "RETR z.bin"}
 	if strings.Join(types, "|") != strings.Join(want, "|") {
 		t.Errorf("sent %q, want %q", types, want)
 	}

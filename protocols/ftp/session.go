@@ -377,6 +377,8 @@ type traceConn struct {
 	aborted atomic.Bool
 	bound   replyBound
 	fault   error // a reply past its bound: the connection is given up
+	// pushback is what watch150 read that the library has yet to read.
+	pushback []byte
 }
 
 // replyBound bounds the replies read on a control connection: a line
@@ -461,6 +463,64 @@ func (t *traceConn) Read(p []byte) (int, error) {
 	if t.fault != nil {
 		return 0, t.fault
 	}
+	if len(t.s.ctl.inject) > 0 {
+		n := copy(p, t.s.ctl.inject)
+		t.s.ctl.inject = t.s.ctl.inject[n:]
+		return n, nil
+	}
+	if len(t.pushback) > 0 {
+		n := copy(p, t.pushback)
+		t.pushback = t.pushback[n:]
+		return n, nil
+	}
+	for {
+		n, err := t.readSocket(p)
+		if n > 0 || err != nil || len(p) == 0 {
+			return n, err
+		}
+		// All of it was owed: the library's reply is still to come.
+	}
+}
+
+// watch150 reads the control connection while a transfer's data is read
+// before its 150 (control.early150), until the 150 has come: what else
+// comes is kept for the library (pushback), and a refusal in its place
+// calls refused, which breaks the data connection so that the transfer
+// ends on it. The function returned stops the watch and waits for it.
+func (t *traceConn) watch150(refused func()) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var buf [512]byte
+		for t.s.ctl.pending150() {
+			n, err := t.readSocket(buf[:])
+			t.pushback = append(t.pushback, buf[:n]...)
+			if t.s.ctl.refused150 {
+				refused()
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		t.Conn.SetReadDeadline(time.Unix(1, 0))
+		<-done
+		if !t.aborted.Load() {
+			t.Conn.SetReadDeadline(time.Time{})
+		}
+	}
+}
+
+// readSocket reads what the server sent: bounded, traced, told to the
+// control state, the owed replies taken out.
+func (t *traceConn) readSocket(p []byte) (int, error) {
 	n, err := t.Conn.Read(p)
 	t.s.mu.Lock()
 	req := t.s.req
@@ -483,6 +543,9 @@ func (t *traceConn) Read(p []byte) (int, error) {
 	if n > 0 {
 		req.MarkActive() // the control connection may be a pooled one
 	}
+	if len(t.s.ctl.owed) > 0 && n > 0 {
+		n = len(t.s.ctl.take(p[:n]))
+	}
 	return n, err
 }
 
@@ -492,6 +555,7 @@ func (t *traceConn) Write(p []byte) (int, error) {
 	if t.fault != nil {
 		return 0, t.fault
 	}
+	t.s.ctl.partial = len(t.in) > 0
 	send := t.s.ctl.outgoing(p)
 	if len(send) == 0 {
 		return len(p), nil

@@ -307,7 +307,9 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 	check(err)
 	defer os.RemoveAll(base)
 	list := filepath.Join(base, "list")
-	listing := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 > "$1"`, bin, dirURL)
+	// ;type=i: the bytes as they are, as lftp and deref mirror fetch
+	// them (a .txt name would have deref -i convert its line ends).
+	listing := fmt.Sprintf(`set -e; %s -s --no-netrc %s | cut -f5 | sed 's/$/;type=i/' > "$1"`, bin, dirURL)
 	script := listing + fmt.Sprintf(`; %s -s --no-netrc --parallel %d -O --output-dir "$2" -i "$1"`, bin, parallel)
 	cmd := exec.Command("sh", "-c", listing, "sh", list)
 	cmd.Stderr = os.Stderr
