@@ -935,7 +935,7 @@ var flagTable = []flagDef{
 	{long: "ftp-ssl", cmds: cmdBoth | cmdServe, group: "FTP",
 		help: "require AUTH TLS on ftp:// URLs (certificates verified; ftps:// is implicit TLS)", set: boolean(func(o *options) *bool { return &o.ftpSSL })},
 	{long: "ftp-sync", cmds: cmdBoth, group: "FTP",
-		help: "send each FTP command only after the last one's reply (by default RETR goes with its EPSV on kept connections)", set: boolean(func(o *options) *bool { return &o.ftpSync })},
+		help: "send each FTP command only after the last one's reply (by default, on kept connections, SIZE and RETR go with their EPSV, a file's data is read before its 150 and the next file asked before its 226: one round trip a file)", set: boolean(func(o *options) *bool { return &o.ftpSync })},
 	{long: "ftp-timezone", cmds: cmdBoth | cmdServe, group: "FTP", arg: "ZONE",
 		help: "the ZONE of FTP servers' ls -l times (IANA name or offset such as +05:00; default: found by comparing one file's LIST and MDTM times)",
 		set:  str(func(o *options) *string { return &o.ftpTimeZone })},
