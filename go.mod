@@ -9,6 +9,7 @@ require (
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/klauspost/compress v1.20.4
 	github.com/nlnwa/gowarc v1.6.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/spf13/afero v1.15.0
 	github.com/vbauerster/mpb/v8 v8.9.3
 	github.com/ziutek/telnet v0.1.0
@@ -29,7 +30,6 @@ require (
 	github.com/nlnwa/whatwg-url v0.4.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/prometheus/prometheus v0.40.3 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
