@@ -158,6 +158,9 @@ func TestMadeUpSchemeEverywhere(t *testing.T) {
 	if code != 200 || !strings.Contains(page, `href="/mem/tree/sub/b.txt"`) || !strings.Contains(page, `href="/mem/tree/sub/deep/"`) {
 		t.Errorf("gateway listing: %d\n%s", code, page)
 	}
+	if code, front := httpGet(t, live.URL+"/", ""); code != 200 || !strings.Contains(front, "gopher, mem, news") {
+		t.Errorf("gateway front page: %d, the schemes it names not from the table\n%s", code, front)
+	}
 	if code, got := httpGet(t, live.URL+"/mem/tree/sub/b.txt", ""); code != 200 || got != "bravo\n" {
 		t.Errorf("gateway file: %d %q", code, got)
 	}

@@ -119,21 +119,29 @@ func tableOf(r *http.Request) *fetch.Client {
 	return fetch.DefaultClient()
 }
 
-// pageList names the page paths of c's paged schemes, for an error.
-func pageList(c *fetch.Client) string {
+// pagedNames lists the schemes of c that have pages of their own (not a
+// local one, nor another's secure form), sorted.
+func pagedNames(c *fetch.Client) []string {
 	var out []string
 	for _, name := range c.Schemes() {
-		sc, ok := paged(c, name)
-		switch {
-		case !ok || sc.Local || sc.Plain != "":
-			continue
-		case !url.Authority(name):
-			out = append(out, "/"+name+"/...")
-		default:
-			out = append(out, "/"+name+"/HOST/...")
+		if sc, ok := paged(c, name); ok && !sc.Local && sc.Plain == "" {
+			out = append(out, name)
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// pageList names the page paths of c's paged schemes, for an error.
+func pageList(c *fetch.Client) string {
+	var out []string
+	for _, name := range pagedNames(c) {
+		if url.Authority(name) {
+			out = append(out, "/"+name+"/HOST/...")
+		} else {
+			out = append(out, "/"+name+"/...")
+		}
+	}
 	return strings.Join(out, ", ")
 }
 

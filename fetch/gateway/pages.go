@@ -60,8 +60,8 @@ const pageTemplates = `
 {{end}}
 {{define "foot"}}</main></body></html>
 {{end}}
-{{define "index"}}{{template "head" .}}<p>Any URL: Gopher, FTP, news, NNTP or WAIS.</p>
-<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="gopher://gopher.floodgap.com/1/" autofocus><button>Go</button></form>
+{{define "index"}}{{template "head" .}}<p>Any URL of these schemes: {{.Message}}.</p>
+<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="URL" autofocus><button>Go</button></form>
 {{template "foot"}}{{end}}
 {{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
 {{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
@@ -127,7 +127,7 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 // index is the page with a field for any URL.
 func (g *gateway) index(w *logWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser"})
+	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser", Message: strings.Join(pagedNames(tableOf(r)), ", ")})
 }
 
 // redirectToPage sends the reader from /?url=URL to the page of URL.
