@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"regexp"
 	"sort"
@@ -699,12 +698,7 @@ func (m *run) visit(ctx context.Context, l *Lease) {
 }
 
 // pause is the wait between a host's requests.
-func (m *run) pause() time.Duration {
-	if m.o.RandomWait {
-		return m.o.Wait/2 + rand.N(m.o.Wait) // from half to one and a half times it
-	}
-	return m.o.Wait
-}
+func (m *run) pause() time.Duration { return pause(m.o.Wait, m.o.RandomWait) }
 
 // hostKey names u's server: scheme://host:port, the port always given.
 func hostKey(u *url.URL) string {

@@ -328,11 +328,15 @@ func (f *localFrontier) Claim(ctx context.Context) (*Lease, error) {
 }
 
 // pause is the wait between a host's requests.
-func (f *localFrontier) pause() time.Duration {
-	if f.random {
-		return f.wait/2 + rand.N(f.wait) // from half to one and a half times it
+func (f *localFrontier) pause() time.Duration { return pause(f.wait, f.random) }
+
+// pause is wait, or with random a random pause from half to one and a
+// half times it, as wget's --random-wait.
+func pause(wait time.Duration, random bool) time.Duration {
+	if random && wait > 0 {
+		return wait/2 + rand.N(wait)
 	}
-	return f.wait
+	return wait
 }
 
 // dropBusy takes h out of the hosts with URLs queued; f.mu is held.

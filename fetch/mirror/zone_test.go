@@ -75,6 +75,7 @@ func TestRefusedAfterListing(t *testing.T) {
 	k := &ftpscript.Clock{Times: times, List: time.UTC, Now: now}
 	s := &ftpscript.Server{Files: files, Handle: func(c *ftpscript.Conn, verb, arg string) bool {
 		if verb == "RETR" && arg == "c.bin" {
+			time.Sleep(50 * time.Millisecond) // after the 229 has gone on its own: the data is read early
 			c.Reply("550 Failed to open file.")
 			return true
 		}

@@ -186,8 +186,13 @@ func (b *dataBody) finish() error {
 	b.settled = true
 	b.mu.Unlock()
 	if err != nil {
-		b.s.discard()
-		return mapErr("RETR", err)
+		var re *ReplyError
+		if err = mapErr("RETR", err); b.s.ctl.refused150 && errors.As(err, &re) && re.Err.Code >= 500 {
+			b.s.release() // refused in place of the 150: the conversation is in turn, as for a RETR refused at once
+		} else {
+			b.s.discard()
+		}
+		return err
 	}
 	if b.left > 0 {
 		b.s.discard()

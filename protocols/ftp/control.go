@@ -210,17 +210,10 @@ func (c *control) take(p []byte) []byte {
 		if b != '\n' {
 			continue
 		}
-		h := c.line
-		c.line = c.line[:0]
-		coded := len(h) >= 4 && h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' && h[2] <= '9'
-		switch {
-		case coded && !c.multi && h[3] == '-':
-			c.multi = true
-			copy(c.code[:], h[:3])
-		case !c.multi || coded && h[3] != '-' && [3]byte(h[:3]) == c.code:
-			c.multi = false
+		if replyEnds(c.line, &c.multi, &c.code) {
 			c.owed = c.owed[1:]
 		}
+		c.line = c.line[:0]
 	}
 	return p[:copy(p, p[i:])]
 }
@@ -263,4 +256,20 @@ func sizeIn150(line []byte) int64 {
 		return -1
 	}
 	return n
+}
+
+// replyEnds is told of each reply line's first bytes (up to four) at the
+// line's end, and says whether the line ends a reply: a line of its own,
+// or the "DDD " closing the "DDD-" that multi and code keep.
+func replyEnds(h []byte, multi *bool, code *[3]byte) bool {
+	coded := len(h) >= 4 && h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' && h[2] <= '9'
+	switch {
+	case coded && !*multi && h[3] == '-':
+		*multi = true
+		copy(code[:], h[:3])
+	case !*multi || coded && h[3] != '-' && [3]byte(h[:3]) == *code:
+		*multi = false
+		return true
+	}
+	return false
 }

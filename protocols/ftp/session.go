@@ -405,14 +405,8 @@ func (b *replyBound) scan(p []byte, req *protocols.Request) error {
 			b.heads++
 		}
 		if c == '\n' {
-			h := b.head[:b.heads]
-			coded := len(h) >= 4 && h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' && h[2] <= '9'
-			switch {
-			case coded && !b.multi && h[3] == '-':
-				b.multi = true
-				copy(b.code[:], h[:3])
-			case !b.multi || coded && h[3] != '-' && [3]byte(h[:3]) == b.code:
-				b.multi, b.reply = false, 0 // the reply's last line
+			if replyEnds(b.head[:b.heads], &b.multi, &b.code) {
+				b.reply = 0 // the reply's last line
 			}
 			b.line, b.heads = 0, 0
 			continue
