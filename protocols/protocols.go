@@ -79,10 +79,11 @@ type Request struct {
 	// connecting, as curl counts it. 0 means no bound of its own.
 	ConnectTimeout time.Duration
 
-	// DataDial, when set, opens connections that carry one object and are
-	// read to their end (FTP data connections): for such a connection it
-	// may use blocking system calls, which cost less than the runtime's
-	// network poller. Nil means Dial.
+	// DataDial, when set, opens connections that carry one large object
+	// and are read to their end (FTP data connections of files of known
+	// size, 4 MiB or more): for such a connection it may use blocking
+	// system calls, which cost less a byte than the runtime's network
+	// poller. Nil means Dial.
 	DataDial DialFunc
 
 	// Active, when set, is told that the server is heard from on a

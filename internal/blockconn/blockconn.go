@@ -1,14 +1,15 @@
 // Package blockconn dials TCP connections that are read and written with
 // blocking system calls, outside the Go runtime's network poller.
 //
-// A connection that carries one object and is read to its end, as an FTP
-// data connection is, costs the poller a registration, a wake-up through
-// epoll and a goroutine switch for every read that finds nothing yet, and
-// the net package four more system calls at dial time. A blocking read
-// lets the kernel wake the reading thread directly, as C clients do: for
-// thousands of small files this is a quarter of the client's CPU time.
-// Such a connection ties up a thread while it waits, so it is for short,
-// busy connections, not for pools of idle ones.
+// A connection that carries one large object and is read to its end, as
+// an FTP data connection of a large file is, costs the poller a
+// registration, a wake-up through epoll and a goroutine switch for every
+// read that finds nothing yet, and the net package four more system calls
+// at dial time. A blocking read lets the kernel wake the reading thread
+// directly, as C clients do. Such a connection ties up a thread, and the
+// processor running it until the runtime notices, while it waits: it is for
+// busy connections, not for small objects (a wait per object) nor for
+// pools of idle ones.
 package blockconn
 
 import "errors"

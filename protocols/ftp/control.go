@@ -46,15 +46,26 @@ type control struct {
 	// soon as the data connection is made, without waiting for the 150
 	// (the library is shown one: inject), and ends without waiting for
 	// the 226; those replies are owed, and taken out of what the library
-	// reads next (take). preSize asks the size with the same write.
+	// reads next (take). preTime and preSize ask the time and the size
+	// with the same write; their replies come after the owed ones of the
+	// transfers before, and are known by their place (ends counts the
+	// replies received; timeAt and sizeAt are the places of theirs).
 	early    bool
+	preTime  string // "MDTM name\r\n" to send before the next EPSV
+	mdtm     string // MDTM's answer, "" when none (yet) or refused
+	timeWait bool   // MDTM's reply is still to come
+	timeAt   int
 	preSize  string // "SIZE name\r\n" to send before the next EPSV
 	sizeN    int64  // SIZE's answer, -1 when none (yet)
 	sizeBad  bool   // SIZE was refused
 	sizeWait bool   // SIZE's reply is still to come
-	since229 int    // lines read since the last 229: the library may hold them
-	partial  bool   // the library holds part of a line
-	inject   []byte // a reply shown to the library without the server's
+	sizeAt   int
+	ends     int     // replies received whole
+	rmulti   bool    // received is inside a multi-line reply
+	rcode    [3]byte // its code
+	since229 int     // lines read since the last 229: the library may hold them
+	partial  bool    // the library holds part of a line
+	inject   []byte  // a reply shown to the library without the server's
 	// refused150: a refusal came where a 150 was owed (given to the
 	// library instead).
 	refused150 bool
@@ -69,6 +80,7 @@ type owed int
 
 const (
 	owedSize owed = iota // SIZE's: its number is kept
+	owedTime             // MDTM's: its time is kept
 	owed150              // RETR's 150: a refusal instead is given to the library
 	owed226              // a transfer's final reply, after every byte came
 )
@@ -102,13 +114,9 @@ func (c *control) received(line []byte) (encryptedNow bool) {
 		}
 		c.greetEnd = len(line) < 4 || line[3] != '-'
 	}
-	if c.sizeWait && len(line) >= 4 && line[3] != '-' {
-		c.sizeWait = false
-		if n, err := strconv.ParseInt(string(bytes.TrimSpace(line[4:])), 10, 64); err == nil && bytes.HasPrefix(line, []byte("213")) {
-			c.sizeN = n
-		} else {
-			c.sizeBad = true
-		}
+	if replyEnds(line, &c.rmulti, &c.rcode) {
+		c.answered(c.ends, line)
+		c.ends++
 	}
 	c.since229++
 	switch {
@@ -122,6 +130,27 @@ func (c *control) received(line []byte) (encryptedNow bool) {
 		return true
 	}
 	return false
+}
+
+// answered is told of the last line of the reply at place i.
+func (c *control) answered(i int, line []byte) {
+	ok := len(line) >= 4 && bytes.HasPrefix(line, []byte("213"))
+	var msg string
+	if ok {
+		msg = string(bytes.TrimSpace(line[4:]))
+	}
+	switch {
+	case c.timeWait && i == c.timeAt:
+		c.timeWait, c.mdtm = false, msg
+	case c.sizeWait && i == c.sizeAt:
+		c.sizeWait = false
+		n, err := strconv.ParseInt(msg, 10, 64)
+		if ok && err == nil && n >= 0 {
+			c.sizeN = n
+		} else {
+			c.sizeBad = true
+		}
+	}
 }
 
 // sent is told of each whole line that goes to the server.
@@ -145,9 +174,15 @@ func (c *control) outgoing(p []byte) []byte {
 		c.desync = true
 	}
 	if c.pipe != "" && string(p) == "EPSV\r\n" {
-		both := make([]byte, 0, len(c.preSize)+len(p)+len(c.pipe))
-		both = append(append(append(both, c.preSize...), p...), c.pipe...)
+		both := make([]byte, 0, len(c.preTime)+len(c.preSize)+len(p)+len(c.pipe))
+		both = append(append(append(append(both, c.preTime...), c.preSize...), p...), c.pipe...)
+		if c.preTime != "" {
+			c.timeAt, c.mdtm = c.ends+len(c.owed), ""
+			c.owed = append(c.owed, owedTime)
+			c.preTime, c.timeWait = "", true
+		}
 		if c.preSize != "" {
+			c.sizeAt = c.ends + len(c.owed)
 			c.owed = append(c.owed, owedSize)
 			c.preSize, c.sizeWait = "", true
 		}

@@ -1,6 +1,9 @@
 package ftp
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The control state follows the conversation line by line, with no
 // connection.
@@ -55,5 +58,39 @@ func TestControlState(t *testing.T) {
 	q.retrDone(true)
 	if q.reusable() {
 		t.Error("the library's RETR never written: not reusable")
+	}
+}
+
+// An MDTM and a SIZE sent with EPSV and RETR are answered after the
+// replies still owed by the transfers before them: the 226 of the last
+// file, not waited for, is not taken for either answer, and a refused
+// MDTM leaves the size to SIZE.
+func TestAnswersAfterOwedReplies(t *testing.T) {
+	for _, mdtm := range []string{"213 20200102030405", "550 Could not get file modification time."} {
+		c := control{epsvOK: true, owed: []owed{owed226}, sizeN: -1}
+		c.early, c.pipe, c.preTime, c.preSize = true, "RETR b\r\n", "MDTM b\r\n", "SIZE b\r\n"
+		if got := string(c.outgoing([]byte("EPSV\r\n"))); got != "MDTM b\r\nSIZE b\r\nEPSV\r\nRETR b\r\n" {
+			t.Fatalf("sent %q", got)
+		}
+		for _, l := range []string{"226-Transfer complete.", " 280 bytes", "226 Done.", mdtm, "213 280", "229 Entering Extended Passive Mode (|||5001|)"} {
+			c.received([]byte(l))
+		}
+		want := map[bool]string{true: "20200102030405", false: ""}[strings.HasPrefix(mdtm, "213")]
+		if c.mdtm != want || c.sizeBad || c.sizeN != 280 {
+			t.Errorf("MDTM answered %q: time %q, size %d (refused: %v)", mdtm, c.mdtm, c.sizeN, c.sizeBad)
+		}
+		c.outgoing([]byte("RETR b\r\n"))
+		if !c.pending150() || c.sizeBad {
+			t.Error("the size known: the data is read before the 150")
+		}
+	}
+	// A refusal, a short line: refused, never a number.
+	for _, reply := range []string{"550 No such file.", "5"} {
+		d := control{epsvOK: true, sizeN: -1, early: true, pipe: "RETR c\r\n", preSize: "SIZE c\r\n"}
+		d.outgoing([]byte("EPSV\r\n"))
+		d.received([]byte(reply))
+		if !d.sizeBad || d.sizeN != -1 {
+			t.Errorf("SIZE answered %q: size %d, refused %v", reply, d.sizeN, d.sizeBad)
+		}
 	}
 }

@@ -412,9 +412,12 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			sizeErr = mapErr("SIZE "+name, err)
 		}
 	}
+	// A binary file read early (see below) has its time asked with its
+	// SIZE, EPSV and RETR, unless the time decides whether to fetch it.
+	earlyTime := typ != 'a' && req.Offset == 0 && !req.HeadOnly && req.IfModifiedSince.IsZero() && s.canReadEarly()
 	if !req.ModTimeHint.IsZero() {
 		resp.ModTime = req.ModTimeHint
-	} else if s.c.IsGetTimeSupported() {
+	} else if s.c.IsGetTimeSupported() && !earlyTime {
 		if mt, err := s.c.GetTime(name); err == nil {
 			resp.ModTime = f.mdtmTime(s.addr, mt)
 		} else if isNetErr(err) {
@@ -465,10 +468,18 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	}
 	s.mu.Lock()
 	s.data, s.rawData = nil, nil
+	s.expect = -1
+	switch {
+	case typ == 'a':
+	case size >= 0:
+		s.expect = size - offset
+	case req.SizeHint > 0:
+		s.expect = req.SizeHint - offset
+	}
 	s.mu.Unlock()
 	s.ctl.size150.Store(-1)
 	early := false
-	if offset == 0 && !s.epsvFailed && !f.NoPipelining && s.ctl.canPipeline() {
+	if offset == 0 && s.canReadEarly() {
 		s.ctl.pipe = "RETR " + name + "\r\n"
 		// A binary file whose size is known, or asked with the same write,
 		// is read as soon as its data connection is made, and ended
@@ -484,14 +495,24 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			default:
 				s.ctl.preSize = "SIZE " + name + "\r\n"
 			}
+			if earlyTime && resp.ModTime.IsZero() && s.c.IsGetTimeSupported() {
+				s.ctl.preTime = "MDTM " + name + "\r\n"
+			}
 		}
 	}
 	r, err := s.c.RetrFrom(name, uint64(offset))
 	s.ctl.retrDone(err == nil)
-	s.ctl.early, s.ctl.preSize = false, ""
+	s.mu.Lock()
+	s.expect = -1
+	s.mu.Unlock()
+	s.ctl.early, s.ctl.preSize, s.ctl.preTime = false, "", ""
 	if err != nil {
 		return nil, mapErr("RETR "+name, err)
 	}
+	if t, ok := parseMDTM(s.ctl.mdtm); ok && resp.ModTime.IsZero() {
+		resp.ModTime = f.mdtmTime(s.addr, t)
+	}
+	s.ctl.mdtm = ""
 	if early && !s.ctl.sizeBad && s.ctl.sizeN >= 0 {
 		size = s.ctl.sizeN
 	} else {

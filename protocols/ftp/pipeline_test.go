@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +20,10 @@ import (
 
 // TestPipelinedRetr checks that once EPSV has worked on a connection, a
 // transfer's RETR is sent with its EPSV (the server has it before it
-// answers 229), and a binary file's SIZE with them when its size is not
-// known, that nothing else changes in the conversation, and that
-// NoPipelining sends every command on its own.
+// answers 229), and a binary file's MDTM and SIZE with them when its time
+// and size are not known, that the time is the file's, that nothing else
+// changes in the conversation, and that NoPipelining sends every command
+// on its own.
 func TestPipelinedRetr(t *testing.T) {
 	files := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.txt": "c\r\n"}
 	want := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.txt": "c\n"}
@@ -30,13 +32,17 @@ func TestPipelinedRetr(t *testing.T) {
 		c := newTraced()
 		c.FTP.NoPipelining = off
 		for _, n := range []string{"a.bin", "b.bin", "c.txt"} {
-			if body, _ := c.get(t, "ftp://"+s.Addr()+"/"+n); body != want[n] {
+			body, resp := c.get(t, "ftp://"+s.Addr()+"/"+n)
+			if body != want[n] {
 				t.Errorf("%s: %q", n, body)
 			}
+			if mod := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC); !resp.ModTime.Equal(mod) {
+				t.Errorf("NoPipelining %v: %s dated %v, want %v", off, n, resp.ModTime, mod)
+			}
 		}
-		// b.bin's size, not known (the 150 replies name sizes), is asked
-		// in the same write as its EPSV and RETR.
-		early := []string{"EPSV", "RETR b.bin", "RETR c.txt"}
+		// b.bin's time and size, not known (the 150 replies name sizes),
+		// are asked in the same write as its EPSV and RETR, MDTM first.
+		early := []string{"SIZE b.bin", "EPSV", "RETR b.bin", "RETR c.txt"}
 		if off {
 			early = nil
 		}
@@ -297,4 +303,35 @@ func readAll(b *testing.B, c *traced, u, want string) string {
 		b.Fatal(err)
 	}
 	return string(body)
+}
+
+// TestPipelinedTimeRefused: an MDTM sent with a transfer's EPSV and RETR
+// and refused leaves the file undated and the conversation in step: the
+// next file comes on the same connection, dated.
+func TestPipelinedTimeRefused(t *testing.T) {
+	files := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.bin": "ccc"}
+	s := scriptServer(t, files, func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "MDTM" && arg == "b.bin" {
+			c.Reply("550 Could not get file modification time.")
+			return true
+		}
+		return false
+	})
+	c := newTraced()
+	mod := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, n := range []string{"a.bin", "b.bin", "c.bin"} {
+		body, resp := c.get(t, "ftp://"+s.Addr()+"/"+n)
+		if body != files[n] {
+			t.Errorf("%s: %q", n, body)
+		}
+		if want := map[bool]time.Time{true: {}, false: mod}[n == "b.bin"]; !resp.ModTime.Equal(want) {
+			t.Errorf("%s dated %v, want %v", n, resp.ModTime, want)
+		}
+	}
+	if got := s.Early(); !slices.Contains(got, "SIZE c.bin") {
+		t.Errorf("c.bin's MDTM did not go with its SIZE, EPSV and RETR: early %q", got)
+	}
+	if n := logins(s.Commands()); n != 1 {
+		t.Errorf("%d logins", n)
+	}
 }

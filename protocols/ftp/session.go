@@ -19,6 +19,7 @@ import (
 	jftp "github.com/jlaffaye/ftp"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/rcvlowat"
 )
 
 // maxListing bounds a directory listing held for parsing.
@@ -48,7 +49,10 @@ type session struct {
 	ascii      bool     // TYPE A is in force
 	epsvFailed bool
 	done       bool
-	greeting   func() // lifts the connect time-out's bound on the greeting
+	// expect is the size of the file being retrieved, -1 if not known
+	// before its data connection is made (see dialConn).
+	expect   int64
+	greeting func() // lifts the connect time-out's bound on the greeting
 
 	ctl control // the control connection's state beside the library's
 }
@@ -150,6 +154,29 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 	return s, nil
 }
 
+// bulk reports whether the data connection about to be made carries a
+// file of at least rcvlowat.MinSize, whose size is known: it is read with
+// blocking system calls (protocols.Request.DataDial), which cost less a
+// byte. Listings, small files and files of unknown size wait in the
+// runtime's network poller, which does not hold a thread, and with it a
+// processor, while the server is slow to send.
+func (s *session) bulk() bool {
+	s.mu.Lock()
+	n := s.expect
+	s.mu.Unlock()
+	if n < 0 && s.ctl.early && !s.ctl.sizeBad {
+		n = s.ctl.sizeN // the SIZE sent with EPSV has been answered
+	}
+	return n >= rcvlowat.MinSize
+}
+
+// canReadEarly says whether the next transfer may go with its EPSV and be
+// read early (control.early): EPSV has worked on the connection, and
+// neither the server nor the Fetcher asks for one command at a time.
+func (s *session) canReadEarly() bool {
+	return !s.epsvFailed && !s.f.NoPipelining && s.ctl.canPipeline()
+}
+
 // dialConn is the library's dial function: the first call is the control
 // connection, every later one a data connection.
 func (s *session) dialConn(network, addr string) (net.Conn, error) {
@@ -157,9 +184,9 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 	ctx, req := s.ctx, s.req
 	first := s.control == nil
 	s.mu.Unlock()
-	dial := req.DataDialer()
-	if first {
-		dial = req.Dialer()
+	dial := req.Dialer()
+	if !first && s.bulk() {
+		dial = req.DataDialer()
 	}
 	conn, err := dial(ctx, network, addr)
 	if err != nil {
