@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +253,31 @@ func TestHelp(t *testing.T) {
 	r = runDeref(t, "", "mirror", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "usage: deref mirror") || !strings.Contains(r.stdout, "\nMirror:\n") || strings.Contains(r.stdout, "--output FILE") {
 		t.Errorf("mirror --help: %+v", r)
+	}
+}
+
+// TestOneProcessor: the transfers of deref URL... and deref mirror are
+// run on one processor; --segments, crawl and serve keep them all.
+func TestOneProcessor(t *testing.T) {
+	s := server(t)
+	var set []int
+	setProcessors = func(n int) int { set = append(set, n); return 0 }
+	defer func() { setProcessors = nil }()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want []int
+	}{
+		{[]string{"-s", s.URL + "/x.txt"}, []int{1}},
+		{[]string{"-s", "--segments", "2", "-o", filepath.Join(dir, "x"), s.URL + "/x.txt"}, nil},
+		{[]string{"mirror", "-s", s.URL + "/x.txt", filepath.Join(dir, "m")}, []int{1}},
+		{[]string{"crawl", "-s", "--depth", "0", s.URL + "/x.txt"}, nil},
+		{[]string{"serve", "--no-such-flag"}, nil},
+	} {
+		set = nil
+		runDeref(t, "", tt.args...)
+		if !slices.Equal(set, tt.want) {
+			t.Errorf("%q: processors set %v, want %v", tt.args, set, tt.want)
+		}
 	}
 }
