@@ -187,7 +187,18 @@ func (b *dataBody) finish() error {
 	b.mu.Unlock()
 	if err != nil {
 		var re *ReplyError
-		if err = mapErr("RETR", err); b.s.ctl.refused150 && errors.As(err, &re) && re.Err.Code >= 500 {
+		err = mapErr("RETR", err)
+		if b.s.ctl.refused150 {
+			b.s.mu.Lock()
+			req := b.s.req
+			b.s.mu.Unlock()
+			if b.s.f.outOfTurn(b.s.addr, req, err) {
+				// Read early, the transfer cannot be sent again from here:
+				// another attempt (a retry) goes in turn.
+				err = fmt.Errorf("%w: %w", protocols.ErrTemporary, err)
+			}
+		}
+		if b.s.ctl.refused150 && errors.As(err, &re) && re.Err.Code >= 500 {
 			b.s.release() // refused in place of the 150: the conversation is in turn, as for a RETR refused at once
 		} else {
 			b.s.discard()

@@ -42,6 +42,7 @@ import (
 	"net"
 	"net/textproto"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -110,10 +111,44 @@ type Fetcher struct {
 	mu       sync.Mutex
 	idle     map[string][]*session
 	noEPSV   map[string]bool // servers whose EPSV failed once
+	inTurn   map[string]bool // servers that refused a RETR sent with its EPSV
 	sizes150 map[string]bool // servers whose 150 replies name the size
 	zones    map[string]zoneState
 	anonPass string
 }
+
+// pipelines says whether the server at addr may be sent a RETR with its
+// EPSV: none of its connections refused one yet.
+func (f *Fetcher) pipelines(addr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.inTurn[addr]
+}
+
+// outOfTurn says whether err, the reply to a RETR sent with its EPSV,
+// says the server takes no command before it has answered the last: 503
+// (bad sequence of commands) or 425 (no data connection), where in turn
+// the file would have come. The server is then sent one command at a time
+// from here on (remembered by addr), and the transfer tried again.
+func (f *Fetcher) outOfTurn(addr string, req *protocols.Request, err error) bool {
+	var re *ReplyError
+	if !errors.As(err, &re) || re.Err.Code != 503 && re.Err.Code != 425 {
+		return false
+	}
+	f.mu.Lock()
+	if f.inTurn == nil {
+		f.inTurn = make(map[string]bool)
+	}
+	f.inTurn[addr] = true
+	f.mu.Unlock()
+	if req != nil {
+		req.Tracef(protocols.TraceInfo, "the server refused a RETR sent with its EPSV ("+strconv.Itoa(re.Err.Code)+"): one command at a time from now on")
+	}
+	return true
+}
+
+// errInTurn is a pipelined RETR refused as out of turn (outOfTurn).
+var errInTurn = errors.New("RETR refused out of turn")
 
 // sizeIn150s says whether the server at addr has named a transfer's size
 // in its 150 reply.
@@ -253,6 +288,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			f.mu.Unlock()
 			req.Tracef(protocols.TraceInfo, "EPSV data connection failed; trying again with PASV")
 			continue
+		}
+		if errors.Is(err, errInTurn) && attempt == 0 && ctx.Err() == nil {
+			continue // sent again, in turn
 		}
 		if s.ctl.desync && attempt == 0 && ctx.Err() == nil {
 			req.Tracef(protocols.TraceInfo, "the RETR sent with EPSV was not answered in turn; trying again on a new connection")
@@ -500,6 +538,7 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			}
 		}
 	}
+	pipelined := s.ctl.pipe != ""
 	r, err := s.c.RetrFrom(name, uint64(offset))
 	s.ctl.retrDone(err == nil)
 	s.mu.Lock()
@@ -507,7 +546,11 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.mu.Unlock()
 	s.ctl.early, s.ctl.preSize, s.ctl.preTime = false, "", ""
 	if err != nil {
-		return nil, mapErr("RETR "+name, err)
+		err = mapErr("RETR "+name, err)
+		if pipelined && f.outOfTurn(s.addr, req, err) {
+			return nil, fmt.Errorf("%w: %w", errInTurn, err)
+		}
+		return nil, err
 	}
 	if t, ok := parseMDTM(s.ctl.mdtm); ok && resp.ModTime.IsZero() {
 		resp.ModTime = f.mdtmTime(s.addr, t)

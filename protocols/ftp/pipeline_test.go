@@ -335,3 +335,56 @@ func TestPipelinedTimeRefused(t *testing.T) {
 		t.Errorf("%d logins", n)
 	}
 }
+
+// TestPipelineRefusedOutOfTurn: a server that refuses a RETR sent with
+// its EPSV (503, bad sequence) is sent every later command in turn, on
+// this connection and the next ones. A text file (not read early) comes
+// at once, sent again; a binary one read early ends in a temporary error
+// (its body was under way), and comes when asked again.
+func TestPipelineRefusedOutOfTurn(t *testing.T) {
+	files := map[string]string{"a.bin": "aaa", "b.txt": "b\r\n", "c.bin": "ccc", "d.bin": "ddd"}
+	refuse := func(delay time.Duration) ftpscript.Handler {
+		return func(c *ftpscript.Conn, verb, arg string) bool {
+			if verb != "RETR" || !c.Ahead {
+				return false
+			}
+			time.Sleep(delay)
+			c.Reply("503 Bad sequence of commands.")
+			return true
+		}
+	}
+	s := scriptServer(t, files, refuse(0))
+	c := newTraced()
+	for _, n := range []string{"a.bin", "b.txt", "c.bin"} {
+		if body, _ := c.get(t, "ftp://"+s.Addr()+"/"+n); body != strings.ReplaceAll(files[n], "\r", "") {
+			t.Errorf("%s: %q", n, body)
+		}
+	}
+	if early := s.Early(); !slices.Equal(early, []string{"RETR b.txt"}) {
+		t.Errorf("sent ahead of a reply: %q, want only the refused RETR b.txt", early)
+	}
+	if !strings.Contains(c.all.String(), "one command at a time from now on") {
+		t.Errorf("the fallback is not in the trace:\n%s", c.all.String())
+	}
+
+	// Read early: the 503 comes after the data connection is made.
+	s = scriptServer(t, files, refuse(50*time.Millisecond))
+	c = newTraced()
+	c.get(t, "ftp://"+s.Addr()+"/a.bin")
+	resp, err := c.Get(t.Context(), "ftp://"+s.Addr()+"/c.bin")
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if !fetch.Temporary(err) || !strings.Contains(err.Error(), "503") {
+		t.Errorf("c.bin refused out of turn: %v, want a temporary error naming the 503", err)
+	}
+	for _, n := range []string{"c.bin", "d.bin"} {
+		if body, _ := c.get(t, "ftp://"+s.Addr()+"/"+n); body != files[n] {
+			t.Errorf("%s again: %q", n, body)
+		}
+	}
+	if early := s.Early(); len(early) == 0 || !slices.Contains(early, "RETR c.bin") || slices.Contains(early, "RETR d.bin") {
+		t.Errorf("sent ahead of a reply: %q, want c.bin's first RETR and no later one", early)
+	}
+}

@@ -172,9 +172,10 @@ func (s *session) bulk() bool {
 
 // canReadEarly says whether the next transfer may go with its EPSV and be
 // read early (control.early): EPSV has worked on the connection, and
-// neither the server nor the Fetcher asks for one command at a time.
+// neither the server (by its greeting, or a RETR it refused when sent
+// so: Fetcher.outOfTurn) nor the Fetcher asks for one command at a time.
 func (s *session) canReadEarly() bool {
-	return !s.epsvFailed && !s.f.NoPipelining && s.ctl.canPipeline()
+	return !s.epsvFailed && !s.f.NoPipelining && s.ctl.canPipeline() && s.f.pipelines(s.addr)
 }
 
 // dialConn is the library's dial function: the first call is the control

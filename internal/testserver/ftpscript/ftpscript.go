@@ -73,6 +73,9 @@ type Conn struct {
 	pasv  net.Listener
 	Rest  int64
 	Ascii bool
+	// Ahead says the command being handled came before the reply to the
+	// one before it was sent: the client pipelined it.
+	Ahead bool
 }
 
 // Write sends raw bytes on the control connection, for replies no
@@ -152,6 +155,7 @@ func (s *Server) serve(conn net.Conn) {
 			s.early = append(s.early, line)
 		}
 		s.mu.Unlock()
+		c.Ahead = early
 		early = r.Buffered() > 0
 		verb, arg, _ := strings.Cut(line, " ")
 		verb = strings.ToUpper(verb)
