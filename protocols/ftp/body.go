@@ -40,8 +40,12 @@ type dataBody struct {
 	// (control.early150), and the 226 is not waited for when every byte
 	// of the known size came.
 	early bool
-	// unwatch stops the reading of the control connection for the 150
-	// (traceConn.watch150) while the data is read.
+	// watch starts the reading of the control connection for the 150
+	// (traceConn.watch150), when the data is read before it; unwatch
+	// stops it. The watch is started at the first read, and only if the
+	// read would wait: a refusal in place of the 150 means no data will
+	// come, and any byte (or the end) already there means none came.
+	watch   func() (unwatch func())
 	unwatch func()
 
 	mu      sync.Mutex
@@ -55,6 +59,7 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	if b.eof {
 		return 0, io.EOF
 	}
+	b.watchIfWaiting()
 	if b.batching {
 		b.batching = false
 		b.batch = rcvlowat.Start(b.raw, b.left)
@@ -92,8 +97,23 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// watchIfWaiting starts the watch for the 150 before the first read of
+// the data, unless the data connection has something to read already.
+func (b *dataBody) watchIfWaiting() {
+	if b.watch == nil {
+		return
+	}
+	start := b.watch
+	b.watch = nil
+	if b.raw != nil && readable(b.raw) {
+		return // the server sent: the 150 came before, and is read with the next reply
+	}
+	b.unwatch = start()
+}
+
 // stopWatch ends the watch for the 150, if one runs.
 func (b *dataBody) stopWatch() {
+	b.watch = nil
 	if b.unwatch != nil {
 		b.unwatch()
 		b.unwatch = nil
@@ -114,6 +134,7 @@ func (b *dataBody) refused() error {
 // CopyTo splices a binary transfer into a file; anything else goes
 // through Read.
 func (b *dataBody) CopyTo(w io.Writer, step func(int64) error) (int64, error) {
+	b.watchIfWaiting()
 	f, isFile := w.(splice.Dst) // a file, or a socket (a gateway passing an object on)
 	sc, isSock := b.raw.(syscall.Conn)
 	var total int64

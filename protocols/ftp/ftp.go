@@ -581,11 +581,13 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		// The data is read before the 150: a refusal in its place breaks
 		// the data connection, for the transfer to end on the refusal.
 		data := body.conn
-		body.unwatch = s.control.watch150(func() {
-			if data != nil {
-				data.Close()
-			}
-		})
+		body.watch = func() func() {
+			return s.control.watch150(func() {
+				if data != nil {
+					data.Close()
+				}
+			})
+		}
 	}
 	if typ != 'a' && size >= 0 {
 		resp.Size = size - offset
