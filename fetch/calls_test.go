@@ -120,7 +120,14 @@ func TestTemporaryDNS(t *testing.T) {
 // TestDownloadsToOneFile: two downloads at once to one file name (deref
 // --parallel 2 -O a/x b/x) leave one of the two objects whole under the
 // name, not a mix, and neither fails; they wrote one NAME.part at once.
+// The same holds when one names the folder through a link to it.
 func TestDownloadsToOneFile(t *testing.T) {
+	for _, linked := range []bool{false, true} {
+		downloadsToOneFile(t, linked)
+	}
+}
+
+func downloadsToOneFile(t *testing.T, linked bool) {
 	objects := map[string][]byte{"/a/x": bytes.Repeat([]byte("a"), 1<<20), "/b/x": bytes.Repeat([]byte("b"), 1<<20)}
 	s := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		body := objects[r.URL.Path]
@@ -138,10 +145,18 @@ func TestDownloadsToOneFile(t *testing.T) {
 	c.NetrcFile = ""
 	c.Proxy = func(*url.URL) (*url.URL, error) { return nil, nil }
 	dir := t.TempDir()
+	dirs := map[string]string{"/a/x": dir, "/b/x": dir}
+	if linked {
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(dir, link); err != nil {
+			t.Skipf("no link to a folder here: %v", err)
+		}
+		dirs["/b/x"] = link
+	}
 	errs := make(chan error, 2)
 	for _, p := range []string{"/a/x", "/b/x"} {
 		go func() {
-			_, err := c.DownloadWith(context.Background(), s.URL+p, dir, fetch.DownloadOptions{})
+			_, err := c.DownloadWith(context.Background(), s.URL+p, dirs[p], fetch.DownloadOptions{})
 			errs <- err
 		}()
 	}
@@ -152,7 +167,7 @@ func TestDownloadsToOneFile(t *testing.T) {
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "x"))
 	if err != nil || !bytes.Equal(got, objects["/a/x"]) && !bytes.Equal(got, objects["/b/x"]) {
-		t.Errorf("x: %d bytes, neither object whole (%v)", len(got), err)
+		t.Errorf("linked %v: x: %d bytes, neither object whole (%v)", linked, len(got), err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.part")); err == nil {
 		t.Error("x.part left behind")

@@ -183,7 +183,13 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	// write one NAME.part at once and rename a mix of both: the second
 	// waits for the first, and replaces its file, as it would one after
 	// the other.
-	unlock, err := c.targets.Lock(ctx, targetKey(o.Root, dir, name))
+	key, ok := d.Identity()
+	if ok {
+		key += "/" + name // the folder itself, whatever the path to it
+	} else {
+		key = targetKey(o.Root, dir, name)
+	}
+	unlock, err := c.targets.Lock(ctx, key)
 	if err != nil {
 		return "", err
 	}

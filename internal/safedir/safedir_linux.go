@@ -4,6 +4,7 @@ package safedir
 
 import (
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -54,6 +55,16 @@ func OpenIn(root *os.Root, rel string) (*Dir, error) {
 
 // Close closes the folder.
 func (d *Dir) Close() error { return unix.Close(d.fd) }
+
+// Identity names the folder itself, the same for every path to it (its
+// device and inode numbers); false when it cannot be had.
+func (d *Dir) Identity() (string, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return "", false
+	}
+	return strconv.FormatUint(st.Dev, 10) + ":" + strconv.FormatUint(st.Ino, 10), true
+}
 
 func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return d.openat(name, flag|unix.O_WRONLY, perm)

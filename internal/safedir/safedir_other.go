@@ -37,6 +37,10 @@ func OpenIn(root *os.Root, rel string) (*Dir, error) {
 // Close closes the folder.
 func (d *Dir) Close() error { return d.root.Close() }
 
+// Identity names the folder itself, the same for every path to it; here
+// it cannot be had.
+func (d *Dir) Identity() (string, bool) { return "", false }
+
 func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return d.root.OpenFile(name, flag|os.O_WRONLY, perm)
 }
