@@ -81,11 +81,15 @@ func (Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols.Re
 }
 
 // mediaType guesses from the name's suffix, else from the first bytes,
-// read with ReadAt so the file offset stays where it is.
+// read with ReadAt so the file offset stays where it is. A name without a
+// suffix is not looked up: the first lookup reads the system's table of
+// types (about a millisecond).
 func mediaType(f *os.File, name string) string {
-	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
-		if mt, _, err := mime.ParseMediaType(t); err == nil {
-			return mt
+	if ext := filepath.Ext(name); ext != "" {
+		if t := mime.TypeByExtension(ext); t != "" {
+			if mt, _, err := mime.ParseMediaType(t); err == nil {
+				return mt
+			}
 		}
 	}
 	buf := make([]byte, 512)
