@@ -4,21 +4,18 @@ package ftp
 
 import (
 	"net"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/urlderef/deref/protocols/internal/sockfd"
 )
 
 // readable reports whether a read of c would return at once: bytes, the
 // end, or an error are waiting (a peek that does not block). False when
 // it cannot tell.
 func readable(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
+	rc, ok := sockfd.Raw(c)
 	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
 		return false
 	}
 	ready := false

@@ -4,19 +4,16 @@ package quickack
 
 import (
 	"net"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/urlderef/deref/protocols/internal/sockfd"
 )
 
 // arm sets TCP_QUICKACK on c if it is a socket, and says whether it is.
 func arm(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
+	rc, ok := sockfd.Raw(c)
 	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
 		return false
 	}
 	rc.Control(func(fd uintptr) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/urlderef/deref/protocols/internal/sockfd"
 )
 
 // Batch is the raised mark of one connection. Its methods do nothing on
@@ -31,12 +33,8 @@ func Start(c net.Conn, left int64) *Batch {
 	if left < MinSize {
 		return nil
 	}
-	sc, ok := c.(syscall.Conn)
+	rc, ok := sockfd.Raw(c)
 	if !ok {
-		return nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
 		return nil
 	}
 	b := &Batch{rc: rc, mark: 1}
