@@ -359,7 +359,7 @@ func manPage() string {
 	b.WriteString(".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/deref/config\\fR, else \\fI~/.config/deref/config\n")
 	b.WriteString("Long flags, one a line, without or with their dashes, the value after spaces or =, quoted or not; # starts a comment. Read first, unless \\fB\\-q\\fR is the first flag; \\fB\\-K\\fR \\fIFILE\\fR adds another; the command line wins.\n")
 	b.WriteString(".TP\n.I ~/.netrc\nCredentials for hosts, unless \\fB\\-\\-no\\-netrc\\fR (or \\fB$NETRC\\fR names another file).\n")
-	b.WriteString(".SH ENVIRONMENT\n.TP\n.B GOMAXPROCS\nHow many processors run deref at once. Unset, \\fBderef\\fR \\fIURL\\fR... and \\fBderef mirror\\fR run on one, as curl and wget do (their transfers wait on the network and the disk), unless \\fB\\-\\-segments\\fR reads several streams; \\fBcrawl\\fR and \\fBserve\\fR use every one.\n")
+	b.WriteString(".SH ENVIRONMENT\n.TP\n.B GOMAXPROCS\nHow many processors run deref at once. Unset, \\fBderef\\fR with more than one URL and \\fBderef mirror\\fR run on one, as curl and wget do (their transfers wait on the network and the disk), unless \\fB\\-\\-segments\\fR reads several streams; one URL, \\fBcrawl\\fR and \\fBserve\\fR use every one.\n")
 	b.WriteString(".TP\n.B GOMEMLIMIT\nThe soft memory limit, 96 MiB unless set.\n")
 	b.WriteString(".SH SEE ALSO\n.BR curl (1),\n.BR wget (1),\n.BR lftp (1)\n")
 	return b.String()

@@ -256,8 +256,9 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestOneProcessor: the transfers of deref URL... and deref mirror are
-// run on one processor; --segments, crawl and serve keep them all.
+// TestOneProcessor: the transfers of deref URL URL... and deref mirror
+// are run on one processor; one URL, --segments, crawl and serve keep them
+// all.
 func TestOneProcessor(t *testing.T) {
 	s := server(t)
 	var set []int
@@ -265,17 +266,20 @@ func TestOneProcessor(t *testing.T) {
 	defer func() { setProcessors = nil }()
 	dir := t.TempDir()
 	for _, tt := range []struct {
-		args []string
-		want []int
+		args  []string
+		want  []int
+		stdin string
 	}{
-		{[]string{"-s", s.URL + "/x.txt"}, []int{1}},
-		{[]string{"-s", "--segments", "2", "-o", filepath.Join(dir, "x"), s.URL + "/x.txt"}, nil},
-		{[]string{"mirror", "-s", s.URL + "/x.txt", filepath.Join(dir, "m")}, []int{1}},
-		{[]string{"crawl", "-s", "--depth", "0", s.URL + "/x.txt"}, nil},
-		{[]string{"serve", "--no-such-flag"}, nil},
+		{[]string{"-s", s.URL + "/x.txt"}, nil, ""},
+		{[]string{"-s", s.URL + "/x.txt", s.URL + "/x.txt"}, []int{1}, ""},
+		{[]string{"-s", "-i", "-"}, []int{1}, s.URL + "/x.txt\n" + s.URL + "/x.txt\n"},
+		{[]string{"-s", "--segments", "2", "-o", filepath.Join(dir, "x"), s.URL + "/x.txt"}, nil, ""},
+		{[]string{"mirror", "-s", s.URL + "/x.txt", filepath.Join(dir, "m")}, []int{1}, ""},
+		{[]string{"crawl", "-s", "--depth", "0", s.URL + "/x.txt"}, nil, ""},
+		{[]string{"serve", "--no-such-flag"}, nil, ""},
 	} {
 		set = nil
-		runDeref(t, "", tt.args...)
+		runDeref(t, tt.stdin, tt.args...)
 		if !slices.Equal(set, tt.want) {
 			t.Errorf("%q: processors set %v, want %v", tt.args, set, tt.want)
 		}

@@ -81,7 +81,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	case o.m.state != "" && (o.m.shard != "" || o.m.opts.ChecksumFile != ""):
 		return mirrorUsageError(stderr, "--state shares the tree out by folders: not with --shard, nor --checksum-file (a folder's sums file is read where the folder is)")
 	}
-	oneProcessor(o.segments)
+	oneProcessor(o.segments, 0)
 	if !o.m.ignoreTimes && o.warcFile == "" {
 		o.m.opts.OnlyNewer = true // the default, as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
 	}

@@ -64,9 +64,9 @@
 // the server is slow (with one processor, a blocking read stops every other
 // transfer until the runtime notices).
 //
-// `deref URL...` and `deref mirror` run on one processor (GOMAXPROCS 1, as
-// curl, wget and lftp run on one thread), unless GOMAXPROCS is set or
-// `--segments` reads several streams at once: with a processor more than
+// `deref` with more than one URL and `deref mirror` run on one processor
+// (GOMAXPROCS 1, as curl, wget and lftp run on one thread), unless
+// GOMAXPROCS is set or `--segments` reads several streams at once: with a processor more than
 // the work needs, the Go scheduler wakes an idle thread to look for work
 // at every event. For 2,000 small files over FTP that was a quarter of the
 // client's CPU time (`-mirror` with GOMAXPROCS unset and set to 1, in
