@@ -937,6 +937,20 @@ func (c *Client) HasModTimes(scheme string) bool {
 	return ok
 }
 
+// InlineTimes reports whether retrievals of u's server ask each file's
+// time with their own commands, at no round trip of their own (FTP's MDTM
+// sent with the transfer's other commands), as far as the Client knows:
+// ModTimes beforehand then gains nothing.
+func (c *Client) InlineTimes(u *url.URL) bool {
+	req := &protocols.Request{URL: u}
+	f, err := c.prepare(req)
+	if err != nil || req.Proxy != nil {
+		return false
+	}
+	it, ok := f.(protocols.InlineTimer)
+	return ok && it.InlineTimes(req)
+}
+
 // Checksums asks the server for the digests of many files of the folder
 // u (a URL ending in "/") in one exchange, where its protocol can (FTP
 // HASH, or XSHA256, XSHA512, XSHA1 or XMD5, pipelined on one control

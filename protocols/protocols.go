@@ -37,6 +37,15 @@ type ModTimer interface {
 	ModTimes(ctx context.Context, req *Request, names []string) (map[string]time.Time, error)
 }
 
+// InlineTimer is implemented by a ModTimer whose retrievals can ask a
+// file's time with their own commands, at no round trip of their own
+// (FTP's MDTM sent with SIZE, EPSV and RETR): InlineTimes reports whether
+// that holds for req's server as far as the Fetcher knows. Asking a
+// folder's times beforehand (ModTimes) then gains nothing.
+type InlineTimer interface {
+	InlineTimes(req *Request) bool
+}
+
 // Hasher is implemented by a Fetcher whose servers can tell the digests
 // of many files of one folder (FTP HASH, XSHA256 and kin). Request.URL
 // names the folder; the result is the algorithm ("sha256", "sha512",

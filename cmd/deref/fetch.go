@@ -50,8 +50,11 @@ func discardIfNull(f *os.File) io.Writer {
 // folderTimes asks for the exact times of the FTP files among urls that
 // share a folder, in one pipelined exchange per folder, up to parallel
 // folders at once: their transfers then need no MDTM round trip of their
-// own. What cannot be asked is left to each transfer.
-func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel int) map[string]time.Time {
+// own. What cannot be asked is left to each transfer, as are the folders
+// whose transfers ask their times with their own commands
+// (Client.InlineTimes): a batch would only keep the transfers waiting.
+// With onlyNewer every time decides a transfer, and is asked beforehand.
+func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel int, onlyNewer bool) map[string]time.Time {
 	type folder struct {
 		u    *url.URL
 		raws map[string][]string // name -> the URLs as given
@@ -87,7 +90,7 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	slots := make(chan struct{}, max(parallel, 1))
 	for _, key := range order {
 		f := folders[key]
-		if len(f.raws) < 2 {
+		if len(f.raws) < 2 || !onlyNewer && c.InlineTimes(f.u) {
 			continue
 		}
 		names := make([]string, 0, len(f.raws))

@@ -363,7 +363,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer o.bars.wait()
 	}
 	if o.remoteName && len(urls) > 1 {
-		o.modTimes = folderTimes(ctx, c, urls, o.parallel)
+		o.modTimes = folderTimes(ctx, c, urls, o.parallel, o.onlyNewer)
 	}
 	type job struct {
 		raw string

@@ -125,6 +125,27 @@ func (f *Fetcher) pipelines(addr string) bool {
 	return !f.inTurn[addr]
 }
 
+// InlineTimes reports whether transfers from req's server send each
+// file's MDTM with its SIZE, EPSV and RETR once a connection is in use
+// (protocols.InlineTimer): not over TLS (the library holds its
+// conversation), not with NoPipelining, and not to a server that refused
+// a RETR sent so or whose greeting names one that loses commands sent
+// ahead.
+func (f *Fetcher) InlineTimes(req *protocols.Request) bool {
+	return req.URL.Scheme == "ftp" && !f.ExplicitTLS && !f.NoPipelining && f.pipelines(req.URL.HostPort())
+}
+
+// inTurnOnly remembers that the server at addr is sent one command at a
+// time.
+func (f *Fetcher) inTurnOnly(addr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.inTurn == nil {
+		f.inTurn = make(map[string]bool)
+	}
+	f.inTurn[addr] = true
+}
+
 // outOfTurn says whether err, the reply to a RETR sent with its EPSV,
 // says the server takes no command before it has answered the last: 503
 // (bad sequence of commands) or 425 (no data connection), where in turn
@@ -135,12 +156,7 @@ func (f *Fetcher) outOfTurn(addr string, req *protocols.Request, err error) bool
 	if !errors.As(err, &re) || re.Err.Code != 503 && re.Err.Code != 425 {
 		return false
 	}
-	f.mu.Lock()
-	if f.inTurn == nil {
-		f.inTurn = make(map[string]bool)
-	}
-	f.inTurn[addr] = true
-	f.mu.Unlock()
+	f.inTurnOnly(addr)
 	if req != nil {
 		req.Tracef(protocols.TraceInfo, "the server refused a RETR sent with its EPSV ("+strconv.Itoa(re.Err.Code)+"): one command at a time from now on")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
+	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
 
@@ -175,6 +176,33 @@ func TestPipelineKnownServers(t *testing.T) {
 		if early := s.Early(); len(early) > 0 {
 			t.Errorf("%q: commands sent ahead of a reply: %q", greeting, early)
 		}
+		if inlineTimes(c, "ftp://"+s.Addr()+"/") {
+			t.Errorf("%q: times said to go with transfers", greeting)
+		}
+	}
+}
+
+// inlineTimes asks the Client's FTP Fetcher whether transfers from u's
+// server ask their times with their own commands.
+func inlineTimes(c *traced, u string) bool {
+	return c.FTP.InlineTimes(&protocols.Request{URL: url.MustParse(u)})
+}
+
+// TestInlineTimes: plain FTP asks each file's time with its transfer;
+// implicit or explicit TLS and NoPipelining do not.
+func TestInlineTimes(t *testing.T) {
+	c := newTraced()
+	if !inlineTimes(c, "ftp://127.0.0.1:21/") || inlineTimes(c, "ftps://127.0.0.1:990/") {
+		t.Error("ftp: inline; ftps: not")
+	}
+	c.FTP.ExplicitTLS = true
+	if inlineTimes(c, "ftp://127.0.0.1:21/") {
+		t.Error("explicit TLS: inline")
+	}
+	c = newTraced()
+	c.FTP.NoPipelining = true
+	if inlineTimes(c, "ftp://127.0.0.1:21/") {
+		t.Error("NoPipelining: inline")
 	}
 }
 
@@ -362,6 +390,9 @@ func TestPipelineRefusedOutOfTurn(t *testing.T) {
 	}
 	if early := s.Early(); !slices.Equal(early, []string{"RETR b.txt"}) {
 		t.Errorf("sent ahead of a reply: %q, want only the refused RETR b.txt", early)
+	}
+	if inlineTimes(c, "ftp://"+s.Addr()+"/") {
+		t.Error("a server that refused a pipelined RETR: times said to go with transfers")
 	}
 	if !strings.Contains(c.all.String(), "one command at a time from now on") {
 		t.Errorf("the fallback is not in the trace:\n%s", c.all.String())

@@ -124,6 +124,9 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key st
 	if s.greeting != nil {
 		s.greeting() // the greeting has come: connecting is over
 	}
+	if s.ctl.syncOnly {
+		f.inTurnOnly(addr) // known for the server, not only this connection
+	}
 	if s.ctl.greet230 {
 		req.Tracef(protocols.TraceInfo, "the server greeted with 230: no USER or PASS")
 		if err := c.Type(jftp.TransferTypeBinary); err != nil {
