@@ -932,14 +932,18 @@ func (m *run) remove(dec decision) {
 // of the files about to be fetched whose listing gave them only to the
 // minute or the day (an FTP server without MLSD, such as vsftpd): their
 // transfers then need no MDTM each, a round trip per file. Where the
-// protocol or server cannot, each transfer asks for its own.
+// protocol or server cannot, each transfer asks for its own. Where each
+// transfer asks its time with its own commands (Client.InlineTimes), only
+// the files here already are asked beforehand: their times decide whether
+// they are fetched.
 func (m *run) exactTimes(ctx context.Context, d *dirNode, todo []*fileJob) {
 	if m.o.DryRun {
 		return
 	}
+	inline := m.c.InlineTimes(d.u)
 	var names []string
 	for _, fj := range todo {
-		if fj.c.target == "" && !fj.c.mod.IsZero() && precision(fj.c.mod) != time.Second {
+		if fj.c.target == "" && !fj.c.mod.IsZero() && precision(fj.c.mod) != time.Second && (fj.update || !inline) {
 			names = append(names, fj.c.name)
 		}
 	}
