@@ -11,8 +11,8 @@ import (
 )
 
 // readable reports whether a read of c would return at once: bytes, the
-// end, or an error are waiting (a peek that does not block). False when
-// it cannot tell.
+// end, or an error are waiting (a poll that does not wait). False when it
+// cannot tell.
 func readable(c net.Conn) bool {
 	rc, ok := sockfd.Raw(c)
 	if !ok {
@@ -20,9 +20,9 @@ func readable(c net.Conn) bool {
 	}
 	ready := false
 	rc.Control(func(fd uintptr) {
-		var b [1]byte
-		_, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-		ready = err != unix.EAGAIN && err != unix.EWOULDBLOCK && err != unix.EINTR
+		p := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p[:], 0)
+		ready = err == nil && n > 0 && p[0].Revents != 0
 	})
 	return ready
 }
