@@ -6,25 +6,14 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // TestReadable: a socket with nothing come is not readable; one with bytes
 // waiting is, and so is one whose peer has closed; a read is never taken.
 func TestReadable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	peer, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, peer := testserver.Pair(t)
 	if readable(c) {
 		t.Error("nothing sent: readable")
 	}

@@ -9,25 +9,15 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // Arm sets TCP_QUICKACK on a TCP connection, and on the one beneath a
 // TLS connection.
 func TestArm(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	for _, wrap := range []bool{false, true} {
-		raw, err := net.Dial("tcp", ln.Addr().String()) // the kernel completes it before Accept
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		if peer, err := ln.Accept(); err == nil {
-			defer peer.Close()
-		}
+		raw, _ := testserver.Pair(t)
 		setQuickAck(t, raw, 0)
 		var c net.Conn = raw
 		if wrap {

@@ -10,32 +10,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// pair returns the two ends of a loopback TCP connection.
-func pair(t *testing.T) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server = <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
-}
+	"github.com/urlderef/deref/internal/testserver"
+)
 
 func sockopt(t *testing.T, c net.Conn, opt int) int {
 	t.Helper()
@@ -52,7 +29,7 @@ func sockopt(t *testing.T, c net.Conn, opt int) int {
 }
 
 func TestMarkRaisedWithinTheBuffer(t *testing.T) {
-	c, _ := pair(t)
+	c, _ := testserver.Pair(t)
 	if b := Start(c, MinSize-1); b != nil {
 		t.Fatal("raised for an object below MinSize")
 	}
@@ -71,7 +48,7 @@ func TestMarkRaisedWithinTheBuffer(t *testing.T) {
 }
 
 func TestMarkFollowsTheTailAndStopResets(t *testing.T) {
-	c, _ := pair(t)
+	c, _ := testserver.Pair(t)
 	b := Start(c, 64<<20)
 	if b == nil {
 		t.Fatal("not raised")
@@ -96,7 +73,7 @@ func TestMarkFollowsTheTailAndStopResets(t *testing.T) {
 // A reader waiting for a chunk that never comes gets the bytes that did:
 // the stall watch puts the mark back, which wakes it.
 func TestStallHandsOverWhatArrived(t *testing.T) {
-	c, s := pair(t)
+	c, s := testserver.Pair(t)
 	b := Start(c, 64<<20)
 	if b == nil {
 		t.Fatal("not raised")

@@ -3,20 +3,13 @@ package sockfd
 import (
 	"net"
 	"testing"
+
+	"github.com/urlderef/deref/internal/testserver"
 )
 
 // TestRaw: a TCP connection has a socket under it; a pipe has none.
 func TestRaw(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := testserver.Pair(t)
 	rc, ok := Raw(c)
 	if !ok {
 		t.Fatal("a TCP connection: no raw connection")
