@@ -51,15 +51,13 @@ type control struct {
 	// transfers before, and are known by their place (ends counts the
 	// replies received; timeAt and sizeAt are the places of theirs).
 	early    bool
-	preTime  string // "MDTM name\r\n" to send before the next EPSV
-	mdtm     string // MDTM's answer, "" when none (yet) or refused
-	timeWait bool   // MDTM's reply is still to come
-	timeAt   int
-	preSize  string // "SIZE name\r\n" to send before the next EPSV
-	sizeN    int64  // SIZE's answer, -1 when none (yet)
-	sizeBad  bool   // SIZE was refused
-	sizeWait bool   // SIZE's reply is still to come
-	sizeAt   int
+	preTime  string  // "MDTM name\r\n" to send before the next EPSV
+	mdtm     string  // MDTM's answer, "" when none (yet) or refused
+	timeAt   awaited // where MDTM's reply comes, while it is to come
+	preSize  string  // "SIZE name\r\n" to send before the next EPSV
+	sizeN    int64   // SIZE's answer, -1 when none (yet)
+	sizeBad  bool    // SIZE was refused
+	sizeAt   awaited // where SIZE's reply comes, while it is to come
 	ends     int     // replies received whole
 	rmulti   bool    // received is inside a multi-line reply
 	rcode    [3]byte // its code
@@ -73,6 +71,23 @@ type control struct {
 	line       []byte // the first bytes of the line being taken out
 	multi      bool   // inside a multi-line reply taken out
 	code       [3]byte
+}
+
+// awaited is the place (counted as control.ends counts) of a reply still
+// to come, plus one; zero when none is.
+type awaited int
+
+// set records that the reply at place is to come.
+func (a *awaited) set(place int) { *a = awaited(place + 1) }
+
+// take reports whether the reply at place is the one awaited, which then
+// is no longer.
+func (a *awaited) take(place int) bool {
+	if *a == 0 || int(*a)-1 != place {
+		return false
+	}
+	*a = 0
+	return true
 }
 
 // owed is a reply to take out of what the library reads.
@@ -140,10 +155,9 @@ func (c *control) answered(i int, line []byte) {
 		msg = string(bytes.TrimSpace(line[4:]))
 	}
 	switch {
-	case c.timeWait && i == c.timeAt:
-		c.timeWait, c.mdtm = false, msg
-	case c.sizeWait && i == c.sizeAt:
-		c.sizeWait = false
+	case c.timeAt.take(i):
+		c.mdtm = msg
+	case c.sizeAt.take(i):
 		n, err := strconv.ParseInt(msg, 10, 64)
 		if ok && err == nil && n >= 0 {
 			c.sizeN = n
@@ -177,14 +191,15 @@ func (c *control) outgoing(p []byte) []byte {
 		both := make([]byte, 0, len(c.preTime)+len(c.preSize)+len(p)+len(c.pipe))
 		both = append(append(append(append(both, c.preTime...), c.preSize...), p...), c.pipe...)
 		if c.preTime != "" {
-			c.timeAt, c.mdtm = c.ends+len(c.owed), ""
+			c.timeAt.set(c.ends + len(c.owed))
+			c.mdtm = ""
 			c.owed = append(c.owed, owedTime)
-			c.preTime, c.timeWait = "", true
+			c.preTime = ""
 		}
 		if c.preSize != "" {
-			c.sizeAt = c.ends + len(c.owed)
+			c.sizeAt.set(c.ends + len(c.owed))
 			c.owed = append(c.owed, owedSize)
-			c.preSize, c.sizeWait = "", true
+			c.preSize = ""
 		}
 		c.pipeSent, c.pipe = c.pipe, ""
 		return both
