@@ -109,7 +109,7 @@ type Fetcher struct {
 	TimeZone *time.Location
 
 	mu       sync.Mutex
-	idle     map[string][]*session
+	idle     map[poolID][]*session
 	noEPSV   map[string]bool // servers whose EPSV failed once
 	inTurn   map[string]bool // servers that refused a RETR sent with its EPSV
 	sizes150 map[string]bool // servers whose 150 replies name the size

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +27,7 @@ import (
 // state.
 type session struct {
 	f    *Fetcher
-	key  string
+	key  poolID
 	addr string
 	c    *jftp.ServerConn
 
@@ -57,9 +56,16 @@ type session struct {
 	ctl control // the control connection's state beside the library's
 }
 
-func poolKey(addr string, l loginInfo) string {
-	h := sha256.Sum256([]byte(l.password))
-	return fmt.Sprintf("%s|%s|%s|%c", addr, l.user, hex.EncodeToString(h[:8]), l.tls+'0')
+// poolID says which idle sessions a fetch may take: those of the same
+// server, user, password and TLS mode. The password is kept as a digest.
+type poolID struct {
+	addr, user string
+	password   [sha256.Size]byte
+	tls        byte
+}
+
+func poolKey(addr string, l loginInfo) poolID {
+	return poolID{addr: addr, user: l.user, password: sha256.Sum256([]byte(l.password)), tls: l.tls}
 }
 
 // session returns a pooled session for the server and login, or a new one.
@@ -80,7 +86,7 @@ func (f *Fetcher) session(ctx context.Context, req *protocols.Request, l loginIn
 	return s, false, err
 }
 
-func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr, key string, l loginInfo, noEPSV bool) (*session, error) {
+func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string, key poolID, l loginInfo, noEPSV bool) (*session, error) {
 	s := &session{f: f, key: key, addr: addr, ctx: ctx, req: req, useEPSV: !noEPSV, tlsMode: l.tls}
 	if l.tls != 0 {
 		s.tlsConf = dialTLSConfig(req, req.URL.Hostname())
@@ -362,7 +368,7 @@ func (s *session) release() {
 	}
 	f.mu.Lock()
 	if f.idle == nil {
-		f.idle = make(map[string][]*session)
+		f.idle = make(map[poolID][]*session)
 	}
 	if max > 0 && len(f.idle[s.key]) < max {
 		s.done = false
