@@ -87,7 +87,7 @@ func viewCheck[T any](view func(*URL) (T, error)) func(*URL) error {
 }
 
 var (
-	checkFTP    = viewCheck((*URL).FTP)
+	checkFTP    = func(u *URL) error { return u.ftpPath(nil) }
 	checkGopher = viewCheck((*URL).Gopher)
 	checkNews   = viewCheck((*URL).News)
 	checkNNTP   = viewCheck((*URL).NNTP)

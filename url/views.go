@@ -29,42 +29,61 @@ type FTPPath struct {
 // ";type=", a typecode other than a, i or d (in either case), and a decoded
 // CR, LF or NUL are errors.
 func (u *URL) FTP() (*FTPPath, error) {
-	p := u.URLPath()
 	f := new(FTPPath)
+	if err := u.ftpPath(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ftpPath reads the FTP view into f, or only checks it when f is nil.
+// The segments are taken one at a time: a URL is checked when parsed and
+// read again for each use, thousands of times in a list of small files.
+func (u *URL) ftpPath(f *FTPPath) error {
+	p := u.URLPath()
 	if i := strings.LastIndexByte(p, ';'); i >= 0 {
 		spec := p[i+1:]
 		if strings.IndexByte(spec, '/') >= 0 || len(spec) < 5 || !strings.EqualFold(spec[:5], "type=") {
-			return nil, partErr("ftp url-path", `";" is reserved; encode it as %3B`)
+			return partErr("ftp url-path", `";" is reserved; encode it as %3B`)
 		}
 		code := spec[5:]
 		if len(code) != 1 || !strings.Contains("aidAID", code) {
-			return nil, partErr("ftp typecode", strconv.Quote(code)+" is not a, i or d")
+			return partErr("ftp typecode", strconv.Quote(code)+" is not a, i or d")
 		}
-		f.Type = code[0] | 0x20
+		if f != nil {
+			f.Type = code[0] | 0x20
+		}
 		p = p[:i]
 		if strings.IndexByte(p, ';') >= 0 {
-			return nil, partErr("ftp url-path", `";" is reserved; encode it as %3B`)
+			return partErr("ftp url-path", `";" is reserved; encode it as %3B`)
 		}
 	}
 	if p == "" && !u.HasAuthority {
-		return nil, partErr("ftp URL", `needs "//host"`)
+		return partErr("ftp URL", `needs "//host"`)
 	}
 	if p == "" {
-		return f, nil
+		return nil
 	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		d, err := decodeArg("ftp url-path", s)
+	if n := strings.Count(p, "/"); f != nil && n > 0 {
+		f.Dirs = make([]string, 0, n)
+	}
+	for {
+		seg, rest, more := strings.Cut(p, "/")
+		d, err := decodeArg("ftp url-path", seg)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if i == len(segs)-1 {
-			f.Name = d
-		} else {
+		if !more {
+			if f != nil {
+				f.Name = d
+			}
+			return nil
+		}
+		if f != nil {
 			f.Dirs = append(f.Dirs, d)
 		}
+		p = rest
 	}
-	return f, nil
 }
 
 // GopherPath is the gopher-path of a gopher: URL (RFC 1738 §3.4).
