@@ -38,7 +38,9 @@
 //
 // -mirror fetches every file of a directory with deref mirror (and with
 // deref -i -O --parallel), lftp "mirror -P 4" and wget -m, then runs each
-// mirror again where nothing changed (--only-newer). The tools take turns
+// mirror again where nothing changed (--only-newer). For ftp: it also runs
+// ftpfloor ("floor"), the least a Go program does for the same copy, whose
+// CPU time bounds what deref's layers could still give up. The tools take turns
 // round by round; -dest chooses the file system written to. Besides each
 // tool's own CPU time it prints the CPU time the whole machine spent
 // during the run ("machine": the server's work and the kernel's included),
@@ -103,8 +105,8 @@
 // of wall time, CPU time and peak memory; `-mirror ftp://host/dir/` fetches
 // every file of a folder with `deref mirror`, with `-i -O --parallel` on a
 // list of its URLs made beforehand (`deref-i`; `deref-ls-i` times the
-// listing and `-i` together) against `lftp -c 'mirror -P 4'` and `wget -m`, then
-// runs each mirror again where nothing changed. The tools take turns round by
+// listing and `-i` together) against `lftp -c 'mirror -P 4'`, `wget -m` and,
+// for ftp:, `internal/devcmd/ftpfloor` ("floor"), then runs each mirror again where nothing changed. The tools take turns round by
 // round, `-dest DIR` picks the file system written to, a "machine" column
 // gives the CPU time the whole machine spent (server and kernel included),
 // and `-rtt 10ms` relays the FTP control connection with that round-trip

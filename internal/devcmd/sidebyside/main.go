@@ -110,7 +110,15 @@ func main() {
 		if *rtt > 0 {
 			*mirror = delayed(*mirror, *rtt)
 		}
-		mirrorBench(bin, *mirror, *dest, *runs, *parallel)
+		floor := ""
+		if strings.HasPrefix(*mirror, "ftp://") {
+			floor = filepath.Join(tmp, "ftpfloor")
+			out, err := exec.Command("go", "build", "-o", floor, "./internal/devcmd/ftpfloor").CombinedOutput()
+			if err != nil {
+				fatal("building ftpfloor: %v\n%s", err, out)
+			}
+		}
+		mirrorBench(bin, floor, *mirror, *dest, *runs, *parallel)
 		return
 	}
 	urls := []string{*target}
@@ -280,13 +288,13 @@ func orNull(out string) string {
 }
 
 func ratios(res map[string]measure, what string) {
-	for _, name := range []string{"deref", "deref-i", "deref-ls-i"} {
+	for _, name := range []string{"deref", "deref-i", "deref-ls-i", "floor"} {
 		d, ok := res[name]
 		if !ok {
 			continue
 		}
-		for _, other := range []string{"curl", "wget", "lftp"} {
-			if o, ok := res[other]; ok {
+		for _, other := range []string{"curl", "wget", "lftp", "floor"} {
+			if o, ok := res[other]; ok && other != name {
 				fmt.Printf("  %s/%s to %s: wall %.2f, cpu %.2f, peak memory %.2f\n", name, other, what,
 					d.wall.Seconds()/o.wall.Seconds(), d.cpu.Seconds()/o.cpu.Seconds(), float64(d.rss)/float64(o.rss))
 			}
@@ -297,9 +305,10 @@ func ratios(res map[string]measure, what string) {
 // mirrorBench fetches every file of dirURL with deref mirror, with deref
 // -i (the list of URLs made beforehand, then -i with -O and --parallel:
 // deref-i; the listing, then -i, timed together: deref-ls-i), with lftp's
-// mirror -P 4 and with wget -m; then it runs each mirror again on its own
-// result, where nothing has changed.
-func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
+// mirror -P 4, with wget -m, and for ftp: URLs with ftpfloor (the least a
+// Go program does for the same copy: floor, built to floorBin); then it
+// runs each mirror again on its own result, where nothing has changed.
+func mirrorBench(bin, floorBin, dirURL, dest string, runs, parallel int) {
 	if !strings.HasSuffix(dirURL, "/") {
 		dirURL += "/"
 	}
@@ -330,6 +339,9 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 		"wget": func(dir string) []string {
 			return []string{"wget", "-q", "-m", "-nH", "-np", "-P", filepath.Join(dir, "out"), dirURL}
 		},
+		"floor": func(dir string) []string {
+			return []string{floorBin, "-parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
+		},
 	}
 	again := map[string]func(dir string) []string{
 		"deref": func(dir string) []string {
@@ -340,8 +352,11 @@ func mirrorBench(bin, dirURL, dest string, runs, parallel int) {
 		},
 		"wget": first["wget"], // -m includes -N
 	}
-	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget"}
+	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget", "floor"}
 	names = slices.DeleteFunc(names, func(name string) bool {
+		if name == "floor" {
+			return floorBin == ""
+		}
 		_, err := exec.LookPath(name)
 		return !strings.HasPrefix(name, "deref") && err != nil
 	})
