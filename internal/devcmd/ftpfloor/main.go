@@ -28,6 +28,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +79,8 @@ func run(dirURL, dest string, parallel int) error {
 		c := first
 		if i > 0 {
 			if c, err = login(host, u.Path); err != nil {
+				close(jobs) // the connections made already end
+				wg.Wait()
 				return err
 			}
 		}
@@ -177,15 +180,12 @@ func (c *ctl) data() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var port int
-	i := strings.Index(line, "(|||")
-	if i < 0 {
+	_, rest, ok := strings.Cut(line, "(|||")
+	port, _, ok2 := strings.Cut(rest, "|)")
+	if n, err := strconv.Atoi(port); !ok || !ok2 || err != nil || n <= 0 || n > 65535 {
 		return nil, fmt.Errorf("no port in %q", line)
 	}
-	if _, err := fmt.Sscanf(line[i+4:], "%d|)", &port); err != nil {
-		return nil, fmt.Errorf("no port in %q", line)
-	}
-	return net.Dial("tcp", net.JoinHostPort(c.host, fmt.Sprint(port)))
+	return net.Dial("tcp", net.JoinHostPort(c.host, port))
 }
 
 func (c *ctl) nlst() ([]string, error) {
