@@ -466,12 +466,13 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			sizeErr = mapErr("SIZE "+name, err)
 		}
 	}
-	// A binary file read early (see below) has its time asked with its
-	// SIZE, EPSV and RETR, unless the time decides whether to fetch it.
-	earlyTime := typ != 'a' && req.Offset == 0 && !req.HeadOnly && req.IfModifiedSince.IsZero() && s.canReadEarly()
+	// A file sent for with its EPSV (see below) has its time asked in the
+	// same write, binary or text, unless the time decides whether to
+	// fetch it.
+	inlineTime := req.Offset == 0 && !req.HeadOnly && req.IfModifiedSince.IsZero() && s.canReadEarly()
 	if !req.ModTimeHint.IsZero() {
 		resp.ModTime = req.ModTimeHint
-	} else if s.c.IsGetTimeSupported() && !earlyTime {
+	} else if s.c.IsGetTimeSupported() && !inlineTime {
 		if mt, err := s.c.GetTime(name); err == nil {
 			resp.ModTime = f.mdtmTime(s.addr, mt)
 		} else if isNetErr(err) {
@@ -549,9 +550,9 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 			default:
 				s.ctl.preSize = "SIZE " + name + "\r\n"
 			}
-			if earlyTime && resp.ModTime.IsZero() && s.c.IsGetTimeSupported() {
-				s.ctl.preTime = "MDTM " + name + "\r\n"
-			}
+		}
+		if inlineTime && resp.ModTime.IsZero() && s.c.IsGetTimeSupported() {
+			s.ctl.preTime = "MDTM " + name + "\r\n"
 		}
 	}
 	pipelined := s.ctl.pipe != ""

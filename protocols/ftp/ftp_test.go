@@ -89,8 +89,10 @@ func TestRetrieveSegmentBySegment(t *testing.T) {
 		// %2F inside a segment stays in the argument: an absolute CWD.
 		{"/%2Fpub/README.txt;type=i", "the pub folder\n", []string{"CWD /", "CWD /pub", "TYPE I", "SIZE README.txt", "MDTM README.txt", "RETR README.txt"}},
 		// Decoded segments: spaces, and a %3B that is part of the name.
-		{"/pub/with%20space/a%20b.txt", "spaced\n", []string{"CWD /", "CWD pub", "CWD with space", "SIZE a b.txt", "MDTM a b.txt", "TYPE A", "RETR a b.txt"}},
-		{"/pub/semi%3Bcolon.txt", "semicolon\n", []string{"CWD /", "CWD pub", "TYPE I", "SIZE semi;colon.txt", "MDTM semi;colon.txt", "TYPE A", "RETR semi;colon.txt"}},
+		// EPSV has worked on the connection: a text file's MDTM goes with
+		// its EPSV and RETR, after TYPE A.
+		{"/pub/with%20space/a%20b.txt", "spaced\n", []string{"CWD /", "CWD pub", "CWD with space", "SIZE a b.txt", "TYPE A", "MDTM a b.txt", "RETR a b.txt"}},
+		{"/pub/semi%3Bcolon.txt", "semicolon\n", []string{"CWD /", "CWD pub", "TYPE I", "SIZE semi;colon.txt", "TYPE A", "MDTM semi;colon.txt", "RETR semi;colon.txt"}},
 		// Same directory as before: no CWD at all.
 		{"/pub/data.bin", "\x00\x01\x02\r\n\x03binary\r\n", []string{"TYPE I", "SIZE data.bin", "MDTM data.bin", "RETR data.bin"}},
 	} {

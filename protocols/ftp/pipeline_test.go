@@ -21,10 +21,10 @@ import (
 
 // TestPipelinedRetr checks that once EPSV has worked on a connection, a
 // transfer's RETR is sent with its EPSV (the server has it before it
-// answers 229), and a binary file's MDTM and SIZE with them when its time
-// and size are not known, that the time is the file's, that nothing else
-// changes in the conversation, and that NoPipelining sends every command
-// on its own.
+// answers 229), a file's MDTM with them when its time is not known, text
+// files' too, and a binary file's SIZE when its size is not, that the
+// time is the file's, that nothing else changes in the conversation, and
+// that NoPipelining sends every command on its own.
 func TestPipelinedRetr(t *testing.T) {
 	files := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.txt": "c\r\n"}
 	want := map[string]string{"a.bin": "aaa", "b.bin": "bbb", "c.txt": "c\n"}
@@ -42,8 +42,9 @@ func TestPipelinedRetr(t *testing.T) {
 			}
 		}
 		// b.bin's time and size, not known (the 150 replies name sizes),
-		// are asked in the same write as its EPSV and RETR, MDTM first.
-		early := []string{"SIZE b.bin", "EPSV", "RETR b.bin", "RETR c.txt"}
+		// are asked in the same write as its EPSV and RETR, MDTM first;
+		// c.txt's time too, after its TYPE A.
+		early := []string{"SIZE b.bin", "EPSV", "RETR b.bin", "EPSV", "RETR c.txt"}
 		if off {
 			early = nil
 		}
@@ -388,8 +389,8 @@ func TestPipelineRefusedOutOfTurn(t *testing.T) {
 			t.Errorf("%s: %q", n, body)
 		}
 	}
-	if early := s.Early(); !slices.Equal(early, []string{"RETR b.txt"}) {
-		t.Errorf("sent ahead of a reply: %q, want only the refused RETR b.txt", early)
+	if early := s.Early(); !slices.Equal(early, []string{"EPSV", "RETR b.txt"}) {
+		t.Errorf("sent ahead of a reply: %q, want only b.txt's EPSV (after its MDTM) and the refused RETR", early)
 	}
 	if inlineTimes(c, "ftp://"+s.Addr()+"/") {
 		t.Error("a server that refused a pipelined RETR: times said to go with transfers")

@@ -43,9 +43,9 @@ func TestImplicitTLS(t *testing.T) {
 			t.Errorf("ftps body %q", body)
 		}
 	}
-	// The second transfer, on the kept connection, went out as RETR with
-	// its EPSV, inside TLS; its data connection too was TLS.
-	if trace := c.all.String(); !strings.Contains(trace, "EPSV\nRETR hello.txt\n229 ") {
+	// The second transfer, on the kept connection, went out as MDTM and
+	// RETR with its EPSV, inside TLS; its data connection too was TLS.
+	if trace := c.all.String(); !strings.Contains(trace, "MDTM hello.txt\nEPSV\nRETR hello.txt\n213 ") {
 		t.Errorf("no pipelined RETR over implicit TLS:\n%s", trace)
 	}
 }
