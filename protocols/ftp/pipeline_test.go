@@ -268,15 +268,22 @@ func TestEarlyRead(t *testing.T) {
 // connections go straight to the server), each with its size and time
 // known as a mirror knows them from the listing: round-trips/file is the
 // time a file takes on the kept connection over that round trip, the
-// round trips on its critical path.
+// round trips on its critical path. "text" fetches .txt files (TYPE A)
+// as deref -i does, their sizes and times not known.
 func BenchmarkRoundTrips(b *testing.B) {
 	const rtt = 50 * time.Millisecond
 	files := map[string]string{}
 	for i := range 11 {
 		files[fmt.Sprintf("f%02d.bin", i)] = strings.Repeat("x", 100+i)
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("x", 100+i)
 	}
-	for _, off := range []bool{false, true} {
-		b.Run(map[bool]string{false: "pipelined", true: "NoPipelining"}[off], func(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		off  bool
+		ext  string
+	}{{"pipelined", false, "bin"}, {"NoPipelining", true, "bin"}, {"text", false, "txt"}} {
+		off := v.off
+		b.Run(v.name, func(b *testing.B) {
 			s := &ftpscript.Server{Files: files}
 			if err := s.Start(); err != nil {
 				b.Fatal(err)
@@ -292,11 +299,15 @@ func BenchmarkRoundTrips(b *testing.B) {
 				c := newTraced()
 				c.FTP.NoPipelining = off
 				base := "ftp://" + relay.Addr().String() + "/"
-				readAll(b, c, base+"f00.bin", "") // the login, and EPSV proven
+				readAll(b, c, base+"f00."+v.ext, "") // the login, and EPSV proven
 				begin := time.Now()
 				for i := 1; i < 11; i++ {
-					name := fmt.Sprintf("f%02d.bin", i)
-					if got := readAll(b, c, base+name, files[name]); got != files[name] {
+					name := fmt.Sprintf("f%02d.%s", i, v.ext)
+					hint := files[name]
+					if v.ext == "txt" {
+						hint = "" // neither size nor time known beforehand
+					}
+					if got := readAll(b, c, base+name, hint); got != files[name] {
 						b.Fatalf("%s: %d bytes", name, len(got))
 					}
 				}
