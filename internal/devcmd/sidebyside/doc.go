@@ -107,7 +107,10 @@
 // list of its URLs made beforehand (`deref-i`; `deref-ls-i` times the
 // listing and `-i` together) against `lftp -c 'mirror -P 4'`, `wget -m` and,
 // for ftp:, `internal/devcmd/ftpfloor` ("floor"), then runs each mirror again where nothing changed. The tools take turns round by
-// round, `-dest DIR` picks the file system written to, a "machine" column
+// round; besides the run of median wall time, each tool's mean CPU time
+// over the rounds is printed with its standard error and its ratio to
+// lftp's, the figure to compare CPU by (one run's CPU varies by 5% and
+// more). `-dest DIR` picks the file system written to, a "machine" column
 // gives the CPU time the whole machine spent (server and kernel included),
 // and `-rtt 10ms` relays the FTP control connection with that round-trip
 // time, as over a wide-area link (data connections go straight to the

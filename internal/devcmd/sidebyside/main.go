@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -400,6 +401,18 @@ func mirrorBench(bin, floorBin, dirURL, dest string, runs, parallel int) {
 			fmt.Printf("%-10s   no change %9s wall %9s cpu %9s machine %8d KiB (%.2f of its first run)\n", name, m2.wall.Round(time.Millisecond), m2.cpu.Round(time.Millisecond), m2.busy.Round(time.Millisecond), m2.rss, m2.wall.Seconds()/m.wall.Seconds())
 		}
 	}
+	// The CPU of the median run is one run's; the mean over the rounds,
+	// with its standard error, says how far a ratio can be trusted.
+	lftpCPU, _ := meanCPU(ms["lftp"])
+	fmt.Printf("mean CPU of the %d rounds, with its standard error:\n", runs)
+	for _, name := range names {
+		m, se := meanCPU(ms[name])
+		line := fmt.Sprintf("  %-10s %7s ± %s", name, m.Round(100*time.Microsecond), se.Round(100*time.Microsecond))
+		if lftpCPU > 0 && name != "lftp" {
+			line += fmt.Sprintf(" (%.2f of lftp's)", m.Seconds()/lftpCPU.Seconds())
+		}
+		fmt.Println(line)
+	}
 	ratios(res, "a folder of files")
 	if len(res2) > 1 {
 		ratios(res2, "the same folder again, nothing changed")
@@ -522,6 +535,28 @@ func countFiles(dir string) int {
 		return nil
 	})
 	return n
+}
+
+// meanCPU is the mean CPU time of ms and its standard error; zero for
+// none.
+func meanCPU(ms []measure) (mean, stderr time.Duration) {
+	if len(ms) == 0 {
+		return 0, 0
+	}
+	var sum float64
+	for _, m := range ms {
+		sum += m.cpu.Seconds()
+	}
+	mu := sum / float64(len(ms))
+	if len(ms) > 1 {
+		var ss float64
+		for _, m := range ms {
+			d := m.cpu.Seconds() - mu
+			ss += d * d
+		}
+		stderr = time.Duration(math.Sqrt(ss/float64(len(ms)-1)/float64(len(ms))) * float64(time.Second))
+	}
+	return time.Duration(mu * float64(time.Second)), stderr
 }
 
 func median(ms []measure) measure {
