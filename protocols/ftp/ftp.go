@@ -562,6 +562,8 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 	s.expect = -1
 	s.mu.Unlock()
 	s.ctl.early, s.ctl.preSize, s.ctl.preTime = false, "", ""
+	mdtm := s.ctl.mdtm // this file's, or none: never kept for a later one
+	s.ctl.mdtm = ""
 	if err != nil {
 		err = mapErr("RETR "+name, err)
 		if pipelined && f.outOfTurn(s.addr, req, err) {
@@ -569,10 +571,9 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 		return nil, err
 	}
-	if t, ok := parseMDTM(s.ctl.mdtm); ok && resp.ModTime.IsZero() {
+	if t, ok := parseMDTM(mdtm); ok && resp.ModTime.IsZero() {
 		resp.ModTime = f.mdtmTime(s.addr, t)
 	}
-	s.ctl.mdtm = ""
 	if early && !s.ctl.sizeBad && s.ctl.sizeN >= 0 {
 		size = s.ctl.sizeN
 	} else {

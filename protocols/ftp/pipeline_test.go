@@ -345,6 +345,45 @@ func readAll(b *testing.B, c *traced, u, want string) string {
 	return string(body)
 }
 
+// TestRefusedRetrTimeNotKept: the time a refused RETR's MDTM brought
+// (sent with its EPSV) dates no later file: a file whose own MDTM is
+// refused is undated, on the same connection, text or binary.
+func TestRefusedRetrTimeNotKept(t *testing.T) {
+	for _, ext := range []string{"txt", "bin"} {
+		files := map[string]string{"a." + ext: "aaa", "gone." + ext: "ggg", "b." + ext: "bbb"}
+		s := scriptServer(t, files, func(c *ftpscript.Conn, verb, arg string) bool {
+			switch {
+			case verb == "RETR" && arg == "gone."+ext:
+				c.Reply("550 Failed to open file.")
+				return true
+			case verb == "MDTM" && arg == "b."+ext:
+				c.Reply("550 Could not get file modification time.")
+				return true
+			}
+			return false
+		})
+		c := newTraced()
+		base := "ftp://" + s.Addr() + "/"
+		c.get(t, base+"a."+ext) // EPSV proven: the next MDTM goes with EPSV and RETR
+		if _, err := c.Get(t.Context(), base+"gone."+ext); !errors.Is(err, fetch.ErrNotFound) {
+			t.Fatalf("gone.%s: %v, want not found", ext, err)
+		}
+		// A condition sends b's MDTM on its own; it is refused.
+		resp, err := c.FetchWith(t.Context(), url.MustParse(base+"b."+ext), fetch.FetchOptions{IfModifiedSince: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("b.%s: %v", ext, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if !resp.ModTime.IsZero() {
+			t.Errorf("b.%s dated %v, the time of the refused gone.%s", ext, resp.ModTime, ext)
+		}
+		if n := logins(s.Commands()); n != 1 {
+			t.Errorf("%s: %d logins, want one connection throughout", ext, n)
+		}
+	}
+}
+
 // TestPipelinedTimeRefused: an MDTM sent with a transfer's EPSV and RETR
 // and refused leaves the file undated and the conversation in step: the
 // next file comes on the same connection, dated.
