@@ -299,7 +299,8 @@ func TestTextCharset(t *testing.T) {
 	}
 }
 
-// A search item is a form; its answer a menu; /?url= leads to a page.
+// A search item is named so in its menu and is a form; its answer a
+// menu; /?url= leads to a page.
 func TestSearch(t *testing.T) {
 	addr := gopherServer(t, map[string]string{
 		"":         "7Find\t/find\tHOST\tPORT\r\n.\r\n",
@@ -307,6 +308,9 @@ func TestSearch(t *testing.T) {
 		"/nothere": "",
 	})
 	s := start(t, gateway.Options{AllowPrivate: true})
+	if _, page := get(t, s.URL+"/gopher/"+addr+"/1"); !strings.Contains(page, `<span class="kind">search</span>`) {
+		t.Errorf("the menu does not name the item a search:\n%s", page)
+	}
 	_, page := get(t, s.URL+"/gopher/"+addr+"/7/find")
 	if !strings.Contains(page, `<input type="text" name="q"`) {
 		t.Errorf("no search form:\n%s", page)

@@ -246,11 +246,6 @@ type item struct {
 	Score                  int64
 }
 
-// kinds are the words for Gopher item types.
-var kinds = map[byte]string{'0': "text", '1': "menu", '2': "CSO", '3': "error", '4': "binhex", '5': "archive", '6': "uuencode",
-	'7': "search", '8': "telnet", '9': "binary", '+': "mirror", 'g': "GIF", 'I': "image", 'T': "tn3270", 'h': "HTML",
-	's': "sound", 'd': "document", 'p': "PDF", 'r': "RTF", ';': "video", 'c': "calendar", 'M': "mail", 'P': "PDF", 'x': "XML"}
-
 // link is where a page sends the reader for a URL: its page here, the
 // URL itself for the web and the schemes that open programs, nowhere for
 // anything else (javascript:, data:).
@@ -329,7 +324,7 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 func (g *gateway) gopherItem(r *http.Request, e protocols.Entry) item {
 	it := item{Name: protocols.Printable(e.Name), Info: e.Kind == protocols.KindInfo}
 	if e.Type != "" {
-		it.Kind = kinds[e.Type[0]]
+		it.Kind = gopher.TypeWord(e.Type[0])
 		if it.Kind == "" {
 			it.Kind = "type " + protocols.Printable(e.Type[:1])
 		}

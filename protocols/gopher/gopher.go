@@ -55,6 +55,16 @@ var mediaTypes = map[byte]string{
 	'd': "application/octet-stream", 'p': "image/png", 'M': "message/rfc822", ';': "video/unknown",
 }
 
+// typeWords are the words for item types (RFC 1436 and the types in wide
+// use since), as menus shown to a reader name them.
+var typeWords = map[byte]string{'0': "text", '1': "menu", '2': "CSO", '3': "error", '4': "binhex", '5': "archive", '6': "uuencode",
+	'7': "search", '8': "telnet", '9': "binary", '+': "mirror", 'g': "GIF", 'I': "image", 'T': "tn3270", 'h': "HTML",
+	's': "sound", 'd': "document", 'p': "PDF", 'r': "RTF", ';': "video", 'c': "calendar", 'M': "mail", 'P': "PDF", 'x': "XML"}
+
+// TypeWord is the word for item type t ("menu", "search", "binary"), or ""
+// for a type without one.
+func TypeWord(t byte) string { return typeWords[t] }
+
 // RequestLine returns what is sent for the URL, without the final CRLF
 // (a filled Gopher+ form carries its own line ends).
 func RequestLine(g *url.GopherPath) string {

@@ -443,3 +443,13 @@ func TestSuggestedName(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeWord: item types have the words menus show for them; a type
+// without one has none.
+func TestTypeWord(t *testing.T) {
+	for typ, want := range map[byte]string{'1': "menu", '7': "search", '8': "telnet", 'T': "tn3270", '9': "binary", 'z': ""} {
+		if got := gopher.TypeWord(typ); got != want {
+			t.Errorf("type %q: %q, want %q", typ, got, want)
+		}
+	}
+}
