@@ -1266,15 +1266,21 @@ func (c *Client) dialer() (protocols.DialFunc, error) {
 	}, nil
 }
 
-// dataDialer dials data connections (protocols.Request.DataDial) with
-// blocking system calls where it can: only for the plain dialer, and for
-// IP addresses, as FTP's data connections are given; else with dial.
+// dataDialer dials data connections (protocols.Request.DataDial) outside
+// the net package's dialer where it can: only for the plain dialer, and
+// for IP addresses, as FTP's data connections are given; else with dial.
+// A bulk connection (protocols.Bulk) is read with blocking system calls,
+// any other waits in the runtime's poller (blockconn.DialPolled).
 func (c *Client) dataDialer(dial protocols.DialFunc) protocols.DialFunc {
-	if c.Dial != nil || c.LocalAddr != nil || !blockconn.Supported {
+	if c.Dial != nil || c.LocalAddr != nil || c.Network != "" || len(c.Resolve) > 0 || !blockconn.Supported {
 		return nil
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := blockconn.Dial(ctx, addr, c.connectTimeout())
+		dialf := blockconn.DialPolled
+		if protocols.Bulk(ctx) {
+			dialf = blockconn.Dial
+		}
+		conn, err := dialf(ctx, addr, c.connectTimeout())
 		if errors.Is(err, blockconn.ErrUnsupported) {
 			return dial(ctx, network, addr)
 		}

@@ -88,11 +88,12 @@ type Request struct {
 	// connecting, as curl counts it. 0 means no bound of its own.
 	ConnectTimeout time.Duration
 
-	// DataDial, when set, opens connections that carry one large object
-	// and are read to their end (FTP data connections of files of known
-	// size, 4 MiB or more): for such a connection it may use blocking
-	// system calls, which cost less a byte than the runtime's network
-	// poller. Nil means Dial.
+	// DataDial, when set, opens connections to IP addresses that carry
+	// one object, a file or a listing, and are read to its end (FTP data
+	// connections): it may skip the per-connection work of a general
+	// dialer. For a connection whose context says Bulk (a file of known
+	// size, 4 MiB or more) it may use blocking system calls, which cost
+	// less a byte than the runtime's network poller. Nil means Dial.
 	DataDial DialFunc
 
 	// Active, when set, is told that the server is heard from on a
@@ -289,6 +290,20 @@ func (r *Request) DataDialer() DialFunc {
 		return r.DataDial
 	}
 	return r.Dialer()
+}
+
+type bulkKey struct{}
+
+// WithBulk returns ctx marked for a DataDial call whose connection
+// carries one large object of known size, read to its end.
+func WithBulk(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bulkKey{}, true)
+}
+
+// Bulk reports whether ctx was marked by WithBulk.
+func Bulk(ctx context.Context) bool {
+	b, _ := ctx.Value(bulkKey{}).(bool)
+	return b
 }
 
 // MarkActive calls Active, if set.

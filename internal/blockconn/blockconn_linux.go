@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Supported reports whether Dial opens blocking connections here.
+// Supported reports whether Dial and DialPolled are implemented here.
 const Supported = true
 
 // Dial connects to addr, an IP address and port ("127.0.0.1:21",

@@ -17,6 +17,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+type dialFunc func(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error)
+
+// eachDial runs test with Dial and with DialPolled.
+func eachDial(t *testing.T, test func(*testing.T, dialFunc)) {
+	t.Run("Dial", func(t *testing.T) { test(t, Dial) })
+	t.Run("DialPolled", func(t *testing.T) { test(t, DialPolled) })
+}
+
 // serve accepts one connection on a new listener and hands it to f.
 func serve(t *testing.T, f func(net.Conn)) string {
 	t.Helper()
@@ -44,14 +52,16 @@ func openFDs(t *testing.T) int {
 	return len(des)
 }
 
-func TestReadWriteEOF(t *testing.T) {
+func TestReadWriteEOF(t *testing.T) { eachDial(t, testReadWriteEOF) }
+
+func testReadWriteEOF(t *testing.T, dial dialFunc) {
 	addr := serve(t, func(c net.Conn) {
 		buf := make([]byte, 5)
 		io.ReadFull(c, buf)
 		c.Write([]byte("got " + string(buf)))
 	})
 	before := openFDs(t)
-	c, err := Dial(context.Background(), addr, time.Second)
+	c, err := dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +92,13 @@ func TestReadWriteEOF(t *testing.T) {
 // TestCloseWakesRead: a Read waiting for data returns net.ErrClosed (not
 // io.EOF, which would pass for a complete transfer) when the connection
 // is closed, and the descriptor is released after it.
-func TestCloseWakesRead(t *testing.T) {
+func TestCloseWakesRead(t *testing.T) { eachDial(t, testCloseWakesRead) }
+
+func testCloseWakesRead(t *testing.T, dial dialFunc) {
 	hold, accepted := make(chan struct{}), make(chan struct{})
 	defer close(hold)
 	addr := serve(t, func(c net.Conn) { close(accepted); <-hold })
-	c, err := Dial(context.Background(), addr, time.Second)
+	c, err := dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +124,13 @@ func TestCloseWakesRead(t *testing.T) {
 	}
 }
 
-func TestReadDeadline(t *testing.T) {
+func TestReadDeadline(t *testing.T) { eachDial(t, testReadDeadline) }
+
+func testReadDeadline(t *testing.T, dial dialFunc) {
 	hold := make(chan struct{})
 	defer close(hold)
 	addr := serve(t, func(c net.Conn) { <-hold })
-	c, err := Dial(context.Background(), addr, time.Second)
+	c, err := dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,10 +179,12 @@ func full(t *testing.T) string {
 	return ""
 }
 
-func TestConnectTimeoutAndCancel(t *testing.T) {
+func TestConnectTimeoutAndCancel(t *testing.T) { eachDial(t, testConnectTimeoutAndCancel) }
+
+func testConnectTimeoutAndCancel(t *testing.T, dial dialFunc) {
 	addr := full(t)
 	start := time.Now()
-	_, err := Dial(context.Background(), addr, 200*time.Millisecond)
+	_, err := dial(context.Background(), addr, 200*time.Millisecond)
 	if err == nil || !errors.Is(err, syscall.ETIMEDOUT) {
 		t.Errorf("dial: %v, want a time-out", err)
 	}
@@ -179,7 +195,7 @@ func TestConnectTimeoutAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start = time.Now()
-	_, err = Dial(ctx, addr, 10*time.Second)
+	_, err = dial(ctx, addr, 10*time.Second)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("dial: %v, want context.Canceled", err)
 	}
@@ -188,29 +204,33 @@ func TestConnectTimeoutAndCancel(t *testing.T) {
 	}
 }
 
-func TestRefusedAndUnsupported(t *testing.T) {
+func TestRefusedAndUnsupported(t *testing.T) { eachDial(t, testRefusedAndUnsupported) }
+
+func testRefusedAndUnsupported(t *testing.T, dial dialFunc) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	if _, err := Dial(context.Background(), addr, time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+	if _, err := dial(context.Background(), addr, time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("dial to a closed port: %v", err)
 	}
-	if _, err := Dial(context.Background(), "localhost:21", time.Second); !errors.Is(err, ErrUnsupported) {
+	if _, err := dial(context.Background(), "localhost:21", time.Second); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("dial to a name: %v, want ErrUnsupported", err)
 	}
 }
 
 // TestRawConnWaits: a RawConn Read whose function reads without blocking
 // is called again once data arrives, as splicing needs.
-func TestRawConnWaits(t *testing.T) {
+func TestRawConnWaits(t *testing.T) { eachDial(t, testRawConnWaits) }
+
+func testRawConnWaits(t *testing.T, dial dialFunc) {
 	addr := serve(t, func(c net.Conn) {
 		time.Sleep(100 * time.Millisecond)
 		c.Write([]byte("late"))
 	})
-	c, err := Dial(context.Background(), addr, time.Second)
+	c, err := dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,10 +261,12 @@ func TestRawConnWaits(t *testing.T) {
 
 // TestDroppedConnFreed: a connection dropped without Close gives its
 // descriptor back once collected.
-func TestDroppedConnFreed(t *testing.T) {
+func TestDroppedConnFreed(t *testing.T) { eachDial(t, testDroppedConnFreed) }
+
+func testDroppedConnFreed(t *testing.T, dial dialFunc) {
 	addr := serve(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 	before := openFDs(t)
-	c, err := Dial(context.Background(), addr, time.Second)
+	c, err := dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

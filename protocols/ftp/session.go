@@ -165,8 +165,8 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 
 // bulk reports whether the data connection about to be made carries a
 // file of at least rcvlowat.MinSize, whose size is known: it is read with
-// blocking system calls (protocols.Request.DataDial), which cost less a
-// byte. Listings, small files and files of unknown size wait in the
+// blocking system calls (protocols.Bulk, for Request.DataDial), which
+// cost less a byte. Listings, small files and files of unknown size wait in the
 // runtime's network poller, which does not hold a thread, and with it a
 // processor, while the server is slow to send.
 func (s *session) bulk() bool {
@@ -195,8 +195,11 @@ func (s *session) dialConn(network, addr string) (net.Conn, error) {
 	first := s.control == nil
 	s.mu.Unlock()
 	dial := req.Dialer()
-	if !first && s.bulk() {
+	if !first {
 		dial = req.DataDialer()
+		if s.bulk() {
+			ctx = protocols.WithBulk(ctx)
+		}
 	}
 	conn, err := dial(ctx, network, addr)
 	if err != nil {
