@@ -40,9 +40,15 @@ func (s *Set) Lock(ctx context.Context, key string) (unlock func(), err error) {
 		}
 		s.mu.Unlock()
 	}
+	unlock = func() { <-l.held; leave() }
+	select {
+	case l.held <- struct{}{}: // free: no wait, nor a look at ctx
+		return unlock, nil
+	default:
+	}
 	select {
 	case l.held <- struct{}{}:
-		return func() { <-l.held; leave() }, nil
+		return unlock, nil
 	case <-ctx.Done():
 		leave()
 		return nil, ctx.Err()
