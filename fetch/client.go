@@ -364,6 +364,7 @@ type Client struct {
 	httpF     *http.Fetcher
 
 	targets keylock.Set // the files being downloaded (see Client.download)
+	folders openFolders // the folders they are written into
 }
 
 // Progress reports a transfer's state to [Client.Progress].

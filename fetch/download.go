@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlderef/deref/internal/safedir"
@@ -162,15 +163,24 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	}
 	var d *safedir.Dir
 	var err error
+	identity, known := "", false
 	if o.Root != nil {
 		d, err = safedir.OpenIn(o.Root, dir)
+		if err == nil {
+			defer d.Close()
+			identity, known = d.Identity()
+		}
 	} else {
-		d, err = safedir.Open(dir)
+		var f *openFolder
+		f, err = c.folders.open(dir)
+		if err == nil {
+			defer c.folders.release(dir, f)
+			d, identity, known = f.d, f.identity, f.known
+		}
 	}
 	if err != nil {
 		return "", WriteError(err)
 	}
-	defer d.Close()
 
 	name := o.Name
 	if name == "" {
@@ -183,8 +193,8 @@ func (c *Client) download(ctx context.Context, u *url.URL, dir string, o Downloa
 	// write one NAME.part at once and rename a mix of both: the second
 	// waits for the first, and replaces its file, as it would one after
 	// the other.
-	key, ok := d.Identity()
-	if ok {
+	key := identity
+	if known {
 		key += "/" + name // the folder itself, whatever the path to it
 	} else {
 		key = targetKey(o.Root, dir, name)
@@ -440,4 +450,53 @@ func targetKey(root *os.Root, dir, name string) string {
 		return abs
 	}
 	return p
+}
+
+// openFolders shares the folders that downloads under way write into:
+// downloads into one folder at once (deref -i --parallel 4 -O) open it
+// and ask its identity once, not once a file. The folder is closed when
+// the last of them ends; a download that starts after that opens it
+// again, by its path, as it may be another folder now.
+type openFolders struct {
+	mu sync.Mutex
+	m  map[string]*openFolder
+}
+
+type openFolder struct {
+	d        *safedir.Dir
+	identity string // safedir.Dir.Identity
+	known    bool
+	users    int
+}
+
+// open opens the folder dir, or shares it with the downloads into it
+// under way.
+func (fs *openFolders) open(dir string) (*openFolder, error) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f := fs.m[dir]; f != nil {
+		f.users++
+		return f, nil
+	}
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	f := &openFolder{d: d, users: 1}
+	f.identity, f.known = d.Identity()
+	if fs.m == nil {
+		fs.m = map[string]*openFolder{}
+	}
+	fs.m[dir] = f
+	return f, nil
+}
+
+// release ends a download's use of f, and closes it after the last.
+func (fs *openFolders) release(dir string, f *openFolder) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f.users--; f.users == 0 {
+		delete(fs.m, dir)
+		f.d.Close()
+	}
 }
