@@ -134,6 +134,14 @@ func (c *Client) DownloadWith(ctx context.Context, raw, dir string, o DownloadOp
 	if err != nil {
 		return "", &Error{Op: "download", URL: url.RedactString(raw), Err: fmt.Errorf("%w: %w", ErrBadURL, err)}
 	}
+	return c.DownloadURL(ctx, u, dir, o)
+}
+
+// DownloadURL is DownloadWith for a URL already parsed, as a caller that
+// has looked into it holds it (deref -i parses each URL of its list to
+// name its file).
+func (c *Client) DownloadURL(ctx context.Context, u *url.URL, dir string, o DownloadOptions) (string, error) {
+	var err error
 	var path string
 	if c.Retry == nil {
 		path, err = c.download(ctx, u, dir, o)

@@ -549,6 +549,11 @@ func TestDownload(t *testing.T) {
 	if err != nil || filepath.Dir(path) != dir {
 		t.Errorf("escaping name: %s %v", path, err)
 	}
+	// A URL already parsed is downloaded as its text is.
+	path, err = c.DownloadURL(context.Background(), url.MustParse(s.URL+"/sub/data.txt"), dir, fetch.DownloadOptions{Name: "parsed.txt"})
+	if b, _ := os.ReadFile(path); err != nil || path != filepath.Join(dir, "parsed.txt") || string(b) != "0123456789abcdefghij" {
+		t.Errorf("DownloadURL: %s %q %v", path, b, err)
+	}
 }
 
 // forwardProxy is an HTTP proxy: it answers absolute-form requests by

@@ -156,7 +156,7 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			return err
 		}
 		trace, redirect := res.watch(o)
-		path, err := c.DownloadWith(ctx, u.String(), dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, SkipExisting: o.skipExisting, Progress: progress, Checksum: sum,
+		path, err := c.DownloadURL(ctx, u, dir, fetch.DownloadOptions{Name: name, Resume: o.resume == "-", ResumePart: res.attempt > 0, ModTimeHint: o.modTimes[raw], OnlyNewer: o.onlyNewer, SkipExisting: o.skipExisting, Progress: progress, Checksum: sum,
 			Trace: trace, Redirect: redirect, IfModifiedSince: o.since, ErrorBody: o.failWithBody, IfNoneMatch: o.ifNoneMatch,
 			Received: func(resp *fetch.Response) { res.etag, res.etagSeen, res.contentType = resp.ETag, true, resp.MediaType },
 			Segments: o.segments, SegmentMin: o.segmentMin, IndexName: o.wgetDir, Listing: listingTo(o)})
