@@ -21,24 +21,15 @@ const Supported = true
 
 // Dial connects to addr, an IP address and port ("127.0.0.1:21",
 // "[::1]:21"), with a blocking connect bounded by timeout (0: the
-// kernel's own) and by ctx. Any other form of address is an error
-// wrapping ErrUnsupported: the caller then dials as usual.
+// kernel's own) and by ctx. Any other form of address (a name, a zone) is
+// an error wrapping ErrUnsupported: the caller then dials as usual.
 func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
-	ap, err := netip.ParseAddrPort(addr)
+	sa, family, raddr, err := target(addr)
 	if err != nil {
-		return nil, ErrUnsupported
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	ip := ap.Addr().Unmap()
-	var sa unix.Sockaddr
-	family := unix.AF_INET
-	if ip.Is4() {
-		sa = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
-	} else {
-		family = unix.AF_INET6
-		sa = &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16()}
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
@@ -52,7 +43,7 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, er
 		tv := unix.NsecToTimeval(max(timeout, time.Millisecond).Nanoseconds())
 		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	}
-	c := &Conn{fd: fd, raddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, ap.Port()))}
+	c := &Conn{fd: fd, raddr: raddr}
 	aborted := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		unix.Shutdown(fd, unix.SHUT_RDWR)
@@ -271,19 +262,39 @@ func (c *Conn) LocalAddr() net.Addr {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.laddr == nil && !c.closed {
-		if sa, err := unix.Getsockname(c.fd); err == nil {
-			switch sa := sa.(type) {
-			case *unix.SockaddrInet4:
-				c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
-			case *unix.SockaddrInet6:
-				c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
-			}
-		}
+		c.laddr = localAddr(c.fd)
 	}
 	if c.laddr == nil {
 		return &net.TCPAddr{}
 	}
 	return c.laddr
+}
+
+// target reads addr, an IP address without a zone and a port, as the
+// socket calls take it; any other form is ErrUnsupported.
+func target(addr string) (sa unix.Sockaddr, family int, raddr *net.TCPAddr, err error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || ap.Addr().Zone() != "" {
+		return nil, 0, nil, ErrUnsupported
+	}
+	ip := ap.Addr().Unmap()
+	raddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, ap.Port()))
+	if ip.Is4() {
+		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}, unix.AF_INET, raddr, nil
+	}
+	return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16()}, unix.AF_INET6, raddr, nil
+}
+
+// localAddr asks for the local address of the socket fd; nil if it
+// cannot be had.
+func localAddr(fd int) net.Addr {
+	switch sa, _ := unix.Getsockname(fd); sa := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+	case *unix.SockaddrInet6:
+		return &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+	}
+	return nil
 }
 
 // RemoteAddr is the address dialled.

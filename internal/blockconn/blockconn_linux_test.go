@@ -219,6 +219,10 @@ func testRefusedAndUnsupported(t *testing.T, dial dialFunc) {
 	if _, err := dial(context.Background(), "localhost:21", time.Second); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("dial to a name: %v, want ErrUnsupported", err)
 	}
+	// A zone is left to the net package, which knows the interfaces.
+	if _, err := dial(context.Background(), "[::1%lo]:21", time.Second); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("dial to an address with a zone: %v, want ErrUnsupported", err)
+	}
 }
 
 // TestRawConnWaits: a RawConn Read whose function reads without blocking

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"runtime"
 	"sync"
@@ -15,7 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DialPolled connects to addr, an IP address and port, within timeout
+// DialPolled connects to addr, an IP address and port (any other form,
+// a zone among them, is an error wrapping ErrUnsupported), within timeout
 // (none if 0) and until ctx ends, and returns a connection that waits in
 // the runtime's network poller, as the net package's do. It skips what
 // the net package's dialer does for every connection and a connection
@@ -29,23 +29,14 @@ import (
 // It is for connections the client reads rather than writes: Nagle's
 // algorithm stays on.
 func DialPolled(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
-	ap, err := netip.ParseAddrPort(addr)
-	if err != nil || ap.Addr().Zone() != "" {
-		return nil, ErrUnsupported
+	sa, family, raddr, err := target(addr)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ip := ap.Addr().Unmap()
-	c := &Polled{raddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, ap.Port()))}
-	var sa unix.Sockaddr
-	family := unix.AF_INET
-	if ip.Is4() {
-		sa = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
-	} else {
-		family = unix.AF_INET6
-		sa = &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16()}
-	}
+	c := &Polled{raddr: raddr}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
 		return nil, c.opError("dial", os.NewSyscallError("socket", err))
@@ -191,14 +182,7 @@ func (c *Polled) LocalAddr() net.Addr {
 	defer c.mu.Unlock()
 	if c.laddr == nil {
 		if rc, err := c.f.SyscallConn(); err == nil {
-			rc.Control(func(fd uintptr) {
-				switch sa, _ := unix.Getsockname(int(fd)); sa := sa.(type) {
-				case *unix.SockaddrInet4:
-					c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
-				case *unix.SockaddrInet6:
-					c.laddr = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
-				}
-			})
+			rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
 		}
 	}
 	if c.laddr == nil {
