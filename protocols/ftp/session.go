@@ -166,9 +166,9 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 // bulk reports whether the data connection about to be made carries a
 // file of at least rcvlowat.MinSize, whose size is known: it is read with
 // blocking system calls (protocols.Bulk, for Request.DataDial), which
-// cost less a byte. Listings, small files and files of unknown size wait in the
-// runtime's network poller, which does not hold a thread, and with it a
-// processor, while the server is slow to send.
+// cost less a byte. Listings, small files and files of unknown size wait
+// in the runtime's network poller, which does not hold a thread, and with
+// it a processor, while the server is slow to send.
 func (s *session) bulk() bool {
 	s.mu.Lock()
 	n := s.expect
