@@ -32,11 +32,12 @@ func TestDataDial(t *testing.T) {
 	var plain net.Dialer
 	record := func(kind string) protocols.DialFunc {
 		return func(ctx context.Context, network, a string) (net.Conn, error) {
+			seen := kind
 			if kind == "data" && protocols.Bulk(ctx) {
-				kind = "bulk"
+				seen = "bulk"
 			}
 			mu.Lock()
-			dials = append(dials, kind)
+			dials = append(dials, seen)
 			mu.Unlock()
 			return plain.DialContext(ctx, network, a)
 		}
@@ -49,6 +50,7 @@ func TestDataDial(t *testing.T) {
 		{"/pub/", []string{"control", "data"}},
 		{"/pub/README.txt;type=i", []string{"data"}},
 		{"/pub/huge.bin;type=i", []string{"bulk"}},
+		{"/pub/data.bin;type=i", []string{"data"}}, // a small file after a large one
 	} {
 		dials = nil
 		req := &protocols.Request{URL: url.MustParse("ftp://" + addr + c.path), Dial: record("control"), DataDial: record("data")}
