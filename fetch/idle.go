@@ -120,3 +120,13 @@ func (c *activeConn) CloseWrite() error {
 	}
 	return nil
 }
+
+// OnWait passes on the connection's notice of the first read that has to
+// wait, where it gives one (blockconn.Polled), and reports false where
+// it does not.
+func (c *activeConn) OnWait(wait func()) bool {
+	if n, ok := c.Conn.(interface{ OnWait(func()) bool }); ok {
+		return n.OnWait(wait)
+	}
+	return false
+}

@@ -12,9 +12,10 @@
 // runtime notices, while it waits: it is for busy connections, not for
 // small objects (a wait per object) nor for pools of idle ones.
 //
-// DialPolled's connections wait in the poller, as the net package's do,
-// for small objects: they skip the dialer's work that such a connection
-// does not need.
+// DialPolled's connections are for small objects: they skip the dialer's
+// work that such a connection does not need, and are read with
+// non-blocking calls until one finds nothing; from then on they wait in
+// the poller, as the net package's do.
 package blockconn
 
 import "errors"

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -381,14 +382,15 @@ func (r rawConn) wait(f func(fd uintptr) bool, events int16) error {
 // DialPolled connects to addr, an IP address and port (any other form,
 // a zone among them, is an error wrapping ErrUnsupported), within timeout
 // (none if 0) and until ctx ends, and returns a connection that waits in
-// the runtime's network poller, as the net package's do. It skips what
-// the net package's dialer does for every connection and a connection
-// read to its end does not need: the resolver and its address lists, a
-// context and a timer for the time-out and another hook on ctx when the
-// connect completes at once, and the system calls that read both
-// addresses and turn off Nagle's algorithm. For small FTP data connections
-// that was a sixth of the client's own time. The connection's local
-// address is asked of the system when first wanted.
+// the runtime's network poller, as the net package's do, but only once it
+// has to (see Polled). It skips what the net package's dialer does for
+// every connection and a connection read to its end does not need: the
+// resolver and its address lists, a context and a timer for the time-out
+// and another hook on ctx when the connect completes at once, and the
+// system calls that read both addresses and turn off Nagle's algorithm.
+// For small FTP data connections that was a sixth of the client's own
+// time. The connection's local address is asked of the system when first
+// wanted.
 //
 // It is for connections the client reads rather than writes: Nagle's
 // algorithm stays on.
@@ -400,7 +402,7 @@ func DialPolled(ctx context.Context, addr string, timeout time.Duration) (net.Co
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &Polled{raddr: raddr}
+	c := &Polled{raddr: raddr, sock: &socket{fd: -1}}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
 		return nil, c.opError("dial", os.NewSyscallError("socket", err))
@@ -413,12 +415,17 @@ func DialPolled(ctx context.Context, addr string, timeout time.Duration) (net.Co
 		unix.Close(fd)
 		return nil, c.opError("dial", os.NewSyscallError("connect", err))
 	}
-	// A non-blocking descriptor: the poller takes it, and a dropped
-	// connection's descriptor is closed when it is collected.
-	c.f = os.NewFile(uintptr(fd), "tcp")
+	c.sock.fd = fd
+	// A connection dropped without Close frees its descriptor once
+	// collected (an os.File, once it has one, does the same).
+	runtime.AddCleanup(c, func(s *socket) {
+		if s.fd >= 0 {
+			unix.Close(s.fd)
+		}
+	}, c.sock)
 	if err == unix.EINPROGRESS {
 		if err := c.connected(ctx, fd, sa, timeout); err != nil {
-			c.f.Close()
+			c.Close()
 			return nil, err
 		}
 	}
@@ -434,8 +441,8 @@ func DialPolled(ctx context.Context, addr string, timeout time.Duration) (net.Co
 // connected waits for the connect begun on fd to end. A second connect
 // says whether it has: EISCONN once it has succeeded, EALREADY while it
 // goes on, and the error it failed with. The first check comes before
-// any wait, timer or hook on ctx, which it needs only when the answer
-// takes time.
+// any wait, timer or hook on ctx, or the poller, which it needs only
+// when the answer takes time.
 func (c *Polled) connected(ctx context.Context, fd int, sa unix.Sockaddr, timeout time.Duration) error {
 	var cerr error
 	check := func(fd uintptr) bool {
@@ -449,15 +456,21 @@ func (c *Polled) connected(ctx context.Context, fd int, sa unix.Sockaddr, timeou
 		return true
 	}
 	if !check(uintptr(fd)) {
-		rc, err := c.f.SyscallConn()
+		c.mu.Lock()
+		f, err := c.toPoller()
+		c.mu.Unlock()
 		if err != nil {
-			return err
+			return c.opError("dial", err)
+		}
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return c.opError("dial", err)
 		}
 		if timeout > 0 {
-			c.f.SetWriteDeadline(time.Now().Add(timeout))
-			defer c.f.SetWriteDeadline(time.Time{})
+			f.SetWriteDeadline(time.Now().Add(timeout))
+			defer f.SetWriteDeadline(time.Time{})
 		}
-		stop := context.AfterFunc(ctx, func() { c.f.SetWriteDeadline(time.Unix(1, 0)) })
+		stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Unix(1, 0)) })
 		err = rc.Write(check)
 		if !stop() {
 			return ctx.Err()
@@ -474,16 +487,28 @@ func (c *Polled) connected(ctx context.Context, fd int, sa unix.Sockaddr, timeou
 	return nil
 }
 
-// Polled is a connection DialPolled opened: an os.File on the socket,
-// whose reads and writes wait in the runtime's network poller, with the
-// errors of a net.Conn.
+// Polled is a connection DialPolled opened. Its socket is non-blocking,
+// and read and written with calls of its own until one would have to
+// wait: then it goes into the runtime's network poller as an os.File,
+// and every later call goes through that file (a deadline or the
+// RawConn put it there at once). A small object whose bytes have come
+// by the first read, as those of a server nearby mostly have, costs the
+// poller nothing: no registration and no removal (two epoll_ctl calls),
+// no fcntl, and no wake-up. The errors are a net.Conn's.
 type Polled struct {
-	f     *os.File
 	raddr *net.TCPAddr
+	f     atomic.Pointer[os.File] // once in the poller
 
-	mu    sync.Mutex
-	laddr net.Addr
+	mu     sync.Mutex // held over each call on sock, and the move into the poller
+	sock   *socket
+	closed bool
+	onWait func()
+	laddr  net.Addr
 }
+
+// socket is the descriptor of a Polled outside the poller; -1 once closed
+// or given to the os.File.
+type socket struct{ fd int }
 
 func (c *Polled) opError(op string, err error) error {
 	var pe *os.PathError
@@ -496,28 +521,160 @@ func (c *Polled) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: c.raddr, Err: err}
 }
 
+// toPoller puts the socket in the poller, once; c.mu is held. A function
+// given to OnWait is called, after c.mu is released, by the caller that
+// waits; one that does not read (a deadline, the RawConn) calls it now.
+func (c *Polled) toPoller() (*os.File, error) {
+	if f := c.f.Load(); f != nil {
+		return f, nil
+	}
+	if c.closed {
+		return nil, net.ErrClosed
+	}
+	f := os.NewFile(uintptr(c.sock.fd), "tcp")
+	if f == nil {
+		return nil, os.ErrInvalid
+	}
+	c.sock.fd = -1
+	c.f.Store(f)
+	return f, nil
+}
+
+// OnWait has wait called once, when a Read first finds nothing to read
+// and goes on to wait for it (from that Read, before it waits), or when
+// the connection goes into the poller for any other reason. It reports
+// false, and keeps nothing, when the connection is in the poller
+// already: the caller cannot learn from it whether a read would wait.
+func (c *Polled) OnWait(wait func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f.Load() != nil || c.closed {
+		return false
+	}
+	c.onWait = wait
+	return true
+}
+
+// outside reports whether the socket is still outside the poller (or was
+// closed there): then c.mu is held, for the caller to release; else f is
+// the os.File that has it.
+func (c *Polled) outside() (f *os.File, ok bool) {
+	if f := c.f.Load(); f != nil {
+		return f, false
+	}
+	c.mu.Lock()
+	if f := c.f.Load(); f != nil {
+		c.mu.Unlock()
+		return f, false
+	}
+	return nil, true
+}
+
+// intoPoller moves the socket into the poller with c.mu held, releases
+// c.mu, and calls the function OnWait kept, if any.
+func (c *Polled) intoPoller() (*os.File, error) {
+	f, err := c.toPoller()
+	wait := c.onWait
+	c.onWait = nil
+	c.mu.Unlock()
+	if wait != nil && err == nil {
+		wait()
+	}
+	return f, err
+}
+
 // Read reads from the connection; it returns io.EOF at the end.
 func (c *Polled) Read(p []byte) (int, error) {
-	n, err := c.f.Read(p)
+	f, out := c.outside()
+	if out {
+		if c.closed {
+			c.mu.Unlock()
+			return 0, c.opError("read", net.ErrClosed)
+		}
+		n, err := unix.Read(c.sock.fd, p)
+		for err == unix.EINTR {
+			n, err = unix.Read(c.sock.fd, p)
+		}
+		if err != unix.EAGAIN || len(p) == 0 {
+			c.mu.Unlock()
+			switch {
+			case err != nil:
+				return 0, c.opError("read", os.NewSyscallError("read", err))
+			case n == 0 && len(p) > 0:
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		if f, err = c.intoPoller(); err != nil {
+			return 0, c.opError("read", err)
+		}
+	}
+	n, err := f.Read(p)
 	if err != nil && err != io.EOF {
 		err = c.opError("read", err)
 	}
 	return n, err
 }
 
-// Write writes to the connection.
+// Write writes all of p to the connection.
 func (c *Polled) Write(p []byte) (int, error) {
-	n, err := c.f.Write(p)
+	done := 0
+	f, out := c.outside()
+	if out {
+		if c.closed {
+			c.mu.Unlock()
+			return 0, c.opError("write", net.ErrClosed)
+		}
+		for done < len(p) {
+			n, err := unix.Write(c.sock.fd, p[done:])
+			if err == unix.EAGAIN {
+				break
+			}
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				c.mu.Unlock()
+				return done, c.opError("write", os.NewSyscallError("write", err))
+			}
+			done += n
+		}
+		if done == len(p) {
+			c.mu.Unlock()
+			return done, nil
+		}
+		var err error
+		if f, err = c.intoPoller(); err != nil {
+			return done, c.opError("write", err)
+		}
+	}
+	n, err := f.Write(p[done:])
 	if err != nil {
 		err = c.opError("write", err)
 	}
-	return n, err
+	return done + n, err
 }
 
 // Close closes the connection; a Read or Write in progress ends with
 // net.ErrClosed.
 func (c *Polled) Close() error {
-	if err := c.f.Close(); err != nil {
+	f, out := c.outside()
+	if out {
+		if c.closed {
+			c.mu.Unlock()
+			return c.opError("close", net.ErrClosed)
+		}
+		c.closed = true
+		fd := c.sock.fd
+		c.sock.fd = -1
+		c.onWait = nil
+		c.mu.Unlock()
+		if err := unix.Close(fd); err != nil {
+			return c.opError("close", os.NewSyscallError("close", err))
+		}
+		return nil
+	}
+	if err := f.Close(); err != nil {
 		return c.opError("close", err)
 	}
 	return nil
@@ -525,13 +682,23 @@ func (c *Polled) Close() error {
 
 // CloseWrite shuts down the sending side of the connection.
 func (c *Polled) CloseWrite() error {
-	rc, err := c.f.SyscallConn()
-	if err != nil {
-		return c.opError("close", err)
-	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.Shutdown(int(fd), unix.SHUT_WR) }); err != nil {
-		return c.opError("close", err)
+	f, out := c.outside()
+	if out {
+		if c.closed {
+			c.mu.Unlock()
+			return c.opError("close", net.ErrClosed)
+		}
+		serr = unix.Shutdown(c.sock.fd, unix.SHUT_WR)
+		c.mu.Unlock()
+	} else {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return c.opError("close", err)
+		}
+		if err := rc.Control(func(fd uintptr) { serr = unix.Shutdown(int(fd), unix.SHUT_WR) }); err != nil {
+			return c.opError("close", err)
+		}
 	}
 	if serr != nil {
 		return c.opError("close", os.NewSyscallError("shutdown", serr))
@@ -542,13 +709,18 @@ func (c *Polled) CloseWrite() error {
 // LocalAddr returns the connection's local address, asked of the system
 // the first time.
 func (c *Polled) LocalAddr() net.Addr {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.laddr == nil {
-		if rc, err := c.f.SyscallConn(); err == nil {
-			rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
+	f, out := c.outside()
+	if !out {
+		c.mu.Lock()
+		if c.laddr == nil {
+			if rc, err := f.SyscallConn(); err == nil {
+				rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
+			}
 		}
+	} else if c.laddr == nil && !c.closed {
+		c.laddr = localAddr(c.sock.fd)
 	}
+	defer c.mu.Unlock()
 	if c.laddr == nil {
 		return &net.TCPAddr{}
 	}
@@ -558,16 +730,43 @@ func (c *Polled) LocalAddr() net.Addr {
 // RemoteAddr returns the address dialled.
 func (c *Polled) RemoteAddr() net.Addr { return c.raddr }
 
+// file is the connection's os.File, in the poller from now on.
+func (c *Polled) file() (*os.File, error) {
+	f, out := c.outside()
+	if !out {
+		return f, nil
+	}
+	return c.intoPoller()
+}
+
 // SetDeadline sets the read and write deadlines.
-func (c *Polled) SetDeadline(t time.Time) error { return c.deadline(c.f.SetDeadline(t)) }
+func (c *Polled) SetDeadline(t time.Time) error {
+	f, err := c.file()
+	if err != nil {
+		return c.opError("set deadline", err)
+	}
+	return c.deadline(f.SetDeadline(t))
+}
 
 // SetReadDeadline sets the time after which Read fails with
 // os.ErrDeadlineExceeded.
-func (c *Polled) SetReadDeadline(t time.Time) error { return c.deadline(c.f.SetReadDeadline(t)) }
+func (c *Polled) SetReadDeadline(t time.Time) error {
+	f, err := c.file()
+	if err != nil {
+		return c.opError("set deadline", err)
+	}
+	return c.deadline(f.SetReadDeadline(t))
+}
 
 // SetWriteDeadline sets the time after which Write fails with
 // os.ErrDeadlineExceeded.
-func (c *Polled) SetWriteDeadline(t time.Time) error { return c.deadline(c.f.SetWriteDeadline(t)) }
+func (c *Polled) SetWriteDeadline(t time.Time) error {
+	f, err := c.file()
+	if err != nil {
+		return c.opError("set deadline", err)
+	}
+	return c.deadline(f.SetWriteDeadline(t))
+}
 
 func (c *Polled) deadline(err error) error {
 	if err != nil {
@@ -578,4 +777,10 @@ func (c *Polled) deadline(err error) error {
 
 // SyscallConn gives the socket's descriptor; its Read and Write wait in
 // the poller.
-func (c *Polled) SyscallConn() (syscall.RawConn, error) { return c.f.SyscallConn() }
+func (c *Polled) SyscallConn() (syscall.RawConn, error) {
+	f, err := c.file()
+	if err != nil {
+		return nil, c.opError("raw", err)
+	}
+	return f.SyscallConn()
+}

@@ -285,3 +285,55 @@ func testDroppedConnFreed(t *testing.T, dial dialFunc) {
 	}
 	t.Errorf("%d descriptors open, %d before the dropped connection", openFDs(t), before)
 }
+
+// TestPolledOnWait: a Polled connection calls the function OnWait gave
+// it only when a read has to wait, once, from that read; a read whose
+// bytes have come calls nothing. Once the connection waits in the poller,
+// OnWait says it can no longer tell.
+func TestPolledOnWait(t *testing.T) {
+	sent, waiting := make(chan struct{}), make(chan struct{})
+	addr := serve(t, func(c net.Conn) {
+		c.Write([]byte("now"))
+		close(sent)
+		<-waiting
+		c.Write([]byte("late"))
+		io.Copy(io.Discard, c)
+	})
+	conn, err := DialPolled(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := conn.(*Polled)
+	guard := time.AfterFunc(10*time.Second, func() { c.Close() }) // a read that waits unnoticed ends in an error
+	defer guard.Stop()
+	<-sent
+	calls := 0
+	if !c.OnWait(func() { calls++ }) {
+		t.Fatal("OnWait refused on a new connection")
+	}
+	// The bytes are there before the read (polled on the descriptor, which
+	// puts nothing in the runtime's poller).
+	if n, err := unix.Poll([]unix.PollFd{{Fd: int32(c.sock.fd), Events: unix.POLLIN}}, 10000); n != 1 || err != nil {
+		t.Fatalf("poll: %d, %v", n, err)
+	}
+	buf := make([]byte, 10)
+	n, err := c.Read(buf)
+	if err != nil || string(buf[:n]) != "now" || calls != 0 {
+		t.Fatalf("read %q, %v, the function called %d times: want now, and no call", buf[:n], err, calls)
+	}
+	if !c.OnWait(func() { calls++; close(waiting) }) {
+		t.Fatal("OnWait refused after a read that did not wait")
+	}
+	n, err = c.Read(buf)
+	if err != nil || string(buf[:n]) != "late" || calls != 1 {
+		t.Fatalf("read %q, %v, the function called %d times: want late, once (the server writes only after it is called)", buf[:n], err, calls)
+	}
+	if c.OnWait(func() { calls++ }) {
+		t.Error("OnWait accepted on a connection in the poller")
+	}
+	c.Close()
+	if calls != 1 {
+		t.Errorf("the function called %d times", calls)
+	}
+}

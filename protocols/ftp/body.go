@@ -107,10 +107,19 @@ func (b *dataBody) watchIfWaiting() {
 	}
 	start := b.watch
 	b.watch = nil
+	if w, ok := b.raw.(waitNotifier); ok && w.OnWait(func() { b.unwatch = after(watchDelay, start) }) {
+		return // armed by the first read that waits, if one does
+	}
 	if b.raw != nil && readable(b.raw) {
 		return // the server sent: the 150 came before, and is read with the next reply
 	}
 	b.unwatch = after(watchDelay, start)
+}
+
+// waitNotifier is a data connection that tells when a read first has to
+// wait (blockconn.Polled): it costs no poll to ask.
+type waitNotifier interface {
+	OnWait(wait func()) bool
 }
 
 // watchDelay is how long a transfer read before its 150 waits for its
