@@ -61,10 +61,28 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	}
 	folders := map[string]*folder{}
 	var order []string
+	// Whether a server's transfers ask their own times is asked once per
+	// server, and its URLs are then passed over without more work.
+	type server struct{ scheme, user, host, port string }
+	inline := map[server]bool{}
 	for _, raw := range urls {
 		u, err := parseArg(raw)
 		if err != nil || !c.HasModTimes(u.Scheme) {
 			continue
+		}
+		if !onlyNewer {
+			k := server{scheme: u.Scheme, host: u.Host, port: u.Port}
+			if u.User != nil {
+				k.user = u.User.String()
+			}
+			in, ok := inline[k]
+			if !ok {
+				in = c.InlineTimes(u)
+				inline[k] = in
+			}
+			if in {
+				continue
+			}
 		}
 		fp, err := u.FTP()
 		if err != nil || fp.Name == "" || fp.Type == 'd' {
@@ -90,7 +108,7 @@ func folderTimes(ctx context.Context, c *fetch.Client, urls []string, parallel i
 	slots := make(chan struct{}, max(parallel, 1))
 	for _, key := range order {
 		f := folders[key]
-		if len(f.raws) < 2 || !onlyNewer && c.InlineTimes(f.u) {
+		if len(f.raws) < 2 {
 			continue
 		}
 		names := make([]string, 0, len(f.raws))
