@@ -20,6 +20,7 @@ type idleWatch struct {
 	last   atomic.Int64 // UnixNano of the last byte read, or of the first deadline less idle
 	cancel context.CancelFunc
 	active atomic.Bool // a byte has arrived: the watch counts idle time only
+	ended  atomic.Bool // stop was called: reads (a body's) are not timed
 	mu     sync.Mutex
 	timer  *time.Timer
 	fired  bool
@@ -55,6 +56,9 @@ func (w *idleWatch) wrap(dial protocols.DialFunc) protocols.DialFunc {
 // touch records that the server was heard from. The first time, the
 // watch stops allowing for the connect time-out: only idle time counts.
 func (w *idleWatch) touch() {
+	if w.ended.Load() {
+		return // a body read after the exchange: its own watch times it
+	}
 	w.last.Store(time.Now().UnixNano())
 	if !w.active.Swap(true) {
 		w.mu.Lock()
@@ -81,6 +85,7 @@ func (w *idleWatch) check() {
 
 // stop ends the watch; it reports whether the watch had not fired.
 func (w *idleWatch) stop() bool {
+	w.ended.Store(true)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
