@@ -521,9 +521,8 @@ func (c *Polled) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: c.raddr, Err: err}
 }
 
-// toPoller puts the socket in the poller, once; c.mu is held. A function
-// given to OnWait is called, after c.mu is released, by the caller that
-// waits; one that does not read (a deadline, the RawConn) calls it now.
+// toPoller puts the socket in the poller, once, as an os.File; c.mu is
+// held. It calls nothing: see intoPoller.
 func (c *Polled) toPoller() (*os.File, error) {
 	if f := c.f.Load(); f != nil {
 		return f, nil

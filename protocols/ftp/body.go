@@ -107,6 +107,8 @@ func (b *dataBody) watchIfWaiting() {
 	}
 	start := b.watch
 	b.watch = nil
+	// The function is called by the read that waits (this goroutine's),
+	// or by CopyTo's splice when it takes the socket into the poller.
 	if w, ok := b.raw.(waitNotifier); ok && w.OnWait(func() { b.unwatch = after(watchDelay, start) }) {
 		return // armed by the first read that waits, if one does
 	}
