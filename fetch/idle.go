@@ -20,11 +20,10 @@ type idleWatch struct {
 	last   atomic.Int64 // UnixNano of the last byte read, or of the first deadline less idle
 	cancel context.CancelFunc
 	active atomic.Bool // a byte has arrived: the watch counts idle time only
-	ended  atomic.Bool // stop was called: reads (a body's) are not timed
+	done   atomic.Bool // stopped or fired: reads (a body's, after the exchange) are not timed
 	mu     sync.Mutex
 	timer  *time.Timer
 	fired  bool
-	done   bool
 }
 
 // watchIdle wraps req's dial function so that reads on its connections
@@ -56,13 +55,13 @@ func (w *idleWatch) wrap(dial protocols.DialFunc) protocols.DialFunc {
 // touch records that the server was heard from. The first time, the
 // watch stops allowing for the connect time-out: only idle time counts.
 func (w *idleWatch) touch() {
-	if w.ended.Load() {
+	if w.done.Load() {
 		return // a body read after the exchange: its own watch times it
 	}
 	w.last.Store(time.Now().UnixNano())
 	if !w.active.Swap(true) {
 		w.mu.Lock()
-		if !w.done {
+		if !w.done.Load() {
 			w.timer.Reset(w.idle)
 		}
 		w.mu.Unlock()
@@ -72,23 +71,23 @@ func (w *idleWatch) touch() {
 func (w *idleWatch) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.done {
+	if w.done.Load() {
 		return
 	}
 	if left := time.Until(time.Unix(0, w.last.Load()).Add(w.idle)); left > 0 {
 		w.timer.Reset(left)
 		return
 	}
-	w.fired, w.done = true, true
+	w.fired = true
+	w.done.Store(true)
 	w.cancel()
 }
 
 // stop ends the watch; it reports whether the watch had not fired.
 func (w *idleWatch) stop() bool {
-	w.ended.Store(true)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.done = true
+	w.done.Store(true)
 	w.timer.Stop()
 	return !w.fired
 }

@@ -501,7 +501,6 @@ type Polled struct {
 
 	mu     sync.Mutex // held over each call on sock, and the move into the poller
 	sock   *socket
-	closed bool
 	onWait func()
 	laddr  net.Addr
 }
@@ -527,7 +526,7 @@ func (c *Polled) toPoller() (*os.File, error) {
 	if f := c.f.Load(); f != nil {
 		return f, nil
 	}
-	if c.closed {
+	if c.sock.fd < 0 {
 		return nil, net.ErrClosed
 	}
 	f := os.NewFile(uintptr(c.sock.fd), "tcp")
@@ -547,7 +546,7 @@ func (c *Polled) toPoller() (*os.File, error) {
 func (c *Polled) OnWait(wait func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.f.Load() != nil || c.closed {
+	if c.f.Load() != nil || c.sock.fd < 0 {
 		return false
 	}
 	c.onWait = wait
@@ -586,7 +585,7 @@ func (c *Polled) intoPoller() (*os.File, error) {
 func (c *Polled) Read(p []byte) (int, error) {
 	f, out := c.outside()
 	if out {
-		if c.closed {
+		if c.sock.fd < 0 {
 			c.mu.Unlock()
 			return 0, c.opError("read", net.ErrClosed)
 		}
@@ -620,7 +619,7 @@ func (c *Polled) Write(p []byte) (int, error) {
 	done := 0
 	f, out := c.outside()
 	if out {
-		if c.closed {
+		if c.sock.fd < 0 {
 			c.mu.Unlock()
 			return 0, c.opError("write", net.ErrClosed)
 		}
@@ -659,11 +658,10 @@ func (c *Polled) Write(p []byte) (int, error) {
 func (c *Polled) Close() error {
 	f, out := c.outside()
 	if out {
-		if c.closed {
+		if c.sock.fd < 0 {
 			c.mu.Unlock()
 			return c.opError("close", net.ErrClosed)
 		}
-		c.closed = true
 		fd := c.sock.fd
 		c.sock.fd = -1
 		c.onWait = nil
@@ -684,7 +682,7 @@ func (c *Polled) CloseWrite() error {
 	var serr error
 	f, out := c.outside()
 	if out {
-		if c.closed {
+		if c.sock.fd < 0 {
 			c.mu.Unlock()
 			return c.opError("close", net.ErrClosed)
 		}
@@ -716,7 +714,7 @@ func (c *Polled) LocalAddr() net.Addr {
 				rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
 			}
 		}
-	} else if c.laddr == nil && !c.closed {
+	} else if c.laddr == nil && c.sock.fd >= 0 {
 		c.laddr = localAddr(c.sock.fd)
 	}
 	defer c.mu.Unlock()
