@@ -649,7 +649,7 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 		}
 		from = o
 	}
-	r, err := gowarc.NewWarcFileReader(from.File, from.Offset, lenient...)
+	r, err := openReader(from.File, from.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
@@ -684,7 +684,7 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 // attribute block, an FTP file's control conversation. It looks at the
 // 64 records after the capture's.
 func (a *Archive) Related(c Capture, mediaType string) (*Payload, error) {
-	r, err := gowarc.NewWarcFileReader(c.File, c.Offset, lenient...)
+	r, err := openReader(c.File, c.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
@@ -724,7 +724,7 @@ func (a *Archive) repeated(c Capture) (Capture, error) {
 			return o, nil
 		}
 	}
-	r, err := gowarc.NewWarcFileReader(c.File, c.Offset, lenient...)
+	r, err := openReader(c.File, c.Offset)
 	if err == nil {
 		defer r.Close()
 		if rec, _, _, err := r.Next(); err == nil {

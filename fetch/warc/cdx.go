@@ -255,7 +255,7 @@ func scanIndex(path string) ([]cdxEntry, []int64, error) {
 // at with where every record starts. A record that is not whole ends the
 // reading, with an error naming it.
 func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64)) error {
-	r, err := gowarc.NewWarcFileReader(path, 0, lenient...)
+	r, err := openReader(path, 0)
 	if err != nil {
 		return fmt.Errorf("warc: indexing %s: %w", path, err)
 	}

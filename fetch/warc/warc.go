@@ -500,13 +500,22 @@ func (d *digester) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// builders serialises the making of gowarc's record builders: each sets
-// a global of github.com/google/uuid (EnableRandPool) without a lock,
-// which every uuid.New reads, so that two at once, or one beside a new
-// record ID, are a data race. Records take their IDs from newRecordID
-// instead, and warcinfo records are made here, not inside gowarc's file
-// writer, so that nothing else makes one.
+// builders serialises the making of gowarc's record builders and file
+// readers: each makes its options, which sets a global of
+// github.com/google/uuid (EnableRandPool) without a lock, which every
+// uuid.New reads, so that two at once, or one beside a new record ID, are
+// a data race. Records take their IDs from newRecordID instead, warcinfo
+// records are made here, not inside gowarc's file writer, and readers
+// are opened by openReader, so that nothing else makes one.
 var builders sync.Mutex
+
+// openReader opens the WARC file at path to read from offset on, with
+// the lenient options (see builders).
+func openReader(path string, offset int64) (*gowarc.WarcFileReader, error) {
+	builders.Lock()
+	defer builders.Unlock()
+	return gowarc.NewWarcFileReader(path, offset, lenient...)
+}
 
 // newRecordID is a WARC-Record-ID: a random (version 4) UUID URN.
 func newRecordID() (string, error) {

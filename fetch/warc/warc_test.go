@@ -480,3 +480,50 @@ func TestStreamedBlockUnspooled(t *testing.T) {
 		t.Errorf("records of %q", uris)
 	}
 }
+
+// A file is indexed (read with gowarc's reader) while a writer of
+// another archive makes records: under the race detector, each reader
+// and builder that gowarc makes sets a global of the UUID package, so
+// the two must not be made at once.
+func TestIndexBesideWriter(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first")
+	w, err := warc.Create(first, warc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/a", Date: when, MediaType: "text/plain", Body: strings.NewReader("a\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		w, err := warc.Create(filepath.Join(dir, "second"), warc.Options{})
+		if err != nil {
+			done <- err
+			return
+		}
+		for i := range 50 {
+			if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://h/0/" + strconv.Itoa(i), Date: when, MediaType: "text/plain", Body: strings.NewReader("b\n")}); err != nil {
+				w.Close()
+				done <- err
+				return
+			}
+		}
+		done <- w.Close()
+	}()
+	for range 50 {
+		if err := warc.Index(first + ".warc.gz"); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readAll(t, filepath.Join(dir, "second.warc.gz"))); n != 51 {
+		t.Errorf("%d records in the second file, want 51", n)
+	}
+}
