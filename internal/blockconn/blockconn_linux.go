@@ -708,16 +708,18 @@ func (c *Polled) CloseWrite() error {
 func (c *Polled) LocalAddr() net.Addr {
 	f, out := c.outside()
 	if !out {
-		c.mu.Lock()
-		if c.laddr == nil {
-			if rc, err := f.SyscallConn(); err == nil {
-				rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
-			}
-		}
-	} else if c.laddr == nil && c.sock.fd >= 0 {
-		c.laddr = localAddr(c.sock.fd)
+		c.mu.Lock() // for laddr
 	}
 	defer c.mu.Unlock()
+	switch {
+	case c.laddr != nil:
+	case out && c.sock.fd >= 0:
+		c.laddr = localAddr(c.sock.fd)
+	case !out:
+		if rc, err := f.SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) { c.laddr = localAddr(int(fd)) })
+		}
+	}
 	if c.laddr == nil {
 		return &net.TCPAddr{}
 	}
@@ -737,32 +739,28 @@ func (c *Polled) file() (*os.File, error) {
 }
 
 // SetDeadline sets the read and write deadlines.
-func (c *Polled) SetDeadline(t time.Time) error {
-	f, err := c.file()
-	if err != nil {
-		return c.opError("set deadline", err)
-	}
-	return c.deadline(f.SetDeadline(t))
-}
+func (c *Polled) SetDeadline(t time.Time) error { return c.setDeadline((*os.File).SetDeadline, t) }
 
 // SetReadDeadline sets the time after which Read fails with
 // os.ErrDeadlineExceeded.
 func (c *Polled) SetReadDeadline(t time.Time) error {
-	f, err := c.file()
-	if err != nil {
-		return c.opError("set deadline", err)
-	}
-	return c.deadline(f.SetReadDeadline(t))
+	return c.setDeadline((*os.File).SetReadDeadline, t)
 }
 
 // SetWriteDeadline sets the time after which Write fails with
 // os.ErrDeadlineExceeded.
 func (c *Polled) SetWriteDeadline(t time.Time) error {
+	return c.setDeadline((*os.File).SetWriteDeadline, t)
+}
+
+// setDeadline sets a deadline with set on the connection's file, which
+// puts the connection in the poller: only the poller keeps deadlines.
+func (c *Polled) setDeadline(set func(*os.File, time.Time) error, t time.Time) error {
 	f, err := c.file()
 	if err != nil {
 		return c.opError("set deadline", err)
 	}
-	return c.deadline(f.SetWriteDeadline(t))
+	return c.deadline(set(f, t))
 }
 
 func (c *Polled) deadline(err error) error {
