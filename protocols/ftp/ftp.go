@@ -312,11 +312,21 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			req.Tracef(protocols.TraceInfo, "the RETR sent with EPSV was not answered in turn; trying again on a new connection")
 			continue
 		}
-		if reused && attempt == 0 && (errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale)) && ctx.Err() == nil {
+		if reused && attempt == 0 && stale(err) && ctx.Err() == nil {
+			req.Tracef(protocols.TraceInfo, "the kept connection failed; trying again on a new one")
 			continue // the pooled connection had gone stale, or cannot find its way back
 		}
 		return nil, err
 	}
+}
+
+// stale reports whether err, on a connection kept from an earlier URL,
+// says the connection rather than the URL failed: a network error, a
+// directory it cannot return to, or a 421 (the server closing it, as
+// vsftpd's "421 Timeout." after an idle time).
+func stale(err error) bool {
+	var re *ReplyError
+	return errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale) || errors.As(err, &re) && re.Err.Code == 421
 }
 
 type loginInfo struct {

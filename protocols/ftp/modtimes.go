@@ -84,12 +84,12 @@ func (f *Fetcher) inFolder(ctx context.Context, req *protocols.Request, names []
 			return nil
 		}
 		var re *ReplyError
-		if !broken && (errors.As(err, &re) || errors.Is(err, errors.ErrUnsupported)) {
+		if !broken && (errors.As(err, &re) && re.Err.Code != 421 || errors.Is(err, errors.ErrUnsupported)) {
 			s.release() // a refused CWD leaves the connection usable
 		} else {
 			s.discard()
 		}
-		if reused && attempt == 0 && (errors.Is(err, protocols.ErrNetwork) || errors.Is(err, errStale)) && ctx.Err() == nil {
+		if reused && attempt == 0 && stale(err) && ctx.Err() == nil {
 			continue
 		}
 		return err

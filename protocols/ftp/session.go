@@ -18,6 +18,7 @@ import (
 	jftp "github.com/jlaffaye/ftp"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/idleconn"
 	"github.com/urlderef/deref/protocols/internal/rcvlowat"
 )
 
@@ -56,6 +57,10 @@ type session struct {
 	ctl control // the control connection's state beside the library's
 }
 
+// shutTimeout bounds the wait for a transfer's final reply, by the
+// library's deadline on the control connection (a variable for tests).
+var shutTimeout = 30 * time.Second
+
 // poolID says which idle sessions a fetch may take: those of the same
 // server, user, password and TLS mode. The password is kept as a digest.
 type poolID struct {
@@ -73,10 +78,23 @@ func (f *Fetcher) session(ctx context.Context, req *protocols.Request, l loginIn
 	addr := req.URL.HostPort()
 	key := poolKey(addr, l)
 	f.mu.Lock()
-	if ss := f.idle[key]; len(ss) > 0 {
+	for len(f.idle[key]) > 0 {
+		ss := f.idle[key]
 		s := ss[len(ss)-1]
 		f.idle[key] = ss[:len(ss)-1]
 		f.mu.Unlock()
+		if len(s.ctl.owed) == 0 && !idleconn.Usable(s.control.Conn) {
+			// Closed by the server while idle, or sent a reply unasked
+			// (vsftpd's "421 Timeout."): dropped, and another taken. A
+			// session that left replies to read later (an early read's
+			// 226) has them waiting: the retry of a kept session that
+			// fails covers that one.
+			req.Tracef(protocols.TraceInfo, "the kept connection to "+addr+" was closed by the server while idle; not reused")
+			s.done = true
+			s.control.Close()
+			f.mu.Lock()
+			continue
+		}
 		req.MarkActive() // connected already: only idle time counts
 		return s, true, nil
 	}
@@ -95,7 +113,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 		jftp.DialWithDialFunc(s.dialConn),
 		jftp.DialWithDisabledEPSV(noEPSV),
 		jftp.DialWithTrustPasvIP(f.TrustPASVAddress),
-		jftp.DialWithShutTimeout(30 * time.Second),
+		jftp.DialWithShutTimeout(shutTimeout),
 	}
 	if l.tls == 'e' {
 		opts = append(opts, jftp.DialWithExplicitTLS(s.tlsConf))
@@ -364,6 +382,15 @@ func (s *session) release() {
 	s.mu.Lock()
 	s.data, s.rawData = nil, nil
 	s.mu.Unlock()
+	// The library sets a deadline on the control connection before it
+	// reads a transfer's final reply (its shut time-out) and leaves it
+	// there: kept, the connection would fail its next command once that
+	// time had passed, however healthy.
+	if err := s.control.SetDeadline(time.Time{}); err != nil {
+		s.done = false
+		s.discard()
+		return
+	}
 	f := s.f
 	max := f.MaxIdle
 	if max == 0 {

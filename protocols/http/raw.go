@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/idleconn"
 	"github.com/urlderef/deref/protocols/internal/rcvlowat"
 	"github.com/urlderef/deref/protocols/internal/splice"
 )
@@ -37,16 +38,24 @@ type connPool struct {
 	idle map[string][]net.Conn
 }
 
+// get takes an idle connection to addr, passing over (and closing) those
+// the server closed while they were idle; nil when none is left.
 func (p *connPool) get(addr string) net.Conn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	cs := p.idle[addr]
-	if len(cs) == 0 {
-		return nil
+	for {
+		p.mu.Lock()
+		cs := p.idle[addr]
+		if len(cs) == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		c := cs[len(cs)-1]
+		p.idle[addr] = cs[:len(cs)-1]
+		p.mu.Unlock()
+		if idleconn.Usable(c) {
+			return c
+		}
+		c.Close()
 	}
-	c := cs[len(cs)-1]
-	p.idle[addr] = cs[:len(cs)-1]
-	return c
 }
 
 func (p *connPool) put(addr string, c net.Conn) {

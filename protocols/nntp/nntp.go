@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/internal/idleconn"
 	"github.com/urlderef/deref/url"
 )
 
@@ -116,10 +117,19 @@ func (f *Fetcher) get(ctx context.Context, req *protocols.Request) (*conn, bool,
 	addr, _, implicitTLS := f.ServerAddr(req.URL)
 	key := addr + "\x00" + req.Credentials.User + "\x00" + strconv.FormatBool(implicitTLS || f.StartTLS)
 	f.mu.Lock()
-	if l := f.idle[key]; len(l) > 0 {
+	for len(f.idle[key]) > 0 {
+		l := f.idle[key]
 		c := l[len(l)-1]
 		f.idle[key] = l[:len(l)-1]
 		f.mu.Unlock()
+		if !idleconn.Usable(c.raw) {
+			// Closed by the server while idle, or a reply sent unasked
+			// (INN's "400 ... timeout"): dropped, and another taken.
+			req.Tracef(protocols.TraceInfo, "the kept connection to "+addr+" was closed by the server while idle; not reused")
+			c.raw.Close()
+			f.mu.Lock()
+			continue
+		}
 		c.req = req
 		c.limit = req.LineLimit()
 		req.MarkActive() // connected already: only idle time counts

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/protocols"
@@ -69,5 +70,30 @@ func TestSessionArticles(t *testing.T) {
 	}
 	if err := sess.Articles(ctx, []string{"1", "x\r\nQUIT"}, 0, nil); !errors.Is(err, protocols.ErrBadURL) {
 		t.Errorf("bad spec: %v", err)
+	}
+}
+
+// TestKeptClosedByServer: a kept connection that the server closed while
+// it was idle, saying "400" first, is dropped and replaced: the next
+// URL is fetched over a new connection, and the 400 is never taken as a
+// command's reply.
+func TestKeptClosedByServer(t *testing.T) {
+	s := newServer(t)
+	s.IdleTimeout = 200 * time.Millisecond
+	start(t, s)
+	f := &nntp.Fetcher{Server: s.Addr()}
+	defer f.CloseIdle()
+	for i := range 2 {
+		r, err := get(t, f, "news:a1@test", nil)
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if b := read(t, r); !strings.Contains(b, "Hello.") {
+			t.Errorf("round %d: %q", i, b)
+		}
+		time.Sleep(400 * time.Millisecond) // the server says 400 and hangs up
+	}
+	if n := s.Conns(); n != 2 {
+		t.Errorf("%d connections for two URLs with the first closed by the server, want 2", n)
 	}
 }

@@ -30,6 +30,10 @@ type Server struct {
 	Greeting string
 	// Handle, when set, is asked first for every command.
 	Handle Handler
+	// IdleTimeout, when set, is how long a connection may go without a
+	// command: then the server replies "421 Timeout." and closes it, as
+	// vsftpd does after its idle_session_timeout.
+	IdleTimeout time.Duration
 
 	ln       net.Listener
 	mu       sync.Mutex
@@ -144,7 +148,14 @@ func (s *Server) serve(conn net.Conn) {
 	r := bufio.NewReader(conn)
 	early := false // the line came before the previous one was answered
 	for {
+		if s.IdleTimeout > 0 {
+			conn.SetReadDeadline(time.Now().Add(s.IdleTimeout))
+		}
 		line, err := r.ReadString('\n')
+		if ne, ok := err.(net.Error); ok && ne.Timeout() && line == "" {
+			c.Reply("421 Timeout.")
+			return
+		}
 		if err != nil {
 			return
 		}

@@ -63,6 +63,10 @@ type Server struct {
 	ImplicitTLS bool
 	// Fault applies to every ARTICLE.
 	Fault Fault
+	// IdleTimeout, when set, is how long a connection may go without a
+	// command: then the server says "400" (RFC 3977 §3.2.1.1: the
+	// service is closing the connection) and closes it.
+	IdleTimeout time.Duration
 
 	mu     sync.Mutex
 	groups map[string][]*Article
@@ -157,9 +161,19 @@ func (s *Server) serve(c net.Conn) {
 	ss := &session{s: s, c: c, r: bufio.NewReader(c), w: bufio.NewWriter(c), reader: !s.ModeReader}
 	ss.reply("200 nntpd ready (posting prohibited)")
 	for {
-		c.SetDeadline(time.Now().Add(time.Minute))
+		idle := time.Minute
+		if s.IdleTimeout > 0 {
+			idle = s.IdleTimeout
+		}
+		c.SetDeadline(time.Now().Add(idle))
 		ss.w.Flush()
 		line, err := ss.r.ReadString('\n')
+		if ne, ok := err.(net.Error); ok && ne.Timeout() && line == "" && s.IdleTimeout > 0 {
+			c.SetDeadline(time.Now().Add(time.Second))
+			ss.reply("400 Idle timeout, closing connection")
+			ss.w.Flush()
+			return
+		}
 		if err != nil {
 			return
 		}
