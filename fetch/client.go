@@ -483,6 +483,14 @@ type FetchOptions struct {
 	// crawl's Referer; a field [Client.Header] names too is left out,
 	// the Client's going instead.
 	Header [][2]string
+	// Anonymous makes the retrieval one anybody could make: it logs in
+	// with the URL's own user and password only, never with what the
+	// Client holds for its user (User and Password, the netrc file, the
+	// Prompt, Header's Authorization and Cookie fields, the Jar, the
+	// TLSConfig's client certificates), and asks nobody anything (a
+	// Gopher+ form goes unanswered). A gateway's requests are anonymous,
+	// whatever Client it is given.
+	Anonymous bool
 	// Verbatim asks for the object's bytes as the server holds them where
 	// the URL does not say otherwise (FTP's TYPE I for a URL without
 	// ;type=); see protocols.Request. A Client with a Recorder always
@@ -679,6 +687,13 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	f, err := c.prepare(req)
 	if err != nil {
 		return nil, err
+	}
+	if o.Anonymous {
+		req.Anonymous, req.Jar, login = true, nil, false
+		if t := req.TLS; t != nil && (len(t.Certificates) > 0 || t.GetClientCertificate != nil) {
+			req.TLS = t.Clone()
+			req.TLS.Certificates, req.TLS.GetClientCertificate = nil, nil
+		}
 	}
 	if err := c.credentials(req, login); err != nil {
 		return nil, err
@@ -1146,8 +1161,12 @@ func (c *Client) credentials(req *protocols.Request, login bool) error {
 	// A user without a password is asked for one when there is a prompt
 	// (the command has one on a terminal), else looked up in the netrc
 	// file; a URL without a user takes the netrc file's login for the host.
-	askUser := cr.HasUser && !cr.HasPassword && c.Prompt != nil
-	if !cr.HasPassword && !askUser && c.NetrcFile != "" && !c.local(u.Scheme) {
+	prompt := c.Prompt
+	if req.Anonymous {
+		prompt = nil // nobody is there to ask, and the netrc file is not the visitor's
+	}
+	askUser := cr.HasUser && !cr.HasPassword && prompt != nil
+	if !cr.HasPassword && !askUser && c.NetrcFile != "" && !c.local(u.Scheme) && !req.Anonymous {
 		entries, err := c.netrcEntries()
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrAuth, err)
@@ -1163,8 +1182,8 @@ func (c *Client) credentials(req *protocols.Request, login bool) error {
 			cr.Password, cr.HasPassword = e.Password, e.Password != "" || e.Login != ""
 		}
 	}
-	if cr.HasUser && !cr.HasPassword && c.Prompt != nil {
-		cr.Prompt = func(ctx context.Context, user string) (string, error) { return c.Prompt(ctx, u, user) }
+	if cr.HasUser && !cr.HasPassword && prompt != nil {
+		cr.Prompt = func(ctx context.Context, user string) (string, error) { return prompt(ctx, u, user) }
 	}
 	for _, s := range []string{cr.User, cr.Password} {
 		if err := url.CheckArg("credentials", s); err != nil {

@@ -150,6 +150,13 @@ type Request struct {
 	// response sets are given to it.
 	Jar http.CookieJar
 
+	// Anonymous says the retrieval is made for someone other than the
+	// user running the program (a gateway's visitor): a fetcher asks the
+	// user nothing (a Gopher+ form goes unanswered, as without an Ask
+	// function) and logs in with Credentials only, which then hold what
+	// the URL itself carries.
+	Anonymous bool
+
 	// HeadOnly asks for the object's metadata only: HTTP sends HEAD, FTP
 	// stops after SIZE and MDTM. The Response's Body then yields nothing.
 	// Protocols that cannot tell metadata apart from the object ignore it,

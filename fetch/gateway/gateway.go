@@ -163,7 +163,11 @@ type gateway struct {
 // Handler returns the gateway. It sets c.Dial to a dialer that checks
 // every address dialled (wrapping the dial function c had), but for the
 // news server c is set up with (c.NNTP.Server, else $NNTPSERVER): c should
-// be the gateway's own client.
+// be the gateway's own client. Every retrieval for a visitor is anonymous
+// (fetch.FetchOptions.Anonymous): it logs in with what the URL carries
+// only, never with the credentials c holds for the one running it (its
+// netrc file, User, Prompt, Header's Authorization and Cookie fields, Jar
+// or client certificates), and asks nothing on a terminal.
 func Handler(c *fetch.Client, o Options) http.Handler {
 	if o.PerClient <= 0 {
 		o.PerClient = 32
@@ -407,7 +411,9 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 		return nil, nil, err
 	}
 	release := sync.OnceFunc(func() { hostRelease(); <-g.upstream })
-	resp, err := g.c.Fetch(r.Context(), u, offset)
+	// Anonymous: a visitor is answered with what the URL carries, never
+	// with the credentials the Client holds for the one running it.
+	resp, err := g.c.FetchWith(r.Context(), u, fetch.FetchOptions{Offset: offset, Anonymous: true})
 	if err != nil {
 		release()
 		return nil, nil, err

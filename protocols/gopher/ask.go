@@ -55,7 +55,7 @@ func (f *Fetcher) fillForm(ctx context.Context, req *protocols.Request, g *url.G
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%w: the item has no +ASK form", protocols.ErrProtocol)
 	}
-	if f.Ask == nil {
+	if f.Ask == nil || req.Anonymous {
 		return nil, fmt.Errorf("%w: the item is a form of %d questions, and nothing is set to answer them", protocols.ErrNotRetrievable, len(qs))
 	}
 	answers, err := f.Ask(ctx, qs)
