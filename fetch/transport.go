@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlderef/deref/internal/byterange"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
 )
@@ -23,10 +24,15 @@ import (
 //	}
 //	resp, err := (&http.Client{Transport: t}).Get("ftp://ftp.example.org/pub/README")
 //
-// It answers GET and HEAD (others get 405). A Range of the form
-// "bytes=N-" asks for the object from byte N: the answer is 206 with a
-// Content-Range when the protocol resumed there, 200 with the whole
-// object when it could not. If-Modified-Since is passed on (304).
+// It answers GET and HEAD (others get 405). A GET's Range of one range
+// ("bytes=N-M", "bytes=N-" or "bytes=-N") is answered with 206 and its
+// bytes, of every scheme: the server is asked to start there where the
+// protocol can resume, and the bytes before it are skipped here where it
+// cannot; the Content-Range names the object's length, or "*" where the
+// protocol gives none and the range ends before the object. If-Range is
+// honoured as RFC 9110 says (a date must be the object's Last-Modified
+// exactly): otherwise, and for several ranges, the whole object comes
+// with 200. If-Modified-Since is passed on (304).
 //
 // When the server answered with a refusal, the answer is a status with
 // the error's text as its body: 404 not found, 403 permission, 401 login
@@ -72,16 +78,17 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 	}
 	head := req.Method == nethttp.MethodHead
 	o := FetchOptions{HeadOnly: head}
-	if n, ok := rangeStart(req.Header.Get("Range")); ok {
-		o.Offset = n
+	rng, ranged := byterange.Parse(req.Header.Get("Range"))
+	ranged = ranged && !head // GET is the only method with ranges
+	if ranged {
+		o.Offset = rng.Start()
 	}
 	if ims := req.Header.Get("If-Modified-Since"); ims != "" {
 		if t, err := nethttp.ParseTime(ims); err == nil {
 			o.IfModifiedSince = t
 		}
 	}
-	r, err := t.c.FetchWith(req.Context(), u, o)
-	if err != nil {
+	failed := func(err error) (*nethttp.Response, error) {
 		code := statusOf(err)
 		if code == 0 {
 			return nil, err
@@ -91,6 +98,34 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 			resp.Body, resp.ContentLength = nethttp.NoBody, 0
 		}
 		return resp, nil
+	}
+	r, err := t.c.FetchWith(req.Context(), u, o)
+	if err != nil {
+		return failed(err)
+	}
+	// again fetches the object anew from offset, in place of r.
+	again := func(offset int64) error {
+		r.Body.Close()
+		o.Offset = offset
+		r, err = t.c.FetchWith(req.Context(), u, o)
+		return err
+	}
+	if ranged && (r.Kind != KindFile || !byterange.IfRange(req.Header.Get("If-Range"), r.ModTime, r.ETag)) {
+		// A listing has no bytes to range over; an object changed since
+		// the client's copy, or not known to be the same, is sent whole.
+		ranged = false
+		if r.Offset > 0 {
+			if err := again(0); err != nil {
+				return failed(err)
+			}
+		}
+	}
+	if ranged && rng.Suffix > 0 && r.Size >= 0 {
+		if first, _, ok := rng.Bounds(r.Size); ok && first > 0 {
+			if err := again(first); err != nil {
+				return failed(err)
+			}
+		}
 	}
 	if r.Kind == KindSession {
 		return answer(req, nethttp.StatusNotImplemented, NotAnObject(r, u).Error()), nil
@@ -114,16 +149,42 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 		r.Body.Close() // the entries are complete without it
 		resp.Body, resp.ContentLength = &listingReader{entries: r.Entries}, -1
 		resp.Header.Set("Content-Type", "text/tab-separated-values; charset=utf-8")
-	case r.Offset > 0:
-		resp.StatusCode = nethttp.StatusPartialContent
-		if r.Size > 0 {
-			resp.Header.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", r.Offset, r.Offset+r.Size-1, r.Offset+r.Size))
-		} else if r.Size == 0 {
+	case ranged && !(rng == byterange.Range{First: 0, Last: -1} && r.Size < 0):
+		// The range's bytes, cut here where the protocol could not start
+		// there (Gopher) or gave no length; "bytes=0-" of an object of
+		// unknown length is the whole object, streamed as it comes.
+		var part byterange.Part
+		var err error
+		switch {
+		case rng.Suffix > 0 && r.Size < 0:
+			part, err = byterange.Suffix(r.Body, rng.Suffix)
+		case rng.Suffix > 0:
+			first, _, _ := rng.Bounds(r.Offset + r.Size)
+			part, err = byterange.Cut(r.Body, r.Offset, r.Size, max(first, r.Offset), -1)
+		default:
+			part, err = byterange.Cut(r.Body, r.Offset, r.Size, rng.First, rng.Last)
+		}
+		if errors.Is(err, byterange.ErrPastEnd) {
 			r.Body.Close()
-			resp = answer(req, nethttp.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("byte %d is the end of the object", r.Offset))
-			resp.Header.Set("Content-Range", fmt.Sprintf("bytes */%d", r.Offset))
+			resp = answer(req, nethttp.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("%s: the range begins past the end (%d bytes)", u.Redacted(), part.Total))
+			resp.Header.Set("Content-Range", fmt.Sprintf("bytes */%d", part.Total))
 			return resp, nil
 		}
+		if err != nil {
+			r.Body.Close()
+			return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+		}
+		total := "*"
+		if part.Total >= 0 {
+			total = strconv.FormatInt(part.Total, 10)
+		}
+		resp.StatusCode = nethttp.StatusPartialContent
+		resp.Header.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", part.First, part.Last, total))
+		resp.ContentLength = part.Last - part.First + 1
+		resp.Body = partBody{part.Body, &part, r.Body}
+	}
+	if r.ETag != "" {
+		resp.Header.Set("ETag", r.ETag)
 	}
 	if resp.ContentLength >= 0 {
 		resp.Header.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
@@ -136,21 +197,16 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 	return resp, nil
 }
 
-// rangeStart reads a Range header of the form "bytes=N-".
-func rangeStart(h string) (int64, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
-	if !ok {
-		return 0, false
-	}
-	n, ok := strings.CutSuffix(strings.TrimSpace(rest), "-")
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(n, 10, 64)
-	if err != nil || v < 0 {
-		return 0, false
-	}
-	return v, true
+// partBody is a range cut from an object's body: closing it closes both.
+type partBody struct {
+	io.Reader
+	part *byterange.Part
+	body io.Closer
+}
+
+func (b partBody) Close() error {
+	b.part.Close()
+	return b.body.Close()
 }
 
 // statusOf is the HTTP status that says what a server's refusal meant,

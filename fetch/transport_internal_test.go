@@ -43,18 +43,3 @@ func TestStatusOf(t *testing.T) {
 		}
 	}
 }
-
-// Range headers other than "bytes=N-" are not offsets: the whole object
-// is sent.
-func TestRangeStart(t *testing.T) {
-	for h, want := range map[string]int64{"bytes=0-": 0, "bytes=12-": 12, " bytes=7- ": 7} {
-		if n, ok := rangeStart(h); !ok || n != want {
-			t.Errorf("%q: %d %v", h, n, ok)
-		}
-	}
-	for _, h := range []string{"", "bytes=1-2", "bytes=-5", "bytes=1-,5-", "items=1-", "bytes=x-", "bytes=-1-"} {
-		if n, ok := rangeStart(h); ok {
-			t.Errorf("%q: %d", h, n)
-		}
-	}
-}

@@ -102,7 +102,10 @@ func TestTransport(t *testing.T) {
 	for _, x := range []exchange{
 		{"GET", fileURL + "/pub/hello.txt", "", 200, "hello, world\n", map[string]string{"Content-Length": "13", "Last-Modified": lm, "Content-Type": "text/plain"}},
 		{"GET", fileURL + "/pub/data.bin", "bytes=4-", 206, "456789", map[string]string{"Content-Range": "bytes 4-9/10", "Content-Length": "6"}},
-		{"GET", fileURL + "/pub/data.bin", "bytes=10-", 416, "~end of the object", map[string]string{"Content-Range": "bytes */10"}},
+		{"GET", fileURL + "/pub/data.bin", "bytes=10-", 416, "~past the end", map[string]string{"Content-Range": "bytes */10"}},
+		{"GET", fileURL + "/pub/data.bin", "bytes=2-5", 206, "2345", map[string]string{"Content-Range": "bytes 2-5/10", "Content-Length": "4"}},
+		{"GET", fileURL + "/pub/data.bin", "bytes=-3", 206, "789", map[string]string{"Content-Range": "bytes 7-9/10", "Content-Length": "3"}},
+		{"GET", fileURL + "/pub/data.bin", "bytes=0-1,4-5", 200, "0123456789", nil}, // several ranges: the whole object
 		{"GET", fileURL + "/pub/none.txt", "", 404, "~none.txt", nil},
 		{"GET", fileURL + "/pub/", "", 200, "~file\t10\t2021-03-04T05:06:07Z\tdata.bin\t", map[string]string{"Content-Type": "text/tab-separated-values; charset=utf-8"}},
 		{"HEAD", fileURL + "/pub/hello.txt", "", 200, "", map[string]string{"Content-Length": "13"}},
@@ -111,12 +114,21 @@ func TestTransport(t *testing.T) {
 		{"GET", fs.URL() + "pub/hello.txt", "", 200, "hello, world\n", map[string]string{"Last-Modified": lm}}, // text: sent in ASCII mode, whose size is not known
 		{"GET", fs.URL() + "pub/data.bin", "", 200, "0123456789", map[string]string{"Content-Length": "10", "Last-Modified": lm}},
 		{"GET", fs.URL() + "pub/data.bin", "bytes=7-", 206, "789", map[string]string{"Content-Range": "bytes 7-9/10"}},
+		{"GET", fs.URL() + "pub/data.bin", "bytes=1-2", 206, "12", map[string]string{"Content-Range": "bytes 1-2/10", "Content-Length": "2"}},
+		{"GET", fs.URL() + "pub/data.bin", "bytes=-4", 206, "6789", map[string]string{"Content-Range": "bytes 6-9/10"}},
 		{"GET", fs.URL() + "pub/missing.bin", "", 404, "~missing.bin", nil},
 		{"GET", fs.URL() + "pub/", "", 200, "~file\t13\t2021-03-04T05:06:07Z\thello.txt\t" + fs.URL() + "pub/hello.txt", map[string]string{"Content-Type": "text/tab-separated-values; charset=utf-8"}},
 		{"HEAD", fs.URL() + "pub/data.bin", "", 200, "", map[string]string{"Content-Length": "10"}},
 
 		{"GET", "gopher://" + gs.Addr() + "/0/pub/hello.txt", "", 200, "hello, world\n", nil},
-		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=4-", 200, "0123456789", nil}, // Gopher cannot resume: the whole object
+		// Gopher cannot resume, nor does it give a length: the bytes
+		// before the range are skipped, and the range read ahead.
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=4-", 206, "456789", map[string]string{"Content-Range": "bytes 4-9/10", "Content-Length": "6"}},
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=1-2", 206, "12", map[string]string{"Content-Range": "bytes 1-2/*", "Content-Length": "2"}},
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=5-100", 206, "56789", map[string]string{"Content-Range": "bytes 5-9/10"}},
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=-3", 206, "789", map[string]string{"Content-Range": "bytes 7-9/10"}},
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=10-", 416, "~past the end", map[string]string{"Content-Range": "bytes */10"}},
+		{"GET", "gopher://" + gs.Addr() + "/9/pub/data.bin", "bytes=0-", 200, "0123456789", nil},
 		{"GET", "gopher://" + gs.Addr() + "/0/pub/none.txt", "", 404, "~does not exist", nil},
 		{"GET", "gopher://" + gs.Addr() + "/1/pub", "", 200, "~file\t-\t-\thello.txt\tgopher://" + gs.Addr() + "/0/pub/hello.txt", nil},
 
@@ -132,6 +144,8 @@ func TestTransport(t *testing.T) {
 
 		{"GET", hs.URL + "/here", "", 200, "over HTTP\n", map[string]string{"Last-Modified": lm}},
 		{"GET", hs.URL + "/here", "bytes=5-", 206, "HTTP\n", map[string]string{"Content-Range": "bytes 5-9/10"}},
+		{"GET", hs.URL + "/here", "bytes=1-3", 206, "ver", map[string]string{"Content-Range": "bytes 1-3/10", "Content-Length": "3"}},
+		{"GET", hs.URL + "/here", "bytes=-2", 206, "P\n", map[string]string{"Content-Range": "bytes 8-9/10"}},
 		{"GET", hs.URL + "/gone", "", 404, "~404 Not Found", nil},
 	} {
 		name := x.method + " " + x.url + " " + x.rangeHeader
@@ -216,5 +230,46 @@ func TestTransportCloseEarly(t *testing.T) {
 	case <-closed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close waited for a stalled transfer")
+	}
+}
+
+// TestTransportIfRange: a range goes only with an If-Range that is the
+// object's Last-Modified exactly (or its strong entity tag); any other,
+// or an object without a date, gets the whole object with 200.
+func TestTransportIfRange(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "data.bin")
+	os.WriteFile(p, []byte("0123456789"), 0o644)
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	os.Chtimes(p, when, when)
+	c := fetch.NewClient()
+	c.NetrcFile = ""
+	hc := httpClient(c)
+	fileURL := "file://" + filepath.ToSlash(p)
+	if !strings.HasPrefix(fileURL, "file:///") {
+		fileURL = "file:///" + strings.TrimPrefix(fileURL, "file://")
+	}
+	for _, tc := range []struct {
+		ifRange string
+		status  int
+		body    string
+	}{
+		{when.Format(nethttp.TimeFormat), 206, "456789"},
+		{when.Add(time.Second).Format(nethttp.TimeFormat), 200, "0123456789"},
+		{when.Add(-time.Hour).Format(nethttp.TimeFormat), 200, "0123456789"},
+		{`"some-tag"`, 200, "0123456789"},
+	} {
+		req, _ := nethttp.NewRequest("GET", fileURL, nil)
+		req.Header.Set("Range", "bytes=4-")
+		req.Header.Set("If-Range", tc.ifRange)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || string(b) != tc.body {
+			t.Errorf("If-Range %q: %d %q, want %d %q", tc.ifRange, resp.StatusCode, b, tc.status, tc.body)
+		}
 	}
 }

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/internal/byterange"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/url"
@@ -413,7 +414,8 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 	release := sync.OnceFunc(func() { hostRelease(); <-g.upstream })
 	// Anonymous: a visitor is answered with what the URL carries, never
 	// with the credentials the Client holds for the one running it.
-	resp, err := g.c.FetchWith(r.Context(), u, fetch.FetchOptions{Offset: offset, Anonymous: true})
+	// A HEAD asks for the metadata alone: FTP's SIZE and MDTM, no RETR.
+	resp, err := g.c.FetchWith(r.Context(), u, fetch.FetchOptions{Offset: offset, Anonymous: true, HeadOnly: r.Method == http.MethodHead})
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -506,10 +508,17 @@ func (g *gateway) proxy(w *logWriter, r *http.Request) {
 }
 
 // raw sends the object itself: its media type, length, modification time,
-// a range when asked for one ("bytes=N-" or "bytes=N-M"), and as an
-// attachment when download is set.
+// the range a GET asks for (RFC 9110 §14: "bytes=N-M", "bytes=N-" or
+// "bytes=-N", of any scheme; If-Range as §13.1.5 has it), and as an
+// attachment when download is set. A request of several ranges, or one
+// whose If-Range does not match, is answered with the whole object.
 func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) {
-	offset, last, ranged := parseRange(r.Header.Get("Range"))
+	rng, ranged := byterange.Parse(r.Header.Get("Range"))
+	ranged = ranged && r.Method == http.MethodGet // GET is the only method with ranges
+	offset := int64(0)
+	if ranged {
+		offset = rng.Start()
+	}
 	resp, release, err := g.fetch(r, u, offset)
 	if err != nil {
 		g.fetchFailed(w, r, u, err)
@@ -517,83 +526,59 @@ func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) 
 	}
 	defer func() { release() }()
 	defer func() { resp.Body.Close() }()
-	if ranged && offset > 0 && resp.Offset != offset {
-		// The protocol cannot start there (Gopher, an FTP server without
-		// REST): the gateway skips the first bytes itself, so that a
-		// browser can still seek and resume.
-		if !g.skip(w, r, resp, offset, last) {
+	// again fetches the object anew from start, in place of resp.
+	again := func(start int64) bool {
+		resp.Body.Close()
+		release()
+		if resp, release, err = g.fetch(r, u, start); err != nil {
+			resp, release = &fetch.Response{Body: io.NopCloser(strings.NewReader(""))}, func() {}
+			g.fetchFailed(w, r, u, err)
+			return false
+		}
+		return true
+	}
+	if ranged && !byterange.IfRange(r.Header.Get("If-Range"), resp.ModTime, resp.ETag) {
+		// Changed since the client's copy, or not known to be the same:
+		// the whole object, never its new bytes joined to old ones.
+		ranged = false
+		if resp.Offset > 0 && !again(0) {
 			return
 		}
 	}
-	g.send(w, r, resp, download, ranged, offset, last)
-}
-
-// skip reads an object fetched from its start up to offset, leaving
-// resp as the object from there on, as a fetch that could resume would
-// have left it. Where the size is not known, the range is first read
-// into a temporary file, since a 206 names its last byte before its
-// body: the range's length and, when its end was reached, the object's
-// are known then. It reports false when it has answered itself (a range
-// past the end, or a failed read).
-func (g *gateway) skip(w *logWriter, r *http.Request, resp *fetch.Response, offset, last int64) bool {
-	n, err := io.CopyN(io.Discard, resp.Body, offset)
-	if n < offset {
-		if err == io.EOF {
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", n))
-			g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
-		} else {
-			g.fail(w, r, http.StatusBadGateway, url.RedactString(err.Error()))
+	if ranged && rng == (byterange.Range{First: 0, Last: -1}) && resp.Size < 0 {
+		ranged = false // the whole object, streamed as it comes, rather than read ahead to name its length
+	}
+	if !ranged {
+		g.send(w, r, resp, download, nil)
+		return
+	}
+	var part byterange.Part
+	switch {
+	case rng.Suffix > 0 && resp.Size < 0:
+		part, err = byterange.Suffix(resp.Body, rng.Suffix)
+	case rng.Suffix > 0:
+		first, _, ok := rng.Bounds(resp.Size)
+		if ok && first > 0 && !again(first) {
+			return
 		}
-		return false
+		part, err = byterange.Cut(resp.Body, resp.Offset, resp.Size, first, -1)
+	default:
+		// Where the protocol did not start at the range (Gopher, an FTP
+		// server without REST) the bytes before it are skipped here, so
+		// that a browser can still seek and resume.
+		part, err = byterange.Cut(resp.Body, resp.Offset, resp.Size, rng.First, rng.Last)
 	}
-	resp.Offset = offset
-	if resp.Size >= 0 {
-		resp.Size -= offset
-		return true
-	}
-	f, err := os.CreateTemp("", "deref-range-*")
-	if err != nil {
-		g.fail(w, r, http.StatusInternalServerError, "a range of an object of unknown size: "+err.Error())
-		return false
-	}
-	os.Remove(f.Name()) // gone with the last close, also where the gateway dies
-	src := io.Reader(resp.Body)
-	if last >= 0 {
-		src = io.LimitReader(resp.Body, last-offset+1)
-	}
-	got, err := io.Copy(f, src)
-	if err != nil {
-		f.Close()
-		g.fail(w, r, http.StatusBadGateway, url.RedactString(err.Error()))
-		return false
-	}
-	if last < 0 || got < last-offset+1 {
-		resp.Size = got // the end came: the object's length is known
-	} else if more, _ := resp.Body.Read(make([]byte, 1)); more == 0 {
-		resp.Size = got
-	} else {
-		resp.Size = -1 // more follows, of a length not known
-	}
-	if got == 0 {
-		f.Close()
-		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", offset))
+	defer part.Close()
+	switch {
+	case errors.Is(err, byterange.ErrPastEnd):
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", part.Total))
 		g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
-		return false
+	case err != nil:
+		g.fail(w, r, http.StatusBadGateway, url.RedactString(err.Error()))
+	default:
+		g.send(w, r, resp, download, &part)
 	}
-	f.Seek(0, io.SeekStart)
-	resp.Body.Close()
-	resp.Body = spooled{f, got}
-	return true
 }
-
-// spooled is a range read ahead into a temporary file: n bytes.
-type spooled struct {
-	*os.File
-	n int64
-}
-
-// Len is the range's length, for send.
-func (s spooled) Len() int64 { return s.n }
 
 // object answers for the page of an object: a listing or an article as
 // a page, anything else as it is.
@@ -613,17 +598,21 @@ func (g *gateway) object(w *logWriter, r *http.Request, u *url.URL) {
 	case resp.MediaType == "message/news" || resp.MediaType == "message/rfc822":
 		g.textFrom(w, r, u, resp, "", true)
 	default:
-		g.send(w, r, resp, false, false, 0, -1)
+		g.send(w, r, resp, false, nil)
 	}
 }
 
-// send writes a fetched object as it is.
-func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, download, ranged bool, offset, last int64) {
+// send writes a fetched object as it is, or the part of it cut for a
+// range (206) when part is set.
+func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, download bool, part *byterange.Part) {
 	h := w.Header()
 	body := io.Reader(resp.Body)
+	if part != nil {
+		body = part.Body
+	}
 	ctype := mediaType(resp)
 	if strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
-		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		br := bufio.NewReaderSize(body, 64<<10)
 		first, _ := br.Peek(64 << 10)
 		charset := "utf-8"
 		if !validUTF8Prefix(first) {
@@ -636,6 +625,9 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 	if !resp.ModTime.IsZero() {
 		h.Set("Last-Modified", resp.ModTime.UTC().Format(http.TimeFormat))
 	}
+	if resp.ETag != "" {
+		h.Set("ETag", resp.ETag)
+	}
 	if resp.Name != "" {
 		disp := "inline"
 		if download {
@@ -645,27 +637,14 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 	}
 	size := resp.Size
 	status := http.StatusOK
-	h.Set("Accept-Ranges", "bytes") // where the protocol cannot resume, the gateway skips (skip)
-	if sp, ok := resp.Body.(spooled); ok && ranged && size < 0 {
-		// Read ahead, with more to come: the range is known, the
-		// object's length is not.
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/*", offset, offset+sp.Len()-1))
-		size = sp.Len()
-		status = http.StatusPartialContent
-	} else if ranged && size >= 0 {
-		total := size + offset
-		end := total - 1
-		if last >= offset && last < end {
-			end = last
+	h.Set("Accept-Ranges", "bytes") // where the protocol cannot resume, the gateway skips (byterange.Cut)
+	if part != nil {
+		total := "*"
+		if part.Total >= 0 {
+			total = strconv.FormatInt(part.Total, 10)
 		}
-		if offset > end {
-			h.Set("Content-Range", fmt.Sprintf("bytes */%d", total))
-			g.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "the range begins past the end")
-			return
-		}
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", offset, end, total))
-		size = end - offset + 1
-		body = io.LimitReader(body, size)
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", part.First, part.Last, total))
+		size = part.Last - part.First + 1
 		status = http.StatusPartialContent
 	}
 	if size >= 0 {
@@ -715,27 +694,6 @@ func (g *gateway) sendOnConn(w *logWriter, status int, body io.WriterTo) bool {
 // copyBuffers carry objects to the client in large writes: at loopback
 // speeds the number of writes, not the bytes, is what costs.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
-
-// parseRange reads a single range "bytes=N-" or "bytes=N-M"; others are
-// ignored, as a server may.
-func parseRange(h string) (first, last int64, ok bool) {
-	spec, found := strings.CutPrefix(h, "bytes=")
-	if !found || strings.Contains(spec, ",") {
-		return 0, -1, false
-	}
-	a, b, _ := strings.Cut(spec, "-")
-	first, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-	if err != nil || first < 0 {
-		return 0, -1, false
-	}
-	last = -1
-	if b = strings.TrimSpace(b); b != "" {
-		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
-			return 0, -1, false
-		}
-	}
-	return first, last, true
-}
 
 // mediaType is the Content-Type of an object sent as it is.
 func mediaType(resp *fetch.Response) string {

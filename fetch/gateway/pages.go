@@ -491,7 +491,7 @@ func (g *gateway) answer(w *logWriter, r *http.Request, u *url.URL, gp *url.Goph
 	case strings.HasPrefix(resp.MediaType, "text/") || resp.MediaType == "":
 		g.textFrom(w, r, u, resp, "Reply", false)
 	default:
-		g.send(w, r, resp, false, false, 0, -1)
+		g.send(w, r, resp, false, nil)
 	}
 }
 

@@ -505,6 +505,9 @@ func (f *Fetcher) file(ctx context.Context, s *session, req *protocols.Request, 
 		}
 		s.release()
 		resp.Size = size
+		if typ == 'a' {
+			resp.MediaType = "text/plain" // as the RETR would have it
+		}
 		resp.Body = io.NopCloser(strings.NewReader(""))
 		return resp, nil
 	}

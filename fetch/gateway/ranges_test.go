@@ -1,0 +1,151 @@
+package gateway_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/internal/testserver/ftpscript"
+)
+
+// TestRanges: every form of a single range, of an object whose length
+// the protocol gives and that it can resume (FTP), and of one whose
+// length it does not give and that it cannot resume (a Gopher binary):
+// 206 with the range's bytes and a Content-Range naming the whole length;
+// 416 for a range past the end; 200 with the whole object for several
+// ranges or a malformed one.
+func TestRanges(t *testing.T) {
+	data := make([]byte, 5000)
+	for i := range data {
+		data[i] = byte('a' + i%26)
+	}
+	obj := string(data)
+	gopher := gopherServer(t, map[string]string{"/bin": obj})
+	fs := &ftpscript.Server{Files: map[string]string{"pub/bin": obj}}
+	if err := fs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	for _, path := range []string{"/gopher/" + gopher + "/9/bin", "/ftp/" + fs.Addr() + "/pub/bin"} {
+		for _, tc := range []struct {
+			rng         string
+			status      int
+			first, last int
+		}{
+			{"bytes=0-9999", 206, 0, 4999},
+			{"bytes=0-99", 206, 0, 99},
+			{"bytes=100-199", 206, 100, 199},
+			{"bytes=1000-1999", 206, 1000, 1999},
+			{"bytes=4990-", 206, 4990, 4999},
+			{"bytes=-10", 206, 4990, 4999},
+			{"bytes=-9000", 206, 0, 4999},
+			{"bytes=0-", 200, 0, 4999}, // the whole object is the range: it streams as it comes
+			{"bytes=5000-", 416, 0, -1},
+			{"bytes=0-1,5-6", 200, 0, 4999},
+			{"bytes=9-1", 200, 0, 4999},
+		} {
+			resp, body := get(t, s.URL+path, "Range", tc.rng)
+			if tc.rng == "bytes=0-" && resp.StatusCode == 206 {
+				tc.status = 206 // as good an answer, where the length is known
+			}
+			if resp.StatusCode != tc.status {
+				t.Errorf("%s %s: %d, want %d (%.80q)", path, tc.rng, resp.StatusCode, tc.status, body)
+				continue
+			}
+			switch tc.status {
+			case 206:
+				// The whole length, or "*" where the protocol gives none
+				// and the range ends before the object does (RFC 9110
+				// §14.4): the gateway reads no further than the range.
+				want := fmt.Sprintf("bytes %d-%d/5000", tc.first, tc.last)
+				if strings.HasPrefix(path, "/gopher/") && tc.last < 4999 {
+					want = fmt.Sprintf("bytes %d-%d/*", tc.first, tc.last)
+				}
+				if cr := resp.Header.Get("Content-Range"); cr != want || body != obj[tc.first:tc.last+1] {
+					t.Errorf("%s %s: Content-Range %q (want %q), %d bytes", path, tc.rng, cr, want, len(body))
+				}
+			case 200:
+				if body != obj {
+					t.Errorf("%s %s: 200 with %d bytes", path, tc.rng, len(body))
+				}
+			case 416:
+				if cr := resp.Header.Get("Content-Range"); cr != "bytes */5000" {
+					t.Errorf("%s %s: 416 with Content-Range %q", path, tc.rng, cr)
+				}
+			}
+		}
+	}
+}
+
+// TestIfRange: a range goes only to a client whose copy is the server's
+// (If-Range naming its Last-Modified exactly); any other date, or an
+// object with no date (Gopher), gets the whole object with 200.
+func TestIfRange(t *testing.T) {
+	obj := strings.Repeat("0123456789", 100)
+	fs := &ftpscript.Server{Files: map[string]string{"f.bin": obj}}
+	if err := fs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	gopher := gopherServer(t, map[string]string{"/bin": obj})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	u := s.URL + "/ftp/" + fs.Addr() + "/f.bin"
+	resp, _ := get(t, u)
+	mod := resp.Header.Get("Last-Modified")
+	if mod != "Thu, 02 Jan 2020 03:04:05 GMT" {
+		t.Fatalf("Last-Modified %q", mod)
+	}
+	resp, body := get(t, u, "Range", "bytes=10-19", "If-Range", mod)
+	if resp.StatusCode != 206 || body != "0123456789" {
+		t.Errorf("If-Range matching: %d %q", resp.StatusCode, body)
+	}
+	for _, ir := range []string{"Thu, 02 Jan 2020 03:04:06 GMT", "Wed, 01 Jan 2020 03:04:05 GMT", `"an-etag"`, "garbage"} {
+		resp, body = get(t, u, "Range", "bytes=10-19", "If-Range", ir)
+		if resp.StatusCode != 200 || body != obj || resp.Header.Get("Content-Range") != "" {
+			t.Errorf("If-Range %q not matching: %d, %d bytes, Content-Range %q", ir, resp.StatusCode, len(body), resp.Header.Get("Content-Range"))
+		}
+	}
+	resp, body = get(t, s.URL+"/gopher/"+gopher+"/9/bin", "Range", "bytes=10-19", "If-Range", mod)
+	if resp.StatusCode != 200 || body != obj {
+		t.Errorf("If-Range of an object with no date: %d, %d bytes", resp.StatusCode, len(body))
+	}
+}
+
+// TestHeadFTP: HEAD of an FTP file through the gateway asks SIZE and
+// MDTM only, as deref -I does: no RETR, which aborted would cost the next
+// request a new login.
+func TestHeadFTP(t *testing.T) {
+	fs := &ftpscript.Server{Files: map[string]string{"f.txt": "hello\n", "g.bin": "x"}}
+	if err := fs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	for _, p := range []string{"/f.txt", "/f.txt?raw=1"} {
+		req, _ := http.NewRequest("HEAD", s.URL+"/ftp/"+fs.Addr()+p, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.ContentLength != 6 || resp.Header.Get("Last-Modified") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+			t.Errorf("HEAD %s: %d, length %d, %v", p, resp.StatusCode, resp.ContentLength, resp.Header)
+		}
+	}
+	get(t, s.URL+"/ftp/"+fs.Addr()+"/g.bin")
+	logins := 0
+	for _, cmd := range fs.Commands() {
+		if strings.HasPrefix(cmd, "RETR f.txt") {
+			t.Errorf("HEAD sent %q", cmd)
+		}
+		if strings.HasPrefix(cmd, "USER") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("%d logins for two HEADs and a GET: %q", logins, fs.Commands())
+	}
+}
