@@ -63,3 +63,14 @@ func TestDocumentedOnce(t *testing.T) {
 		t.Errorf("the README's exit codes %v, deref -h's %v", table, codes)
 	}
 }
+
+// TestIndexInHelp: deref index is among -h's usage lines, and deref help
+// index is a topic.
+func TestIndexInHelp(t *testing.T) {
+	if r := runDeref(t, "", "-h"); !strings.Contains(r.stdout, "deref index WARC|CDXJ...") {
+		t.Errorf("deref -h names no deref index:\n%s", r.stdout)
+	}
+	if r := runDeref(t, "", "help", "index"); r.code != 0 || !strings.Contains(r.stdout, "CDXJ") {
+		t.Errorf("deref help index: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -34,6 +34,7 @@ const usageText = `usage: deref [flags] URL...
        deref mirror [flags] URL DIR      (deref mirror -h)
        deref crawl [flags] URL...        (deref crawl -h)
        deref serve [flags]               (deref serve -h)
+       deref index WARC|CDXJ...          (deref help index)
        deref completion bash|zsh|fish
        deref help [TOPIC]                (the longer topics)
 

@@ -111,8 +111,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ln, err := net.Listen("tcp", o.s.listen)
 	if err != nil {
-		fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
-		return 7
+		// A network failure (6), naming the address and the flag that
+		// sets it: a port in use, an address not this machine's.
+		why := err.Error()
+		var se *os.SyscallError
+		if errors.As(err, &se) {
+			why = se.Err.Error()
+		}
+		fmt.Fprintf(stderr, "deref serve: cannot listen on %s: %s (choose another with --listen HOST:PORT)\n", o.s.listen, oneLine(why))
+		return 6
 	}
 	fmt.Fprintf(stdout, "deref serve: http://%s/\n", ln.Addr())
 	if f, ok := stdout.(*os.File); ok {

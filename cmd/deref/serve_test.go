@@ -212,3 +212,17 @@ func TestServeSecondSignal(t *testing.T) {
 		t.Fatal("still running 2 s after a second signal")
 	}
 }
+
+// TestServePortInUse: a port in use is a network failure (exit 6), its
+// one line naming the address and the flag that chooses another.
+func TestServePortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r := runDeref(t, "", "serve", "--listen", ln.Addr().String())
+	if r.code != 6 || !strings.Contains(r.stderr, ln.Addr().String()) || !strings.Contains(r.stderr, "--listen") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+}
