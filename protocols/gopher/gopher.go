@@ -232,6 +232,12 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 		}
 		resp.Kind = protocols.KindDirectory
 		resp.Entries = ParseMenu(string(raw))
+		if msg, ok := errorMenu(resp.Entries); ok {
+			// A menu of nothing but an error (and info lines) is the
+			// error: pygopherd and gophernicus answer a selector they do
+			// not have so, as plain Gopher has no other way to say it.
+			return nil, fmt.Errorf("%w: %s", protocols.ErrNotFound, msg)
+		}
 		if g.Type == '7' {
 			resp.Kind = protocols.KindDirectory
 		}
@@ -257,6 +263,27 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 		resp.Body = &rawBody{br: br, conn: conn, left: length}
 	}
 	return resp, nil
+}
+
+// errorMenu reports whether a menu holds an error line (type 3) and no
+// item but info lines, and gives the error's text.
+func errorMenu(entries []protocols.Entry) (string, bool) {
+	msg := ""
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Type, "3"):
+			if msg == "" {
+				msg = strings.TrimSpace(e.Name)
+			}
+		case strings.HasPrefix(e.Type, "i"):
+		default:
+			return "", false
+		}
+	}
+	if msg == "" && len(entries) > 0 && strings.HasPrefix(entries[0].Type, "3") {
+		msg = "the server answered with an error"
+	}
+	return msg, msg != ""
 }
 
 // plusError reads a Gopher+ error: "--1" or "--2", then "<code> <admin>"

@@ -136,6 +136,8 @@ func TestTextAndBinary(t *testing.T) {
 		"/bin":      "\x00\x01.\r\n.\r\n\x02",
 		"/missing":  "3'/missing' does not exist (no handler found)\t\terror.host\t1\r\n",
 		"/plus":     "+5\r\nhello",
+		"/missinginfo": "iThe server says:\t\terror.host\t1\r\n3 not here\t\terror.host\t1\r\n.\r\n",
+		"/notonly":     "3 one item is missing\t\terror.host\t1\r\n0About\t/about\th\t70\r\n.\r\n",
 		"/short":    "+50\r\nhello",
 		"/plusdot":  "+-1\r\nline\r\n..x\r\n.\r\n",
 		"/plusnot":  "+-1\r\nline\r\n",
@@ -159,6 +161,9 @@ func TestTextAndBinary(t *testing.T) {
 		{h + "/0/noterm", "no terminator\nbyte exact\n", nil},
 		{h + "/9/bin", "\x00\x01.\r\n.\r\n\x02", nil},
 		{h + "/0/missing", "", fetch.ErrNotFound},
+		{h + "/1/missing", "", fetch.ErrNotFound}, // a menu that is only an error is the error
+		{h + "/1/missinginfo", "", fetch.ErrNotFound},
+		{h + "/1/notonly", "3 one item is missing\t\terror.host\t1\n0About\t/about\th\t70\n", nil},
 		{h + "/0/plus%09%09+", "hello", nil},
 		{h + "/0/short%09%09+", "", fetch.ErrShortBody},
 		{h + "/0/plusdot%09%09+", "line\n.x\n", nil},
