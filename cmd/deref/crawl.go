@@ -34,8 +34,12 @@ everything fetched is archived (WARC/1.1, --warc-cdx for its index). A
 summary goes to standard error at the end (--json: a report on standard
 output). With --state FILE a crawl stopped at any point, killed included,
 goes on where it was when run again with the same FILE: nothing settled is
-fetched again, and the WARC files of all the runs hold each URL once. The
-exit code is 0 when nothing failed, else 1.
+fetched again, and the WARC files of all the runs hold each URL once.
+Without --warc-file or --output-dir nothing fetched is kept, and the crawl
+says so as it starts (--spider: checking links is all it is for). The
+exit code is 0 when nothing failed, else the code of the first failure in
+this run (see deref -h: 6 for a server that is down, 4 for a link to
+nothing), or 1 when only an earlier run's are known.
 `
 
 // crawlSettings holds what deref crawl's own flags set.
@@ -166,6 +170,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 		return fetch.ExitCode(fetch.WriteError(err))
 	}
+	if o.warcFile == "" && co.OutputDir == "" && !o.c.spider && !o.silent {
+		fmt.Fprintln(stderr, "deref crawl: neither --warc-file NAME nor --output-dir DIR given: what is fetched is not kept")
+	}
 	ctx, stop := runContext(&o)
 	defer stop()
 	var status *crawlStatus
@@ -252,6 +259,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)
+	case rep.Failed > 0 && rep.FirstError != nil:
+		return fetch.ExitCode(rep.FirstError) // as the mirror's: the class of the first failure
 	case rep.Failed > 0:
 		return 1
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/http/httptest"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -331,7 +332,7 @@ func TestCrawlSpider(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d")
 	r := runDeref(t, "", "crawl", "--spider", "-r", "--ignore-robots", "-P", dir, s.URL+"/")
 	want := "Found 2 broken links.\n\n" + s.URL + "/gone\n" + s.URL + "/lost\n"
-	if r.code != 1 || !strings.HasSuffix(r.stderr, want) {
+	if r.code != 4 || !strings.HasSuffix(r.stderr, want) { // 4: the first failure was a link to nothing
 		t.Errorf("exit %d, stderr:\n%s\nwant it to end:\n%s", r.code, r.stderr, want)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -464,5 +465,25 @@ func TestWgetLine(t *testing.T) {
 		if got := wgetLine(at, tt.ev, tt.dir); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.ev, got, tt.want)
 		}
+	}
+}
+
+// TestCrawlKeepsNothing: a crawl without --warc-file or --output-dir says
+// at its start that it keeps nothing; against a server that is down it
+// exits 6, as the mirror does, not 1.
+func TestCrawlKeepsNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	r := runDeref(t, "", "crawl", "gopher://"+addr+"/1/")
+	if r.code != 6 || !strings.Contains(r.stderr, "neither --warc-file NAME nor --output-dir DIR given") {
+		t.Errorf("a crawl of a server that is down: exit %d, %q", r.code, r.stderr)
+	}
+	r = runDeref(t, "", "crawl", "--warc-file", filepath.Join(t.TempDir(), "w"), "gopher://"+addr+"/1/")
+	if strings.Contains(r.stderr, "neither --warc-file") {
+		t.Errorf("with --warc-file: %q", r.stderr)
 	}
 }

@@ -261,6 +261,9 @@ type Report struct {
 	OverQuota int `json:"over_quota"`
 	// Failures lists the URLs that failed, sorted, with their errors.
 	Failures []string `json:"failures"`
+	// FirstError is the error of the first URL that failed in this run
+	// (nil when none did, or only an earlier run's URLs are known).
+	FirstError error `json:"-"`
 	// Hosts sums up each server, sorted by Host.
 	Hosts []HostReport `json:"hosts"`
 }
@@ -689,6 +692,9 @@ func (m *run) visit(ctx context.Context, l *Lease) {
 		m.report.Failed++
 		hr.Failed++
 		m.report.Failures = append(m.report.Failures, j.u.Redacted()+": "+err.Error())
+		if m.report.FirstError == nil {
+			m.report.FirstError = err
+		}
 	} else {
 		m.report.Fetched++
 		m.report.Bytes += n
