@@ -23,6 +23,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/internal/dirlock"
 	"github.com/urlderef/deref/internal/safedir"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/url"
@@ -249,7 +250,11 @@ func (r *Report) FirstError() error {
 // missing. It returns an error only when the mirror cannot start (a bad
 // URL, a start that cannot be listed, a destination that cannot be
 // opened); failures of single files are counted in the Report, and Run
-// then returns the Report with a nil error. Cancelling ctx stops the run;
+// then returns the Report with a nil error. While it writes, Run holds
+// the folder's lock (internal/dirlock; on Unix): a second Run into the
+// same folder, in this process or another, is refused at once, unless
+// both split the tree between them (Shards, a shared Frontier).
+// Cancelling ctx stops the run;
 // what was complete stays, partial files stay under their .part names.
 func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Report, error) {
 	start := time.Now()
@@ -272,6 +277,22 @@ func Run(ctx context.Context, c *fetch.Client, src, dst string, o Options) (*Rep
 	}
 	if err := m.checkOptions(); err != nil {
 		return nil, err
+	}
+	if !o.DryRun {
+		// Two runs into one folder would rename each other's NAME.part
+		// files: the second is refused. Runs that split a tree between
+		// them (Shards, a shared Frontier) share the folder.
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: fetch.WriteError(err)}
+		}
+		release, err := dirlock.Lock(dst, o.Shards > 1 || o.Frontier != nil)
+		if errors.Is(err, dirlock.ErrLocked) {
+			err = fmt.Errorf("%s is being written by another mirror (it holds the folder's lock): wait for it to end, or mirror into another folder", dst)
+		}
+		if err != nil {
+			return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: err}
+		}
+		defer release()
 	}
 	if err := m.openRoot(dst); err != nil {
 		return nil, &fetch.Error{Op: "mirror", URL: u.Redacted(), Err: fetch.WriteError(err)}
