@@ -25,6 +25,7 @@ type guardedBody struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	size     int64 // -1 unknown
+	offset   int64 // where in the object the body begins (Response.Offset)
 	n        int64
 	start    time.Time
 	idle     time.Duration
@@ -47,7 +48,7 @@ type guardedBody struct {
 }
 
 func (c *Client) guard(ctx context.Context, u *url.URL, resp *Response, size int64, cancel context.CancelFunc, own func(Progress), quiet bool) io.ReadCloser {
-	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: size, start: time.Now(), idle: c.idle()}
+	g := &guardedBody{rc: resp.Body, c: c, u: u, ctx: ctx, cancel: cancel, size: size, offset: resp.Offset, start: time.Now(), idle: c.idle()}
 	all := c.Progress
 	if quiet {
 		all = nil // one segment of many: the whole reports
@@ -138,7 +139,7 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 		return n - int(g.n-max), fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
 	if g.progress != nil && n > 0 {
-		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Offset: g.offset, Start: g.start})
 	}
 	switch {
 	case err == nil:
@@ -152,7 +153,7 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 		err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
 	}
 	if err == io.EOF && g.progress != nil {
-		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Offset: g.offset, Start: g.start, Done: true})
 	}
 	return n, err
 }
@@ -244,7 +245,7 @@ func (g *guardedBody) step(n int64) error {
 		g.timer.Reset(g.idle)
 	}
 	if g.progress != nil {
-		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start})
+		g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Offset: g.offset, Start: g.start})
 	}
 	return g.ctx.Err()
 }
@@ -255,7 +256,7 @@ func (g *guardedBody) mapErr(err error) error {
 	switch {
 	case err == nil:
 		if g.progress != nil {
-			g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Start: g.start, Done: true})
+			g.progress(Progress{URL: g.u, Bytes: g.n, Total: g.size, Offset: g.offset, Start: g.start, Done: true})
 		}
 		return nil
 	case g.idleHit.Load():

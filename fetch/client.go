@@ -372,8 +372,12 @@ type Progress struct {
 	URL   *url.URL
 	Bytes int64 // received so far in this transfer
 	Total int64 // expected in this transfer; -1 when unknown
-	Start time.Time
-	Done  bool
+	// Offset is the byte of the object this transfer began at: what a
+	// resumed download had already, 0 otherwise. A bar for the whole
+	// object shows Offset+Bytes of Offset+Total.
+	Offset int64
+	Start  time.Time
+	Done   bool
 }
 
 // NewClient returns a Client with every built-in protocol registered.

@@ -992,3 +992,20 @@ func TestErrorBody(t *testing.T) {
 		t.Errorf("without ErrorBody, files: %v", entries)
 	}
 }
+
+// TestResumeProgress: the progress of a resumed transfer says where it
+// began, so that a bar can show the whole object.
+func TestResumeProgress(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	var last fetch.Progress
+	resp, err := c.FetchWith(context.Background(), url.MustParse(s.URL+"/data.txt"), fetch.FetchOptions{Offset: 15, Progress: func(p fetch.Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !last.Done || last.Offset != 15 || last.Bytes != 5 || last.Total != 5 {
+		t.Errorf("the last progress of a resumed transfer: %+v", last)
+	}
+}

@@ -205,7 +205,7 @@ func (c *Client) downloadSegments(ctx context.Context, u *url.URL, dir string, d
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	report := func(last bool) {
-		p := Progress{URL: u, Bytes: st.written() - before, Total: size - before, Start: start, Done: last}
+		p := Progress{URL: u, Bytes: st.written() - before, Total: size - before, Offset: before, Start: start, Done: last}
 		if c.Progress != nil {
 			c.Progress(p)
 		}

@@ -43,9 +43,13 @@ func (p *progressLine) update(ev fetch.Progress) {
 	if elapsed > 0 {
 		rate = float64(ev.Bytes) / elapsed
 	}
-	line := humanBytes(float64(ev.Bytes))
+	// The whole object, what a resumed download had already included, as
+	// curl's and wget's bars show it; the rate and the time left are this
+	// transfer's.
+	line := humanBytes(float64(ev.Offset + ev.Bytes))
 	if ev.Total > 0 {
-		line += fmt.Sprintf(" of %s (%d%%)", humanBytes(float64(ev.Total)), ev.Bytes*100/ev.Total)
+		whole := ev.Offset + ev.Total
+		line += fmt.Sprintf(" of %s (%d%%)", humanBytes(float64(whole)), (ev.Offset+ev.Bytes)*100/whole)
 	}
 	line += fmt.Sprintf("  %s/s", humanBytes(rate))
 	if ev.Total > 0 && rate > 0 && !ev.Done {
