@@ -237,7 +237,8 @@ type Client struct {
 
 	// Proxy chooses the proxy for a URL: an http:// proxy or gateway, or a
 	// socks5:// (or socks5h://) one. nil means ProxyFromEnvironment; a
-	// function returning nil, nil means no proxy.
+	// function returning nil, nil means no proxy. NetHTTPProxy makes one
+	// of a function written for net/http's Transport.Proxy.
 	Proxy func(u *url.URL) (*url.URL, error)
 	// NoProxy lists hosts and domain suffixes reached directly, whatever
 	// Proxy or the environment says (curl's --noproxy), as no_proxy lists

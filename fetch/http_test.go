@@ -12,6 +12,7 @@ import (
 	nethttp "net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -1008,4 +1009,39 @@ func TestResumeProgress(t *testing.T) {
 	if !last.Done || last.Offset != 15 || last.Bytes != 5 || last.Total != 5 {
 		t.Errorf("the last progress of a resumed transfer: %+v", last)
 	}
+}
+
+// TestNetHTTPProxy: a proxy function written for net/http chooses the
+// proxy, seeing the URL as net/url parses it, for any scheme.
+func TestNetHTTPProxy(t *testing.T) {
+	origin := newServer(t, &recorder{})
+	prec := &recorder{}
+	p := forwardProxy(t, prec)
+	pu, _ := neturl.Parse(p.URL)
+	c := newClient()
+	var asked []string
+	c.Proxy = fetch.NetHTTPProxy(func(r *nethttp.Request) (*neturl.URL, error) {
+		asked = append(asked, r.URL.Scheme+" "+r.URL.Host+" "+r.URL.Path)
+		return nethttp.ProxyURL(pu)(r)
+	})
+	for _, u := range []string{origin.URL + "/via", "gopher://gopher.example/0/about"} {
+		resp, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if uri, _ := prec.last(); uri != u {
+			t.Errorf("%s: the proxy saw %q", u, uri)
+		}
+	}
+	if len(asked) != 2 || asked[1] != "gopher gopher.example /0/about" {
+		t.Errorf("the function was asked %q", asked)
+	}
+	c.Proxy = fetch.NetHTTPProxy(func(*nethttp.Request) (*neturl.URL, error) { return nil, nil })
+	resp, err := c.Get(context.Background(), origin.URL+"/direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }

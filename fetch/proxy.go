@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"strings"
 
@@ -34,6 +36,31 @@ func (c *Client) proxyFor(u *url.URL) (*url.URL, error) {
 // direct connection. Schemes are as DefaultClient knows them.
 func ProxyFromEnvironment(u *url.URL) (*url.URL, error) {
 	return DefaultClient().proxyFromEnvironment(u)
+}
+
+// NetHTTPProxy makes a proxy function written for net/http, such as
+// http.ProxyURL(u) or an http.Transport's Proxy, into one for
+// [Client.Proxy]: it is asked with a GET request of the URL as net/url
+// parses it, and its answer is parsed again by deref's url package. A
+// URL net/url cannot parse, or an answer deref's cannot, is an error.
+//
+//	c.Proxy = fetch.NetHTTPProxy(http.ProxyURL(proxyURL))
+func NetHTTPProxy(f func(*http.Request) (*neturl.URL, error)) func(*url.URL) (*url.URL, error) {
+	return func(u *url.URL) (*url.URL, error) {
+		nu, err := neturl.Parse(u.String())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, u.Redacted(), err)
+		}
+		p, err := f(&http.Request{Method: http.MethodGet, URL: nu, Host: nu.Host, Header: http.Header{}})
+		if err != nil || p == nil {
+			return nil, err
+		}
+		pu, err := url.Parse(p.String())
+		if err != nil {
+			return nil, fmt.Errorf("%w: the proxy %s: %w", ErrBadURL, url.RedactString(p.String()), err)
+		}
+		return pu, nil
+	}
 }
 
 func (c *Client) proxyFromEnvironment(u *url.URL) (*url.URL, error) {
