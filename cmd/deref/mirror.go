@@ -50,7 +50,8 @@ type mirrorSettings struct {
 
 func runMirror(args []string, stdout, stderr io.Writer) int {
 	o := options{parallel: 4, maxRedirs: 10, newsArticles: 100, ftpMethod: "rfc"}
-	o.m.opts.Retries = 3
+	defaults := mirror.DefaultOptions()
+	o.m.opts.Retries = defaults.Retries
 	pos, err := parseCommandLine(cmdMirror, args, &o)
 	if err == nil {
 		warcWhole(&o, stderr, "deref mirror")
@@ -83,7 +84,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 	}
 	oneProcessor(o.segments, 0)
 	if !o.m.ignoreTimes && o.warcFile == "" {
-		o.m.opts.OnlyNewer = true // the default, as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
+		o.m.opts.OnlyNewer = defaults.OnlyNewer // as lftp's mirror and rsync have it (an archive wants every file: see warcWhole)
 	}
 	mo, plan, asJSON := o.m.opts, o.m.plan, o.m.asJSON
 	mo.FailuresOnly = !asJSON // the report lists every path only for --json

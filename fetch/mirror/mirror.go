@@ -30,7 +30,10 @@ import (
 )
 
 // Options adjust a Run. The zero value mirrors everything with four
-// transfers at once, transferring every file again.
+// transfers at once, transferring every file again and trying none
+// twice. deref mirror starts from DefaultOptions instead: unchanged files
+// skipped (OnlyNewer) and a temporary failure tried 3 more times
+// (Retries), as lftp's mirror and rsync behave.
 type Options struct {
 	// Parallel is the number of transfers (and listings) at once; 0 means 4.
 	Parallel int
@@ -134,6 +137,12 @@ type Options struct {
 	// Events, when set, is called for each step; calls may come from
 	// several goroutines at once.
 	Events func(Event)
+}
+
+// DefaultOptions are the options deref mirror starts from: OnlyNewer
+// (a rerun fetches only what changed) and Retries 3.
+func DefaultOptions() Options {
+	return Options{OnlyNewer: true, Retries: 3}
 }
 
 // Action is what happened, or would happen, to one path.

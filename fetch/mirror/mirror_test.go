@@ -477,3 +477,20 @@ func TestFailuresOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultOptions: a rerun with DefaultOptions, as deref mirror's,
+// fetches nothing unchanged; with the zero Options it fetches every file
+// again, as the zero value's doc says.
+func TestDefaultOptions(t *testing.T) {
+	root := t.TempDir()
+	makeTree(t, root, sample)
+	src := serveFTP(t, root)
+	dst := filepath.Join(t.TempDir(), "copy")
+	run(t, src, dst, mirror.DefaultOptions())
+	if rep := run(t, src, dst, mirror.DefaultOptions()); rep.New != 0 || rep.Updated != 0 || rep.Bytes != 0 {
+		t.Errorf("a rerun with DefaultOptions: %+v", rep)
+	}
+	if rep := run(t, src, dst, mirror.Options{}); rep.Bytes == 0 {
+		t.Errorf("a rerun with the zero Options fetched nothing: %+v", rep)
+	}
+}
