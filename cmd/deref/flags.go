@@ -531,8 +531,12 @@ var flagTable = []flagDef{
 		help: "no summary", set: boolean(func(o *options) *bool { return &o.silent })},
 
 	// Connection
-	{long: "verbose", short: "v", cmds: cmdBoth | cmdServe, group: "Connection",
+	{long: "verbose", short: "v", cmds: cmdGet | cmdCrawl | cmdServe, group: "Connection",
 		help: "write the protocol conversation to standard error (passwords hidden)", set: boolean(func(o *options) *bool { return &o.verbose })},
+	{long: "verbose", short: "v", cmds: cmdMirror, group: "Output",
+		help: "list each file added, updated and deleted, a line each, as lftp's mirror -v and rsync -v do (--debug: the protocol conversation too)", set: boolean(func(o *options) *bool { return &o.m.verbose })},
+	{long: "debug", cmds: cmdMirror, group: "Connection",
+		help: "write the protocol conversation to standard error (passwords hidden), and every file's action, unchanged ones too", set: boolean(func(o *options) *bool { return &o.verbose })},
 	{long: "user", short: "u", cmds: cmdBoth, group: "Connection", arg: "USER[:PASSWORD]",
 		help: "log in as USER where the URL names no user, on every scheme with a login (the password is asked for on the terminal when missing)", set: str(func(o *options) *string { return &o.user })},
 	{long: "digest", cmds: cmdBoth, group: "Connection",
@@ -1184,7 +1188,7 @@ var flagTable = []flagDef{
 		set: refused("deref crawl names files after their URLs, never after what the server says (Content-Disposition); --trust-server-names takes the URL a redirect led to")},
 	{long: "debug", short: "d", cmds: cmdCrawl, group: "Output", hidden: true,
 		help: "wget's --debug: -v", set: boolean(func(o *options) *bool { return &o.verbose })},
-	{long: "debug", cmds: cmdGet | cmdMirror, group: "Output", hidden: true,
+	{long: "debug", cmds: cmdGet, group: "Output", hidden: true,
 		help: "wget's --debug: -v (-d is curl's --data here)", set: boolean(func(o *options) *bool { return &o.verbose })},
 	{long: "no-config", cmds: cmdBoth, group: "General", hidden: true,
 		help: "wget's --no-config: --disable, anywhere among the arguments", set: boolean(func(o *options) *bool { return &o.noConfig })},

@@ -44,6 +44,7 @@ type mirrorSettings struct {
 	shard        string
 	plan, asJSON bool
 	ignoreTimes  bool // --ignore-times: every file fetched, OnlyNewer off
+	verbose      bool // -v: each file added, updated and deleted listed
 	// state: --state, the store of a shared mirror.
 	state string
 }
@@ -181,7 +182,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.Path), oneLine(ev.Err.Error()))
 		case ev.Action == mirror.ActionRefuse:
 			fmt.Fprintf(out, "deref: skipped %s: %s\n", oneLine(ev.Path), oneLine(ev.Reason))
-		case o.verbose:
+		case o.verbose, o.m.verbose && (ev.Action == mirror.ActionNew || ev.Action == mirror.ActionUpdate || ev.Action == mirror.ActionDelete):
 			fmt.Fprintf(out, "%s\t%s\n", ev.Action, oneLine(ev.Path))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
@@ -132,4 +133,43 @@ func TestSummarySaysInterrupted(t *testing.T) {
 	if s := summary(r); !strings.HasPrefix(s, "mirror interrupted: ") {
 		t.Errorf("summary of an interrupted run: %q", s)
 	}
+}
+
+// TestMirrorVerboseLists: deref mirror -v with no terminal lists each file
+// added, updated and deleted, a line each, and nothing unchanged, nor the
+// protocol conversation (that is --debug's).
+func TestMirrorVerboseLists(t *testing.T) {
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "b.txt"), []byte("b\n"), 0o644)
+	s := serveFTPRoot(t, src)
+	dst := t.TempDir()
+	if r := runDeref(t, "", "mirror", "-v", s, dst); r.code != 0 || !strings.Contains(r.stderr, "new\ta.txt\n") || !strings.Contains(r.stderr, "new\tb.txt\n") {
+		t.Fatalf("first run: exit %d, %q", r.code, r.stderr)
+	}
+	os.Remove(filepath.Join(src, "b.txt"))
+	os.WriteFile(filepath.Join(src, "c.txt"), []byte("c\n"), 0o644)
+	r := runDeref(t, "", "mirror", "-v", "--delete", s, dst)
+	if r.code != 0 || !strings.Contains(r.stderr, "new\tc.txt\n") || !strings.Contains(r.stderr, "delete\tb.txt\n") {
+		t.Errorf("second run: exit %d, %q", r.code, r.stderr)
+	}
+	for _, not := range []string{"unchanged\ta.txt", "RETR", "220 "} {
+		if strings.Contains(r.stderr, not) {
+			t.Errorf("-v wrote %q: %q", not, r.stderr)
+		}
+	}
+	if r := runDeref(t, "", "mirror", "--debug", s, dst); !strings.Contains(r.stderr, "unchanged\ta.txt") || !strings.Contains(r.stderr, "USER anonymous") {
+		t.Errorf("--debug: %q", r.stderr)
+	}
+}
+
+// serveFTPRoot serves root over FTP (ftpserverlib) and gives its URL.
+func serveFTPRoot(t *testing.T, root string) string {
+	t.Helper()
+	s, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.URL()
 }
