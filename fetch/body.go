@@ -120,7 +120,17 @@ func (g *guardedBody) slowErr() error {
 	return fmt.Errorf("%w: fewer than %d bytes a second for %v", ErrTimeout, g.slowLimit, g.slowSpan)
 }
 
+// Read reads the body; an error other than io.EOF is a *Error of the
+// URL (Op "read"), unwrapping to the kind of failure.
 func (g *guardedBody) Read(p []byte) (int, error) {
+	n, err := g.read(p)
+	if err != nil && err != io.EOF {
+		err = &Error{Op: "read", URL: g.u.Redacted(), Err: err}
+	}
+	return n, err
+}
+
+func (g *guardedBody) read(p []byte) (int, error) {
 	if err := g.ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -184,7 +194,10 @@ func (g *guardedBody) WriteTo(w io.Writer) (int64, error) {
 		if err == nil && g.size >= 0 && g.n < g.size {
 			err = fmt.Errorf("%w: got %d of %d bytes", ErrShortBody, g.n, g.size)
 		}
-		return n, g.mapErr(err)
+		if err = g.mapErr(err); err != nil && !errors.Is(err, ErrWrite) {
+			err = &Error{Op: "read", URL: g.u.Redacted(), Err: err} // as Read's
+		}
+		return n, err
 	}
 	return pooledCopy(w, g, g.size)
 }

@@ -1045,3 +1045,33 @@ func TestNetHTTPProxy(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestBodyErrorNamesURL: an error reading a body is a *fetch.Error of
+// its URL that still says its kind; an Error of an Error of the same URL
+// names it once.
+func TestBodyErrorNamesURL(t *testing.T) {
+	s := newServer(t, &recorder{})
+	c := newClient()
+	resp, err := c.Get(context.Background(), s.URL+"/short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Op != "read" || fe.URL != s.URL+"/short" || !errors.Is(err, fetch.ErrShortBody) {
+		t.Errorf("a short body: %#v", err)
+	}
+	u := "ftp://h.example/x"
+	outer := &fetch.Error{Op: "mirror", URL: u, Err: &fetch.Error{Op: "get", URL: u, Err: fetch.ErrNetwork}}
+	if got := outer.Error(); got != "mirror "+u+": "+fetch.ErrNetwork.Error() || !errors.Is(outer, fetch.ErrNetwork) {
+		t.Errorf("nested: %q", got)
+	}
+	if got := fetch.Cause(outer); got != fetch.ErrNetwork {
+		t.Errorf("Cause: %v", got)
+	}
+	other := &fetch.Error{Op: "mirror", URL: u, Err: &fetch.Error{Op: "get", URL: u + "/y", Err: fetch.ErrNetwork}}
+	if got := other.Error(); !strings.Contains(got, "get "+u+"/y") {
+		t.Errorf("nested, another URL: %q", got)
+	}
+}

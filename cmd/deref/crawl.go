@@ -211,7 +211,11 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer errMu.Unlock()
 		switch {
 		case ev.Err != nil:
-			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.URL), oneLine(contextWords(ev.Err, ev.Err.Error(), &o)))
+			cause := ev.Err
+			if e, ok := ev.Err.(*fetch.Error); ok && e.URL == ev.URL {
+				cause = fetch.Cause(ev.Err) // the line names the URL already
+			}
+			fmt.Fprintf(out, "deref: %s: %s\n", oneLine(ev.URL), oneLine(contextWords(ev.Err, cause.Error(), &o)))
 		case ev.Excluded:
 			fmt.Fprintf(out, "deref: skipped %s: robots.txt excludes it\n", oneLine(ev.URL))
 		default:

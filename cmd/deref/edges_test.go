@@ -372,7 +372,7 @@ func TestErrorLines(t *testing.T) {
 	slow, _ := rawHTTP(t, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nx")
 	r = runDeref(t, "", "--max-time", "0.3", "http://"+slow+"/s")
 	if r.code != 6 || r.stderr != "deref: get http://"+slow+"/s: timed out after 0.3 s (--max-time)\n" &&
-		r.stderr != "deref: http://"+slow+"/s: timed out after 0.3 s (--max-time)\n" {
+		r.stderr != "deref: read http://"+slow+"/s: timed out after 0.3 s (--max-time)\n" {
 		t.Errorf("--max-time: exit %d, %q", r.code, r.stderr)
 	}
 

@@ -142,6 +142,10 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 				return nil, fmt.Errorf("%w: the server refused AUTH TLS: %w", protocols.ErrPermission, mapErr("AUTH TLS", err))
 			}
 		}
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			return nil, protocols.NetError(err) // "dial tcp ADDR: connect: ..." says it all
+		}
 		return nil, mapErr("connect", err)
 	}
 	s.c = c
