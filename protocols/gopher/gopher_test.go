@@ -131,21 +131,21 @@ func TestRequestLines(t *testing.T) {
 
 func TestTextAndBinary(t *testing.T) {
 	replies := map[string]string{
-		"/text":     "line one\r\n..dot stuffed\r\n.\r\nnot part of it\r\n",
-		"/noterm":   "no terminator\nbyte exact\n",
-		"/bin":      "\x00\x01.\r\n.\r\n\x02",
-		"/missing":  "3'/missing' does not exist (no handler found)\t\terror.host\t1\r\n",
-		"/plus":     "+5\r\nhello",
+		"/text":        "line one\r\n..dot stuffed\r\n.\r\nnot part of it\r\n",
+		"/noterm":      "no terminator\nbyte exact\n",
+		"/bin":         "\x00\x01.\r\n.\r\n\x02",
+		"/missing":     "3'/missing' does not exist (no handler found)\t\terror.host\t1\r\n",
+		"/plus":        "+5\r\nhello",
 		"/missinginfo": "iThe server says:\t\terror.host\t1\r\n3 not here\t\terror.host\t1\r\n.\r\n",
 		"/notonly":     "3 one item is missing\t\terror.host\t1\r\n0About\t/about\th\t70\r\n.\r\n",
-		"/short":    "+50\r\nhello",
-		"/plusdot":  "+-1\r\nline\r\n..x\r\n.\r\n",
-		"/plusnot":  "+-1\r\nline\r\n",
-		"/plusall":  "+-2\r\nraw\r\n.\r\nto close",
-		"/err1":     "--1\r\n1 Admin <a@b>\r\n'/err1' does not exist\r\n",
-		"/err2":     "--2\r\n2 Admin <a@b>\r\ntry later\r\n",
-		"/moved":    "--2\r\n3 Admin <a@b>\r\nnow at gopher://elsewhere/\r\n",
-		"/longline": strings.Repeat("x", 200000),
+		"/short":       "+50\r\nhello",
+		"/plusdot":     "+-1\r\nline\r\n..x\r\n.\r\n",
+		"/plusnot":     "+-1\r\nline\r\n",
+		"/plusall":     "+-2\r\nraw\r\n.\r\nto close",
+		"/err1":        "--1\r\n1 Admin <a@b>\r\n'/err1' does not exist\r\n",
+		"/err2":        "--2\r\n2 Admin <a@b>\r\ntry later\r\n",
+		"/moved":       "--2\r\n3 Admin <a@b>\r\nnow at gopher://elsewhere/\r\n",
+		"/longline":    strings.Repeat("x", 200000),
 	}
 	s := start(t, func(req string, w io.Writer) {
 		sel, _, _ := strings.Cut(req, "\t")
