@@ -24,8 +24,10 @@ import (
 // fs.SubFS, so that fs.WalkDir, fs.Glob, os.CopyFS and
 // http.FileServerFS work on it. Open streams the file: nothing is
 // fetched until the first Read, and Close ends the transfer. Sizes and
-// times come from the listings (a size the listing does not give is 0);
-// a FileInfo's Sys is the [TreeEntry]. Entries whose names are not valid
+// times come from the listings. A size the listing does not give (a
+// Gopher menu gives none) is 0, as fs.FileInfo has no other way to say
+// it: a FileInfo's Sys is the [TreeEntry], whose Size is then -1, telling
+// an unknown size from an empty file. Entries whose names are not valid
 // path elements (fs.ValidPath: "..", a name holding "/" or "\", invalid
 // UTF-8), symbolic links, entries the listing could not read, and second
 // entries of one name are left out, never renamed. Folders' listings are

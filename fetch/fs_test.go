@@ -237,3 +237,36 @@ func TestFSWAIS(t *testing.T) {
 		t.Errorf("a database without a search: %v", err)
 	}
 }
+
+// TestFSUnknownSize: over Gopher, whose menus give no sizes, a file's
+// Size is 0 and its Sys's TreeEntry says -1, unknown, which tells it from
+// an empty file of a listing that gives sizes (FTP's empty.bin: 0 and 0).
+func TestFSUnknownSize(t *testing.T) {
+	root := writeTree(t, fsTree)
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	fsys, err := fetch.NewFS(context.Background(), newClient(), "gopher://"+gs.Addr()+"/1/pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.txt", "empty.bin"} {
+		info, err := fs.Stat(fsys, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := info.Sys().(fetch.TreeEntry); !ok || info.Size() != 0 || e.Size != -1 {
+			t.Errorf("gopher %s: Size %d, Sys %#v", name, info.Size(), info.Sys())
+		}
+	}
+	ftpfs, _ := ftpFS(t, fsTree, "pub/")
+	info, err := fs.Stat(ftpfs, "empty.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := info.Sys().(fetch.TreeEntry); !ok || info.Size() != 0 || e.Size != 0 {
+		t.Errorf("ftp empty.bin: Size %d, Sys %#v", info.Size(), info.Sys())
+	}
+}
