@@ -616,6 +616,7 @@ type fileJob struct {
 	part   int64      // size of NAME.part, -1 when there is none
 	update bool
 	sum    *fetch.Checksum // the digest it must have (Options.ChecksumFile)
+	same   bool            // fetched again, it held the bytes of the copy there
 }
 
 type localFile struct {

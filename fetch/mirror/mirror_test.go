@@ -19,6 +19,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
+	"github.com/urlderef/deref/internal/testserver/gopherd"
 )
 
 // serveFTP serves root over FTP on loopback through an independent
@@ -492,5 +493,40 @@ func TestDefaultOptions(t *testing.T) {
 	}
 	if rep := run(t, src, dst, mirror.Options{}); rep.Bytes == 0 {
 		t.Errorf("a rerun with the zero Options fetched nothing: %+v", rep)
+	}
+}
+
+// TestGopherRerunUnchanged: a plain Gopher menu gives no size or date, so
+// a rerun fetches each file again; what comes holding the same bytes is
+// unchanged, its copy left as it was (its time too), and a changed file
+// is an update.
+func TestGopherRerunUnchanged(t *testing.T) {
+	root := t.TempDir()
+	makeTree(t, root, map[string]string{"a.txt": "alpha\n", "b.bin": "\x00\x01", "sub/c.txt": "see\n"})
+	gs := &gopherd.Server{Root: root}
+	if err := gs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	src := "gopher://" + gs.Addr() + "/1/"
+	dst := filepath.Join(t.TempDir(), "hole")
+	if rep := run(t, src, dst, mirror.DefaultOptions()); rep.New != 3 {
+		t.Fatalf("first run: %+v", rep)
+	}
+	then := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(dst, "a.txt"), then, then)
+	rep := run(t, src, dst, mirror.DefaultOptions())
+	if rep.Unchanged != 3 || rep.Updated != 0 || rep.New != 0 {
+		t.Errorf("a rerun with nothing changed: %+v", rep)
+	}
+	if st, _ := os.Stat(filepath.Join(dst, "a.txt")); !st.ModTime().Equal(then) {
+		t.Errorf("an unchanged file was rewritten: its time is %v", st.ModTime())
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha, changed\n"), 0o644)
+	if rep := run(t, src, dst, mirror.DefaultOptions()); rep.Updated != 1 || rep.Unchanged != 2 {
+		t.Errorf("a rerun with a.txt changed: %+v", rep)
+	}
+	if got := readTree(t, dst)["a.txt"]; got != "alpha, changed\n" {
+		t.Errorf("a.txt: %q", got)
 	}
 }

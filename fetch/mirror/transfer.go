@@ -62,7 +62,9 @@ func (m *run) settleFile(ctx context.Context, fj *fileJob) {
 		}
 	default:
 		reason := ""
-		if action == ActionUpdate && !m.o.OnlyNewer && fj.local != nil && sameAsListed(k, fj.local) {
+		if fj.same {
+			action, reason = ActionUnchanged, "fetched again: the same bytes"
+		} else if action == ActionUpdate && !m.o.OnlyNewer && fj.local != nil && sameAsListed(k, fj.local) {
 			// Fetched again (OnlyNewer off), and the listing gives it the
 			// size and time of the copy it replaced: nothing changed.
 			action, reason = ActionUnchanged, "fetched again: the same size and time"
@@ -238,6 +240,14 @@ func (m *run) keepPart(fj *fileJob, p *partFile, resp *fetch.Response, n int64, 
 		err = fetch.WriteError(cerr)
 	}
 	fj.part = p.offset + n
+	if err == nil && mod.IsZero() && fj.local != nil && !fj.local.dir && p.offset+n == fj.local.size && sameBytes(p.d, part, p.name) {
+		// Nothing tells this file's time (a plain Gopher menu gives no
+		// size or date): what came is compared with what is there, and
+		// the same bytes leave the copy as it was, its time too.
+		p.d.Remove(part)
+		fj.part, fj.same = -1, true
+		return nil
+	}
 	if err != nil {
 		if p.offset+n == 0 && (errors.Is(err, fetch.ErrNotFound) || errors.Is(err, fetch.ErrPermission)) {
 			// Refused before a byte came (an FTP RETR refused after its
@@ -252,6 +262,31 @@ func (m *run) keepPart(fj *fileJob, p *partFile, resp *fetch.Response, n int64, 
 	}
 	fj.part = -1
 	return nil
+}
+
+// sameBytes reports whether the files a and b of d hold the same bytes.
+func sameBytes(d *safedir.Dir, a, b string) bool {
+	fa, err := d.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := d.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || string(ba[:na]) != string(bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF)
+		}
+	}
 }
 
 // fetchSegmented fetches a large file over Options.Segments connections
