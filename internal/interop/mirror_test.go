@@ -122,6 +122,15 @@ func TestMirrorGophernicus(t *testing.T) {
 		t.Errorf("report: %+v", rep)
 	}
 	compareTree(t, dst, tree, true)
+	// A plain menu dates nothing: the rerun fetches each file again, and
+	// finds every one the same as its copy.
+	again, err := mirror.Run(context.Background(), client(), gopherServers(t)["gophernicus"]+"/1/pub/", dst, mirror.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.New+again.Updated != 0 || again.Unchanged != rep.New || again.Failed != 0 {
+		t.Errorf("a rerun with nothing changed: %+v (the first run: %d new)", again, rep.New)
+	}
 }
 
 // TestMirrorKilled kills deref mirror halfway (SIGKILL: no clean-up at
