@@ -1255,7 +1255,7 @@ var flagTable = []flagDef{
 	{long: "per-host", cmds: cmdServe, group: "Serve", arg: "N",
 		help: "at most N connections to one upstream host at once (default 8)", set: integer(func(o *options) *int { return &o.s.opts.PerHost })},
 	{long: "archive", cmds: cmdServe, group: "Serve", arg: "PATH", complete: "file",
-		help: "replay WARC files instead of the live servers: each PATH (a WARC file, gzip or not, a folder of them, a CDXJ index of them, or wget's CDX file) a collection named after it, with pywb's URLs (/COLL/TIMESTAMP/URL, /COLL/URL, /COLL/*/URL, /COLL/timemap/link/URL) and Memento headers; repeatable", set: list(func(o *options) *[]string { return &o.s.archives })},
+		help: "replay WARC files instead of the live servers: each PATH (a WARC file, gzip or not, whose series NAME-00001.warc.gz... comes with it; a folder of them, the folder . named after itself; a CDXJ index of them, or wget's CDX file) a collection named after it, a path with no capture refused, with pywb's URLs (/COLL/TIMESTAMP/URL, /COLL/URL, /COLL/*/URL, /COLL/timemap/link/URL) and Memento headers; repeatable", set: list(func(o *options) *[]string { return &o.s.archives })},
 	{long: "rate", cmds: cmdServe, group: "Serve", arg: "PER-SECOND",
 		help: "let one client address make PER-SECOND requests a second (in bursts of --burst), answering 429 with Retry-After past it (default: no limit)", set: func(o *options, v string) error {
 			r, err := strconv.ParseFloat(v, 64)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,25 +153,108 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 }
 
 // openCollections opens each --archive PATH as a collection named after
-// it (pub for pub.warc.gz or a folder pub/), saying what it could not
-// read of each.
+// it (pub for pub.warc.gz or a folder pub/, the folder's own name for
+// "."), saying what it could not read of each. The first file of a
+// series (NAME.warc.gz) brings the rest of it (NAME-00001.warc.gz, ...,
+// as --warc-file continues one), and paths of one series are one
+// collection. A path with no capture in it is refused.
 func openCollections(paths []string, stderr io.Writer) (map[string]*warc.Archive, error) {
-	colls := map[string]*warc.Archive{}
+	var names []string
+	members := map[string][]string{}
 	for _, p := range paths {
-		name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(filepath.Clean(p)), ".cdxj"), ".cdx"), ".gz"), ".warc")
-		if _, dup := colls[name]; dup {
+		name, series := collectionName(p)
+		if _, dup := members[name]; dup && !series {
 			return nil, fmt.Errorf("--archive: two collections named %s", name)
 		}
-		a, err := warc.Open(p)
+		if _, dup := members[name]; !dup {
+			names = append(names, name)
+		}
+		members[name] = append(members[name], filepath.Clean(p))
+		if series {
+			members[name] = append(members[name], seriesFiles(p)...)
+		}
+	}
+	colls := map[string]*warc.Archive{}
+	for _, name := range names {
+		ps := slices.Compact(slices.Sorted(slices.Values(members[name])))
+		a, err := warc.Open(ps...)
 		if err != nil {
+			for _, a := range colls {
+				a.Close()
+			}
 			return nil, fmt.Errorf("--archive: %w", err)
 		}
 		for _, s := range a.Skipped {
 			fmt.Fprintln(stderr, "deref serve: skipped "+oneLine(s))
 		}
+		if a.Empty() {
+			a.Close()
+			for _, a := range colls {
+				a.Close()
+			}
+			return nil, fmt.Errorf("--archive %s: no capture in it to serve", strings.Join(members[name][:1], ""))
+		}
 		colls[name] = a
 	}
 	return colls, nil
+}
+
+// collectionName is the name a path's collection is served under, and
+// whether the path is a file of a WARC series (NAME.warc.gz or
+// NAME-NNNNN.warc.gz), whose name is NAME.
+func collectionName(p string) (string, bool) {
+	base := filepath.Base(filepath.Clean(p))
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		if abs, err := filepath.Abs(p); err == nil {
+			base = filepath.Base(abs)
+		}
+	}
+	if base == "" || base == "." || base == string(filepath.Separator) || strings.ContainsAny(base, "/\\") {
+		base = "archive"
+	}
+	name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".cdxj"), ".cdx"), ".gz"), ".warc")
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() || !strings.HasSuffix(base, ".warc") && !strings.HasSuffix(base, ".warc.gz") {
+		return name, false
+	}
+	if stem, num, ok := cutLast(name, "-"); ok && len(num) == 5 && strings.Trim(num, "0123456789") == "" {
+		return stem, true
+	}
+	return name, true
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// seriesFiles lists the files of the series p belongs to, in its folder:
+// NAME.warc.gz and NAME-NNNNN.warc.gz (or .warc, as p is).
+func seriesFiles(p string) []string {
+	dir := filepath.Dir(p)
+	name, _ := collectionName(p)
+	ext := ".warc.gz"
+	if !strings.HasSuffix(p, ext) {
+		ext = ".warc"
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, de := range des {
+		n := de.Name()
+		if de.IsDir() || !strings.HasSuffix(n, ext) {
+			continue
+		}
+		stem := strings.TrimSuffix(n, ext)
+		if num, ok := strings.CutPrefix(stem, name+"-"); stem == name || ok && len(num) == 5 && strings.Trim(num, "0123456789") == "" {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
 }
 
 // serveUsageError writes a usage error of deref serve.

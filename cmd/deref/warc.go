@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/warc"
@@ -84,14 +85,23 @@ func openWARC(o *options, c *fetch.Client, cmd command, args []string, notes io.
 	if o.warcUncompressed {
 		ext = ".warc"
 	}
-	if _, err := os.Lstat(o.warcFile + ext); err == nil && o.c.opts.State == "" && o.warcMaxSize == 0 && !o.silent {
-		fmt.Fprintf(notes, "deref: --warc-file: %s is there already: the records go on in %s-00001%s, or the next number free\n", oneLine(o.warcFile+ext), oneLine(o.warcFile), ext)
-	}
+	_, err := os.Lstat(o.warcFile + ext)
+	continued := err == nil && o.c.opts.State == "" && o.warcMaxSize == 0 && !o.silent
 	w, err := warc.Create(o.warcFile, warc.Options{MaxSize: o.warcMaxSize, Software: version.UserAgent(), CommandLine: strings.Join(append([]string{"deref" + commandNames[cmd]}, redactArgs(cmd, args)...), " "),
 		CDX: o.warcCDX, DedupIndex: o.warcDedup, Numbered: o.c.opts.State != "", Continue: true,
 		TempDir: o.warcTempDir, InfoFields: o.warcHeaders, Uncompressed: o.warcUncompressed, NoDigests: o.warcNoDigests})
 	if err != nil {
 		return nil, fmt.Errorf("--warc-file: %w", err)
+	}
+	if continued {
+		// Named as its first record is written: the file the series goes
+		// on in, not a guess at it.
+		var once sync.Once
+		w.OnFile(func(path string) {
+			once.Do(func() {
+				fmt.Fprintf(notes, "deref: --warc-file: %s is there already: the records go on in %s (deref serve --archive %s serves them all)\n", oneLine(o.warcFile+ext), oneLine(path), oneLine(o.warcFile+ext))
+			})
+		})
 	}
 	rec := &warc.Recorder{W: w}
 	c.Recorder = rec

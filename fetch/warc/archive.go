@@ -130,9 +130,12 @@ func Open(paths ...string) (*Archive, error) {
 	sort.Strings(files)
 	var unindexed []string
 	for _, f := range files {
-		if ix, err := openIndex(IndexName(f), filepath.Dir(f)); err == nil {
+		if ix, err := openIndex(IndexName(f), filepath.Dir(f)); err == nil && ix.size > 0 {
 			a.indexes = append(a.indexes, ix)
 		} else {
+			if err == nil {
+				ix.f.Close() // empty: made for a shell's redirection, or cut short
+			}
 			unindexed = append(unindexed, f)
 		}
 	}
@@ -158,13 +161,17 @@ func (a *Archive) indexNow(files []string) error {
 			abs = f
 		}
 		var werr error
+		records := 0
 		err = scanEach(f, func(e cdxEntry, end int64) {
+			records++
 			if werr == nil {
 				werr = ls.add(cdxjLine(e, abs, end))
 			}
 		}, func(int64) {})
 		if err != nil {
 			a.Skipped = append(a.Skipped, err.Error())
+		} else if records == 0 {
+			a.Skipped = append(a.Skipped, f+": no capture in it (not a WARC file, or one of warcinfo records only)")
 		}
 		if werr != nil {
 			return werr
@@ -624,6 +631,13 @@ func (a *Archive) URLs(fn func(url string, captures int) bool) {
 			return
 		}
 	}
+}
+
+// Empty reports whether the archive holds no capture at all.
+func (a *Archive) Empty() bool {
+	empty := true
+	a.URLs(func(string, int) bool { empty = false; return false })
+	return empty
 }
 
 // Payload is a capture's payload: for an HTTP response its head too.

@@ -177,7 +177,10 @@ func openIndexSource(path string) (*indexSource, error) {
 		cdxj = IndexName(path)
 		wi, werr := os.Stat(path)
 		ci, cerr := os.Stat(cdxj)
-		if werr != nil || cerr != nil || ci.ModTime().Before(wi.ModTime()) {
+		// An empty index is never a WARC file's with captures: it is
+		// the one the shell has just made for this very output ("deref
+		// index hole.warc.gz > hole.cdxj"), or one cut short.
+		if werr != nil || cerr != nil || ci.ModTime().Before(wi.ModTime()) || ci.Size() == 0 {
 			entries, offsets, err := scanIndex(path)
 			if err != nil {
 				return nil, err

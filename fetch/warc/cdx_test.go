@@ -202,3 +202,34 @@ func TestWriteIndexMerges(t *testing.T) {
 		t.Errorf("an unsorted index: %v", err)
 	}
 }
+
+// TestEmptyIndexBeside: an empty index beside a WARC file (the one the
+// shell made of "deref index one.warc.gz > one.cdxj" before deref ran) is
+// not taken for the file's: WriteIndex and Open read the file instead.
+func TestEmptyIndexBeside(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "one"), warc.Options{CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	if _, err := w.Write(warc.Record{Type: "resource", URI: "gopher://gopher.example.org/0/a.txt", Date: when, MediaType: "text/plain", Body: strings.NewReader("a\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "one.cdxj"), nil, 0o644)
+	var b strings.Builder
+	if err := warc.WriteIndex(&b, filepath.Join(dir, "one.warc.gz")); err != nil || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("WriteIndex beside an empty index: %v, %q", err, b.String())
+	}
+	a, err := warc.Open(filepath.Join(dir, "one.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Empty() || len(a.Captures("gopher://gopher.example.org/0/a.txt")) != 1 {
+		t.Error("Open beside an empty index: no capture")
+	}
+}
