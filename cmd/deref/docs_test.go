@@ -74,3 +74,28 @@ func TestIndexInHelp(t *testing.T) {
 		t.Errorf("deref help index: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestHelpGroupsSorted: each group of -h lists its flags by long name,
+// and deref mirror -h has no Crawl group.
+func TestHelpGroupsSorted(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"mirror", "-h"}, {"crawl", "-h"}, {"serve", "-h"}} {
+		r := runDeref(t, "", args...)
+		group, last := "", ""
+		for _, l := range strings.Split(r.stdout, "\n") {
+			switch {
+			case strings.HasSuffix(l, ":") && !strings.HasPrefix(l, " "):
+				group, last = l, ""
+			case group != "" && strings.HasPrefix(strings.TrimLeft(l, " "), "-") && len(l)-len(strings.TrimLeft(l, " ")) <= 6:
+				// A flag's own line (its help's lines are indented further).
+				f := strings.Fields(l[strings.Index(l, "--"):])[0]
+				if f < last {
+					t.Errorf("%q %s %s after %s", args, group, f, last)
+				}
+				last = f
+			}
+		}
+		if args[0] == "mirror" && strings.Contains(r.stdout, "\nCrawl:\n") {
+			t.Error("deref mirror -h has a Crawl group")
+		}
+	}
+}

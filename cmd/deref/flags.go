@@ -1603,19 +1603,23 @@ func parseCommandLine(cmd command, args []string, o *options) ([]string, error) 
 func writeHelp(w io.Writer, cmd command, intro string) {
 	io.WriteString(w, intro)
 	for _, g := range flagGroups {
-		var rows [][2]string
+		var rows []flagDef
 		for _, f := range flagTable {
-			if f.cmds&cmd == 0 || f.group != g || f.hidden {
+			if f.cmds&cmd == 0 || f.hidden {
 				continue
 			}
-			rows = append(rows, [2]string{flagSpelling(asShown(cmd, f)), f.help})
+			if f = asShown(cmd, f); f.group == g {
+				rows = append(rows, f)
+			}
 		}
 		if len(rows) == 0 {
 			continue
 		}
+		// In each group by long name, as curl -h lists them.
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].long < rows[j].long })
 		fmt.Fprintf(w, "\n%s:\n", g)
-		for _, r := range rows {
-			writeRow(w, r[0], r[1])
+		for _, f := range rows {
+			writeRow(w, flagSpelling(f), f.help)
 		}
 	}
 	writeAlsoTaken(w, cmd)
@@ -1668,8 +1672,12 @@ func writeAlsoTaken(w io.Writer, cmd command) {
 
 // asShown is f as -h, the manual and the completions show it for cmd:
 // without its short name where another flag of cmd takes that letter
-// first (deref crawl's -K is wget's --backup-converted, not --config).
+// first (deref crawl's -K is wget's --backup-converted, not --config),
+// and for deref mirror in its Mirror group where it is the crawl's too.
 func asShown(cmd command, f flagDef) flagDef {
+	if cmd == cmdMirror && f.group == "Crawl" {
+		f.group = "Mirror" // what a shared crawl and a shared mirror have alike is the mirror's to mirror -h
+	}
 	if f.short != "" {
 		if g := lookup(cmd, f.short, true); g == nil || g.long != f.long {
 			f.short = ""
