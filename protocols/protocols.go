@@ -544,6 +544,24 @@ var (
 	ErrWrite = errors.New("write error")
 )
 
+// FolderError says the URL names a folder without its closing slash
+// (ftp://h/pub for ftp://h/pub/): Folder is the URL with it. It unwraps
+// to the not-found error the retrieval met, so that the URL as given
+// stays an ErrNotFound; a gateway redirects to Folder, as nginx does.
+type FolderError struct {
+	Err    error
+	Name   string   // the name that is a folder
+	Folder *url.URL // the URL with its closing slash
+}
+
+// Error says what is missing and the URL to use instead.
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("%v: %s is a folder: did you mean %s ?", e.Err, e.Name, e.Folder.Redacted())
+}
+
+// Unwrap returns the not-found error.
+func (e *FolderError) Unwrap() error { return e.Err }
+
 // NetError classifies an error from dialing or reading a connection: a
 // timeout wraps ErrTimeout, anything else ErrNetwork, and the original
 // error stays reachable.

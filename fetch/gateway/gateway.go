@@ -706,6 +706,18 @@ func mediaType(resp *fetch.Response) string {
 // fetchFailed answers a retrieval that failed with a status that says
 // why, and the error on one line.
 func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err error) {
+	var fe *protocols.FolderError
+	if errors.As(err, &fe) && replayOf(r) == nil {
+		// A folder without its closing slash: to the folder, as nginx
+		// sends /dir to /dir/.
+		to := fe.Folder.String()
+		if !r.URL.IsAbs() {
+			to = pageOf(r, fe.Folder)
+		}
+		w.Header().Set("Location", to)
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
 	status := http.StatusBadGateway
 	var ref *refusal
 	if errors.As(err, &ref) {

@@ -149,3 +149,30 @@ func TestHeadFTP(t *testing.T) {
 		t.Errorf("%d logins for two HEADs and a GET: %q", logins, fs.Commands())
 	}
 }
+
+// TestFolderRedirect: an FTP folder asked for without its closing slash
+// (RETR refused, CWD taken, as vsftpd answers) is redirected to it (301),
+// as nginx does; a name that is neither is a 404.
+func TestFolderRedirect(t *testing.T) {
+	fs := &ftpscript.Server{Files: map[string]string{"pub/dir/x.txt": "x\n"}}
+	fs.Handle = func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "CWD" && arg == "nothing" {
+			c.Reply("550 Failed to change directory.")
+			return true
+		}
+		return false
+	}
+	if err := fs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/dir")
+	if resp.StatusCode != 301 || resp.Header.Get("Location") != "/ftp/"+fs.Addr()+"/pub/dir/" {
+		t.Errorf("a folder without its slash: %d, Location %q %s", resp.StatusCode, resp.Header.Get("Location"), page)
+	}
+	resp, page = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/nothing")
+	if resp.StatusCode != 404 {
+		t.Errorf("a name that is not there: %d %s", resp.StatusCode, page)
+	}
+}

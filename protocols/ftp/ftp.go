@@ -424,7 +424,11 @@ func folderHint(s *session, req *protocols.Request, t target, err error) error {
 		return err
 	}
 	s.cwd = append(append([]string(nil), t.dirs...), t.name)
-	return fmt.Errorf("%w: %s is a folder: did you mean %s/ ?", err, t.name, req.URL.Redacted())
+	folder, perr := url.Parse(req.URL.String() + "/")
+	if perr != nil {
+		return fmt.Errorf("%w: %s is a folder: did you mean %s/ ?", err, t.name, req.URL.Redacted())
+	}
+	return &protocols.FolderError{Err: err, Name: t.name, Folder: folder}
 }
 
 // textSuffixes are the name endings that choose TYPE A when the URL gives
