@@ -1140,9 +1140,64 @@ func (c *Client) route(req *protocols.Request) (protocols.Fetcher, error) {
 		}
 	}
 	if !ok || f == nil {
-		return nil, notSupported(u.Scheme, s)
+		err := notSupported(u.Scheme, s)
+		if near := NearScheme(u.Scheme, c.Schemes()); !ok && near != "" {
+			err = fmt.Errorf("%w (did you mean %s:?)", err, near)
+		}
+		return nil, err
 	}
 	return f, nil
+}
+
+// NearScheme is the one of names that name is most likely a slip of the
+// keyboard for (a letter missed, added, changed, or two swapped: gohper
+// for gopher), or "" when none is that near.
+func NearScheme(name string, names []string) string {
+	name = strings.ToLower(name)
+	if slices.Contains(names, name) {
+		return "" // no slip: the scheme itself
+	}
+	best, bestD := "", 3
+	for _, n := range names {
+		if n == name || len(n) < 3 {
+			continue
+		}
+		d := editDistance(name, n)
+		if d > max(1, len(n)/3) {
+			continue
+		}
+		// Of two as near, the one that begins as name does (htp: http).
+		if d < bestD || d == bestD && n[0] == name[0] && best[0] != name[0] {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance counts the letters added, removed or changed, and the
+// neighbours swapped, that make a into b (optimal string alignment).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // notSupported is the error of a URL whose scheme has no fetcher.

@@ -97,3 +97,18 @@ func TestMailbox(t *testing.T) {
 		t.Errorf("%q %v", b, err)
 	}
 }
+
+// TestNearScheme: a slip of the keyboard finds the scheme meant; a name
+// far from every scheme finds none.
+func TestNearScheme(t *testing.T) {
+	names := fetch.NewClient().Schemes()
+	for in, want := range map[string]string{"gohper": "gopher", "htp": "http", "htpps": "https", "gopehr": "gopher", "nntpp": "nntp", "xyz": "", "gopher": "", "wiki": "", "f": ""} {
+		if got := fetch.NearScheme(in, names); got != want {
+			t.Errorf("NearScheme(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_, err := fetch.NewClient().Get(context.Background(), "gohper://127.0.0.1/1/")
+	if !errors.Is(err, fetch.ErrUnsupportedScheme) || !strings.Contains(err.Error(), "did you mean gopher:?") {
+		t.Errorf("gohper: %v", err)
+	}
+}

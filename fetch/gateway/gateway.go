@@ -476,9 +476,17 @@ func (e renamed) Unwrap() error { return e.err }
 // check applies the gateway's rules that a URL alone decides.
 func (g *gateway) check(u *url.URL) error {
 	if sc, ok := paged(g.c, u.Scheme); !ok || sc.Local {
+		if _, known := g.c.Scheme(u.Scheme); !known {
+			if near := fetch.NearScheme(u.Scheme, pagedNames(g.c)); near != "" {
+				return fmt.Errorf("%w: %s: URLs are not served here (did you mean %s:?)", ErrRefused, u.Scheme, near)
+			}
+		}
 		return fmt.Errorf("%w: %s: URLs are not served here", ErrRefused, u.Scheme)
 	}
 	if u.HasAuthority && !allowed(g.o.Allow, u) { // news: names no server: the operator's news server
+		if anyPort := *u; allowedHost(g.o.Allow, &anyPort) {
+			return fmt.Errorf("%w: port %d of %s is not among those this gateway serves (it serves %s)", ErrRefused, u.PortNumber(), u.Hostname(), strings.Join(g.o.Allow, ", "))
+		}
 		return fmt.Errorf("%w: %s is not among the hosts this gateway serves", ErrRefused, u.Hostname())
 	}
 	return nil

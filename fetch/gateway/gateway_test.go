@@ -152,8 +152,12 @@ func TestAllowPatterns(t *testing.T) {
 	if resp, page := get(t, s.URL+"/gopher/"+addr+"/1/"); resp.StatusCode != 200 || !strings.Contains(page, "welcome") {
 		t.Errorf("the allowed host: %d %s", resp.StatusCode, page)
 	}
-	if resp, _ := get(t, s.URL+"/gopher/gopher.example.org/1/"); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a host no pattern admits: %d", resp.StatusCode)
+	if resp, page := get(t, s.URL+"/gopher/gopher.example.org/1/"); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "gopher.example.org is not among the hosts") {
+		t.Errorf("a host no pattern admits: %d %s", resp.StatusCode, page)
+	}
+	// Another port of the host allowed: the port is what is refused.
+	if resp, page := get(t, s.URL+"/gopher/127.0.0.1:1/1/"); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "port 1 of 127.0.0.1 is not among those this gateway serves (it serves 127.0.0.1:"+port+")") {
+		t.Errorf("another port of the allowed host: %d %s", resp.StatusCode, page)
 	}
 	s2 := start(t, gateway.Options{Allow: []string{"127.0.0.1:" + port}})
 	if resp, _ := get(t, s2.URL+"/gopher/"+addr+"/1/"); resp.StatusCode != http.StatusForbidden {

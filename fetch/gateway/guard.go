@@ -146,6 +146,16 @@ func numeric(host string) bool {
 // (HOST or HOST:PORT, the host a path.Match pattern such as
 // "*.example.org", compared in lower case); no patterns admit every host.
 func allowed(patterns []string, u *url.URL) bool {
+	return allowedOn(patterns, u, true)
+}
+
+// allowedHost is allowed with any port: whether some pattern names u's
+// host, whatever port it names.
+func allowedHost(patterns []string, u *url.URL) bool {
+	return allowedOn(patterns, u, false)
+}
+
+func allowedOn(patterns []string, u *url.URL, byPort bool) bool {
 	if len(patterns) == 0 {
 		return true
 	}
@@ -158,7 +168,7 @@ func allowed(patterns []string, u *url.URL) bool {
 				ph, pp, hasPort = strings.Trim(p[:i+1], "[]"), strings.TrimPrefix(p[i+1:], ":"), strings.HasPrefix(p[i+1:], ":")
 			}
 		}
-		if ok, _ := path.Match(ph, host); ok && (!hasPort || pp == port) {
+		if ok, _ := path.Match(ph, host); ok && (!hasPort || pp == port || !byPort) {
 			return true
 		}
 	}

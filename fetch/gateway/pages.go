@@ -139,7 +139,13 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 	}
 	p := pagePath(g.c, u)
 	if p == "" {
-		g.fail(w, r, http.StatusBadRequest, u.Scheme+": URLs have no page here")
+		msg := u.Scheme + ": URLs have no page here"
+		if _, known := g.c.Scheme(u.Scheme); !known {
+			if near := fetch.NearScheme(u.Scheme, pagedNames(g.c)); near != "" {
+				msg += " (did you mean " + near + ":?)"
+			}
+		}
+		g.fail(w, r, http.StatusBadRequest, msg)
 		return
 	}
 	redirect(w, p)

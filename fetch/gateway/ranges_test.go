@@ -176,3 +176,16 @@ func TestFolderRedirect(t *testing.T) {
 		t.Errorf("a name that is not there: %d %s", resp.StatusCode, page)
 	}
 }
+
+// TestSchemeSlip: a scheme mistyped in a page path is refused with the
+// scheme meant.
+func TestSchemeSlip(t *testing.T) {
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/?url="+"gohper://127.0.0.1:70/1/")
+	if resp.StatusCode == http.StatusFound {
+		resp, page = get(t, s.URL+resp.Header.Get("Location"))
+	}
+	if resp.StatusCode < 400 || !strings.Contains(page, "did you mean gopher:?") {
+		t.Errorf("gohper: %d %s", resp.StatusCode, page)
+	}
+}
