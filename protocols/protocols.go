@@ -232,6 +232,19 @@ func PasswordHint(u *url.URL, user string) string {
 		user, u.Scheme, url.EscapeUserinfo(user), u.Site(), user)
 }
 
+// PasswordHint is PasswordHint for the request: an anonymous one (a
+// gateway's visitor) is told of the URL only, since no flag, netrc file
+// or terminal of the one running the program is theirs.
+func (r *Request) PasswordHint(user string) string {
+	if !r.Anonymous {
+		return PasswordHint(r.URL, user)
+	}
+	if r.URL.Site() == "" {
+		return fmt.Sprintf("no password was given for %s, and a %s: URL carries none", user, r.URL.Scheme)
+	}
+	return fmt.Sprintf("no password was given for %s: give it in the URL, as %s://%s:PASSWORD@%s/", user, r.URL.Scheme, url.EscapeUserinfo(user), r.URL.Site())
+}
+
 // Secret returns the password, if one is known, so that traces can hide it.
 func (c Credentials) Secret() string {
 	if c.HasPassword {

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -80,6 +81,12 @@ func TestOperatorCredentialsUnused(t *testing.T) {
 			resp, body := get(t, s.URL+"/ftp/"+tc.url)
 			if resp.StatusCode == 200 || body == "alice's secret\n" {
 				t.Errorf("a visitor got alice's file: %d %q", resp.StatusCode, body)
+			}
+			if strings.Contains(body, "netrc") || strings.Contains(body, "-u ") {
+				t.Errorf("a visitor is told of the operator's means of login: %s", body)
+			}
+			if strings.HasPrefix(tc.url, "alice@") && !strings.Contains(body, "give it in the URL, as ftp://alice:PASSWORD@") {
+				t.Errorf("a visitor naming a user is not told how to give the password: %s", body)
 			}
 			if asked {
 				t.Error("the gateway asked the operator's prompt for a visitor")

@@ -171,7 +171,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 		if errors.As(err, &re) && (re.Err.Code == 530 || re.Err.Code/100 == 5) {
 			re.kind = protocols.ErrAuth
 			if l.noPassword {
-				return nil, fmt.Errorf("%w: %s", err, protocols.PasswordHint(req.URL, l.user))
+				return nil, fmt.Errorf("%w: %s", err, req.PasswordHint(l.user))
 			}
 		}
 		return nil, err

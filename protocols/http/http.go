@@ -412,7 +412,7 @@ func (f *Fetcher) response(req *protocols.Request, resp *nethttp.Response) (*pro
 		resp.Body.Close()
 		se := &StatusError{Code: code, Status: resp.Status, Retry: retryAfter(resp.Header.Get("Retry-After"), time.Now()), kind: statusKind(code)}
 		if code == 401 && req.Credentials.NoPassword() {
-			return nil, fmt.Errorf("%w: %s", se, protocols.PasswordHint(req.URL, req.Credentials.User))
+			return nil, fmt.Errorf("%w: %s", se, req.PasswordHint(req.Credentials.User))
 		}
 		return nil, se
 	}

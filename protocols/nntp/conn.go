@@ -315,7 +315,7 @@ func (c *conn) auth(ctx context.Context, why string) error {
 		pass := cr.Password
 		if !cr.HasPassword {
 			if cr.Prompt == nil {
-				return &ReplyError{Cmd: "AUTHINFO PASS", Code: 381, Text: protocols.PasswordHint(c.req.URL, cr.User), kind: protocols.ErrAuth}
+				return &ReplyError{Cmd: "AUTHINFO PASS", Code: 381, Text: c.req.PasswordHint(cr.User), kind: protocols.ErrAuth}
 			}
 			if pass, err = cr.Prompt(ctx, cr.User); err != nil {
 				return err
