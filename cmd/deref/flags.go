@@ -1248,6 +1248,8 @@ var flagTable = []flagDef{
 		help: "let pages lead to private, loopback and link-local addresses (refused by default, on the address dialled)", set: boolean(func(o *options) *bool { return &o.s.opts.AllowPrivate })},
 	{long: "allow", cmds: cmdServe, group: "Serve", arg: "HOST[:PORT]",
 		help: "serve only hosts matching these patterns (comma-separated or repeated; *.example.org); never a private address by itself", set: list(func(o *options) *[]string { return &o.s.allow })},
+	{long: "home", cmds: cmdServe, group: "Serve", arg: "URL",
+		help: "open on URL's page: / is redirected to it, as a hole's own gateway would (the URL form stays at /?url=)", set: str(func(o *options) *string { return &o.s.opts.Home })},
 	{long: "allow-file", cmds: cmdServe, group: "Serve", arg: "DIR", complete: "dir",
 		help: "serve file: URLs below DIR, files and folder listings (never a symbolic link out of it); otherwise file: is never served", set: str(func(o *options) *string { return &o.s.opts.AllowFile })},
 	{long: "per-client", cmds: cmdServe, group: "Serve", arg: "N",

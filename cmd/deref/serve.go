@@ -89,6 +89,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if so.Home != "" {
+		if _, err := url.Parse(so.Home); err != nil {
+			return serveUsageError(stderr, "--home: "+url.RedactString(err.Error()))
+		}
+	}
 	if so.AllowFile != "" {
 		if st, err := os.Stat(so.AllowFile); err != nil || !st.IsDir() {
 			return serveUsageError(stderr, "--allow-file: "+so.AllowFile+" is not a folder")

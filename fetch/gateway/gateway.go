@@ -55,6 +55,9 @@ type Options struct {
 	// pattern: HOST or HOST:PORT, HOST a glob such as "*.example.org". It
 	// never admits private addresses by itself.
 	Allow []string
+	// Home, when set, is the URL whose page the front page is: "/" is
+	// redirected to it (the URL form stays at "/?url=").
+	Home string
 	// AllowFile is the folder file: URLs are served from (never a symbolic
 	// link out of it); empty: file: is never served.
 	AllowFile string
@@ -250,6 +253,8 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/" && r.URL.Query().Get("url") != "":
 		g.redirectToPage(lw, r, r.URL.Query().Get("url"))
+	case p == "/" && g.o.Home != "" && r.URL.RawQuery == "":
+		g.redirectToPage(lw, r, g.o.Home)
 	case p == "/":
 		g.index(lw, r)
 	case p == "/style.css":

@@ -60,7 +60,7 @@ const pageTemplates = `
 {{end}}
 {{define "foot"}}</main></body></html>
 {{end}}
-{{define "index"}}{{template "head" .}}<p>Any URL of these schemes: {{.Message}}.</p>
+{{define "index"}}{{template "head" .}}<p>{{.Message}}</p>
 <form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="URL" autofocus><button>Go</button></form>
 {{template "foot"}}{{end}}
 {{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
@@ -127,7 +127,11 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 // index is the page with a field for any URL.
 func (g *gateway) index(w *logWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser", Message: strings.Join(pagedNames(tableOf(r)), ", ")})
+	msg := "Any URL of these schemes: " + strings.Join(pagedNames(tableOf(r)), ", ") + "."
+	if len(g.o.Allow) > 0 {
+		msg = "URLs of " + strings.Join(g.o.Allow, ", ") + " only, of these schemes: " + strings.Join(pagedNames(tableOf(r)), ", ") + "."
+	}
+	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser", Message: msg})
 }
 
 // redirectToPage sends the reader from /?url=URL to the page of URL.

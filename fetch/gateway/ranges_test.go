@@ -189,3 +189,23 @@ func TestSchemeSlip(t *testing.T) {
 		t.Errorf("gohper: %d %s", resp.StatusCode, page)
 	}
 }
+
+// TestFrontPage: with Allow the front page says which hosts it serves,
+// not "any URL"; with Home, "/" opens on that URL's page, and the URL
+// form is still at "/?url=".
+func TestFrontPage(t *testing.T) {
+	addr := gopherServer(t, map[string]string{"/": "iwelcome to the hole\t\tx\t1\r\n.\r\n"})
+	s := start(t, gateway.Options{AllowPrivate: true, Allow: []string{addr}, Home: "gopher://" + addr + "/1/"})
+	resp, _ := get(t, s.URL+"/")
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/gopher/"+addr+"/1/" {
+		t.Errorf("/ with Home: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, page := get(t, s.URL+"/?url=")
+	if resp.StatusCode != 200 || strings.Contains(page, "Any URL") || !strings.Contains(page, "URLs of "+addr+" only") {
+		t.Errorf("the URL form with Allow: %d %s", resp.StatusCode, page)
+	}
+	s2 := start(t, gateway.Options{AllowPrivate: true})
+	if resp, page := get(t, s2.URL+"/"); resp.StatusCode != 200 || !strings.Contains(page, "Any URL of these schemes") {
+		t.Errorf("the front page: %d %s", resp.StatusCode, page)
+	}
+}
