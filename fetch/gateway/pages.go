@@ -63,7 +63,9 @@ const pageTemplates = `
 {{define "index"}}{{template "head" .}}<p>{{.Message}}</p>
 <form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="URL" autofocus><button>Go</button></form>
 {{template "foot"}}{{end}}
-{{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>{{template "foot"}}{{end}}
+{{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>
+{{if .Query}}<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" value="{{.Query}}" autofocus><button>Go</button></form>
+{{end}}{{template "foot"}}{{end}}
 {{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
 <p>The live URL: <a class="live" href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
 {{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
@@ -138,7 +140,7 @@ func (g *gateway) index(w *logWriter, r *http.Request) {
 func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 	u, err := url.Parse(strings.TrimSpace(url.Canonicalize(raw)))
 	if err != nil {
-		g.fail(w, r, http.StatusBadRequest, url.RedactString(err.Error()))
+		g.failForm(w, r, http.StatusBadRequest, url.RedactString(err.Error()), raw)
 		return
 	}
 	p := pagePath(g.c, u)
@@ -149,10 +151,18 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 				msg += " (did you mean " + near + ":?)"
 			}
 		}
-		g.fail(w, r, http.StatusBadRequest, msg)
+		g.failForm(w, r, http.StatusBadRequest, msg, raw)
 		return
 	}
 	redirect(w, p)
+}
+
+// failForm is fail for a URL typed into the form: the page holds the
+// form again, with the URL to mend (its password left out).
+func (g *gateway) failForm(w *logWriter, r *http.Request, status int, msg, typed string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	pages().ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: protocols.Printable(msg), Query: url.RedactString(typed)})
 }
 
 // fail answers with an error: a page, or for a proxy request plain text.

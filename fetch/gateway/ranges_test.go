@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"testing"
 
@@ -207,5 +208,15 @@ func TestFrontPage(t *testing.T) {
 	s2 := start(t, gateway.Options{AllowPrivate: true})
 	if resp, page := get(t, s2.URL+"/"); resp.StatusCode != 200 || !strings.Contains(page, "Any URL of these schemes") {
 		t.Errorf("the front page: %d %s", resp.StatusCode, page)
+	}
+}
+
+// TestBadURLForm: a URL the parser refuses comes back in the form, to be
+// mended, with the parser's words above it.
+func TestBadURLForm(t *testing.T) {
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, page := get(t, s.URL+"/?url="+neturl.QueryEscape("gopher//127.0.0.1:70/"))
+	if resp.StatusCode != 400 || !strings.Contains(page, `name="url"`) || !strings.Contains(page, `value="gopher//127.0.0.1:70/"`) {
+		t.Errorf("a bad URL: %d %s", resp.StatusCode, page)
 	}
 }
