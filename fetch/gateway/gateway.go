@@ -349,6 +349,9 @@ func pageOf(r *http.Request, u *url.URL) string {
 	if v := replayOf(r); v != nil {
 		return v.path(u)
 	}
+	if p := pagePath(tableOf(r), u); proxied(r) && p != "" {
+		return ownBase(r) + p
+	}
 	return pagePath(tableOf(r), u)
 }
 
@@ -356,6 +359,9 @@ func pageOf(r *http.Request, u *url.URL) string {
 func rawOf(r *http.Request, u *url.URL) string {
 	if v := replayOf(r); v != nil {
 		return v.raw(u)
+	}
+	if proxied(r) {
+		return ownBase(r) + pagePath(tableOf(r), u) + "?raw=1"
 	}
 	return pagePath(tableOf(r), u) + "?raw=1"
 }
@@ -517,7 +523,55 @@ func (g *gateway) proxy(w *logWriter, r *http.Request) {
 		g.fail(w, r, http.StatusForbidden, u.Scheme+": is not served through the proxy")
 		return
 	}
+	if _, ok := paged(g.c, u.Scheme); ok && wantsHTML(r) {
+		// A browser (lynx: gopher_proxy=...) gets a menu or a listing as
+		// a page, as the CERN proxies answered browsers, its links the
+		// gateway's own pages at its own address. A client
+		// that does not ask for HTML (curl, wget) gets the raw object.
+		g.object(w, r.WithContext(context.WithValue(r.Context(), proxiedKey{}, true)), u)
+		return
+	}
 	g.raw(w, r, u, false)
+}
+
+// proxiedKey marks a request made to the gateway as a proxy, whose pages
+// link the URLs themselves.
+type proxiedKey struct{}
+
+func proxied(r *http.Request) bool {
+	p, _ := r.Context().Value(proxiedKey{}).(bool)
+	return p
+}
+
+// ownBase is the gateway's own address, as the connection a proxied
+// request came on has it ("http://127.0.0.1:8070"): its pages link the
+// gateway's pages there, which a browser asks for directly, since a
+// path alone would be taken as the proxied URL's own.
+func ownBase(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return "http://" + a.String()
+	}
+	return ""
+}
+
+// wantsHTML reports whether the request's Accept names text/html itself
+// (with a weight above 0), as browsers' do; "*/*" alone is not asking.
+func wantsHTML(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		typ, params, _ := strings.Cut(part, ";")
+		if !strings.EqualFold(strings.TrimSpace(typ), "text/html") {
+			continue
+		}
+		for _, p := range strings.Split(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if q, err := strconv.ParseFloat(v, 64); err == nil && q == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // raw sends the object itself: its media type, length, modification time,

@@ -192,6 +192,29 @@ func TestProxyMode(t *testing.T) {
 			t.Errorf("%s: %d %q", target, resp.StatusCode, b)
 		}
 	}
+	// A browser asking for HTML (lynx with gopher_proxy) gets the menu as
+	// a page whose links are the gateway's pages of the items, at the
+	// gateway's own address, and a text item as it is.
+	for target, want := range map[string]string{
+		"gopher://" + addr + "/1/":          `href="` + s.URL + `/gopher/` + addr + `/0/hello.txt"`,
+		"gopher://" + addr + "/0/hello.txt": "hello through the proxy\n",
+	} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.0\r\nAccept: text/html, text/plain, text/sgml, */*;q=0.01\r\n\r\n", target)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		c.Close()
+		html := strings.Contains(string(b), "<html")
+		if resp.StatusCode != 200 || !strings.Contains(string(b), want) || html != strings.HasSuffix(target, "/1/") {
+			t.Errorf("%s, asking for HTML: %d %q", target, resp.StatusCode, b)
+		}
+	}
 }
 
 // A menu renders as it arrives: the page shows its first items while the

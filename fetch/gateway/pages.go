@@ -119,6 +119,9 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 		return v.head(u, title)
 	}
 	p := pagePath(tableOf(r), u)
+	if proxied(r) {
+		p = ownBase(r) + p
+	}
 	sep := "?"
 	if strings.Contains(p, "?") {
 		sep = "&"

@@ -253,6 +253,15 @@ func TestGatewayLynx(t *testing.T) {
 			t.Errorf("lynx did not ask the proxy for %s; the log:\n%s", target, log)
 		}
 	}
+	// lynx asks for HTML: the menu comes as a page, its links the
+	// gateway's pages of the items (CERN's proxies answered browsers so),
+	// not as the menu's raw TAB-separated lines.
+	cmd := exec.Command(lynx, "-dump", "-noreferer", pyg+"/1/pub")
+	cmd.Env = append(os.Environ(), "gopher_proxy="+base+"/", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "\t") || !strings.Contains(string(out), base+"/gopher/") {
+		t.Errorf("lynx's menu through the proxy is not a page with links: %v\n%s", err, out)
+	}
 }
 
 // TestGatewayLoad: 200 clients at once read pages through deref serve
