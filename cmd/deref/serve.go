@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,7 @@ type serveSettings struct {
 	opts     gateway.Options
 	listen   string
 	allow    []string
+	trusted  []string // --trust-proxy
 	archives []string // --archive: collections to replay
 	// What a client may hold of the server (gateway.Limits): the
 	// time-outs in seconds, the sizes in bytes.
@@ -93,6 +95,22 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		if _, err := url.Parse(so.Home); err != nil {
 			return serveUsageError(stderr, "--home: "+url.RedactString(err.Error()))
 		}
+	}
+	for _, a := range o.s.trusted {
+		for _, p := range strings.Split(a, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			if _, err := netip.ParsePrefix(p); err != nil {
+				if _, err := netip.ParseAddr(p); err != nil {
+					return serveUsageError(stderr, "--trust-proxy: "+p+" is neither an address nor a CIDR network")
+				}
+			}
+			so.TrustedProxies = append(so.TrustedProxies, p)
+		}
+	}
+	if so.BasePath != "" && !strings.HasPrefix(so.BasePath, "/") {
+		return serveUsageError(stderr, "--base-path: "+so.BasePath+" does not begin with /")
 	}
 	if so.AllowFile != "" {
 		if st, err := os.Stat(so.AllowFile); err != nil || !st.IsDir() {

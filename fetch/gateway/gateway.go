@@ -58,6 +58,17 @@ type Options struct {
 	// Home, when set, is the URL whose page the front page is: "/" is
 	// redirected to it (the URL form stays at "/?url=").
 	Home string
+	// BasePath is the path the gateway is mounted at behind a reverse
+	// proxy ("/gw/": nginx's location /gw/ { proxy_pass ... }): requests
+	// below it are served with it taken off, and every link, form and
+	// redirect the pages hold begins with it. Empty means "/".
+	BasePath string
+	// TrustedProxies names the reverse proxies (addresses, or networks
+	// as CIDR: "127.0.0.1", "10.0.0.0/8") whose X-Forwarded-For is
+	// believed: a request from one is the client's its last address not
+	// itself a trusted proxy names, for the log and the per-client
+	// limits (PerClient, Rate). From anyone else the field is ignored.
+	TrustedProxies []string
 	// AllowFile is the folder file: URLs are served from (never a symbolic
 	// link out of it); empty: file: is never served.
 	AllowFile string
@@ -194,7 +205,7 @@ func Handler(c *fetch.Client, o Options) http.Handler {
 			g.root = r
 		}
 	}
-	return g
+	return mount(g, o)
 }
 
 // configuredServers are the addresses c dials for the URLs that name no
@@ -219,7 +230,7 @@ func configuredServers(c *fetch.Client) []string {
 // raw object, a page otherwise.
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	lw := &logWriter{ResponseWriter: w, status: 200}
+	lw := &logWriter{ResponseWriter: w, status: 200, base: basePath(r)}
 	defer func() { g.logRequest(r, lw, start) }()
 	h := lw.Header()
 	h.Set("Content-Security-Policy", csp)
@@ -349,10 +360,14 @@ func pageOf(r *http.Request, u *url.URL) string {
 	if v := replayOf(r); v != nil {
 		return v.path(u)
 	}
-	if p := pagePath(tableOf(r), u); proxied(r) && p != "" {
+	p := pagePath(tableOf(r), u)
+	if proxied(r) && p != "" {
 		return ownBase(r) + p
 	}
-	return pagePath(tableOf(r), u)
+	if p != "" {
+		return basePath(r) + p
+	}
+	return ""
 }
 
 // rawOf is where a page links u's object as it is.
@@ -363,7 +378,7 @@ func rawOf(r *http.Request, u *url.URL) string {
 	if proxied(r) {
 		return ownBase(r) + pagePath(tableOf(r), u) + "?raw=1"
 	}
-	return pagePath(tableOf(r), u) + "?raw=1"
+	return basePath(r) + pagePath(tableOf(r), u) + "?raw=1"
 }
 
 // allowRate takes a token of r's client (Options.Rate), or answers 429
@@ -549,7 +564,7 @@ func proxied(r *http.Request) bool {
 // path alone would be taken as the proxied URL's own.
 func ownBase(r *http.Request) string {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		return "http://" + a.String()
+		return "http://" + a.String() + basePath(r)
 	}
 	return ""
 }
@@ -814,6 +829,7 @@ func (g *gateway) fetchFailed(w *logWriter, r *http.Request, u *url.URL, err err
 // logWriter counts what a response sends, for the access log.
 type logWriter struct {
 	http.ResponseWriter
+	base    string // Options.BasePath, for the pages' own links
 	status  int
 	bytes   int64
 	written bool

@@ -52,8 +52,8 @@ var pages = sync.OnceValue(func() *template.Template { return template.Must(temp
 const pageTemplates = `
 {{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title><link rel="stylesheet" href="/style.css"></head>
-<body><header><a href="/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
+<title>{{.Title}}</title><link rel="stylesheet" href="{{.Base}}/style.css"></head>
+<body><header><a href="{{.Base}}/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
 <nav>{{if .Raw}}<a href="{{.Raw}}">raw</a> · <a href="{{.Download}}">download</a>{{end}}{{if .Parent}} · <a href="{{.Parent}}">up</a>{{end}}</nav>{{end}}</header>
 {{if .Captured}}<p class="replay">Archived {{.Captured}} · <a class="live" href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
 <main><h1>{{.Title}}</h1>
@@ -61,10 +61,10 @@ const pageTemplates = `
 {{define "foot"}}</main></body></html>
 {{end}}
 {{define "index"}}{{template "head" .}}<p>{{.Message}}</p>
-<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" placeholder="URL" autofocus><button>Go</button></form>
+<form class="search" action="{{.Base}}/" method="get"><input type="text" name="url" aria-label="URL" placeholder="URL" autofocus><button>Go</button></form>
 {{template "foot"}}{{end}}
 {{define "error"}}{{template "head" .}}<p class="error">{{.Message}}</p>
-{{if .Query}}<form class="search" action="/" method="get"><input type="text" name="url" aria-label="URL" value="{{.Query}}" autofocus><button>Go</button></form>
+{{if .Query}}<form class="search" action="{{.Base}}/" method="get"><input type="text" name="url" aria-label="URL" value="{{.Query}}" autofocus><button>Go</button></form>
 {{end}}{{template "foot"}}{{end}}
 {{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
 <p>The live URL: <a class="live" href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
@@ -104,6 +104,7 @@ const pageTemplates = `
 
 // head is what every page's top says.
 type head struct {
+	Base                  string // Options.BasePath: where the gateway's own paths begin
 	Title, URL            string
 	Raw, Download, Parent string
 	Message, Query        string
@@ -118,9 +119,9 @@ func headFor(u *url.URL, title string, r *http.Request) head {
 	if v := replayOf(r); v != nil {
 		return v.head(u, title)
 	}
-	p := pagePath(tableOf(r), u)
+	p := basePath(r) + pagePath(tableOf(r), u)
 	if proxied(r) {
-		p = ownBase(r) + p
+		p = ownBase(r) + pagePath(tableOf(r), u)
 	}
 	sep := "?"
 	if strings.Contains(p, "?") {
@@ -136,7 +137,7 @@ func (g *gateway) index(w *logWriter, r *http.Request) {
 	if len(g.o.Allow) > 0 {
 		msg = "URLs of " + strings.Join(g.o.Allow, ", ") + " only, of these schemes: " + strings.Join(pagedNames(tableOf(r)), ", ") + "."
 	}
-	pages().ExecuteTemplate(w, "index", head{Title: "deref: every scheme in a browser", Message: msg})
+	pages().ExecuteTemplate(w, "index", head{Base: w.base, Title: "deref: every scheme in a browser", Message: msg})
 }
 
 // redirectToPage sends the reader from /?url=URL to the page of URL.
@@ -147,6 +148,9 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 		return
 	}
 	p := pagePath(g.c, u)
+	if p != "" {
+		p = basePath(r) + p
+	}
 	if p == "" {
 		msg := u.Scheme + ": URLs have no page here"
 		if _, known := g.c.Scheme(u.Scheme); !known {
@@ -165,7 +169,7 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 func (g *gateway) failForm(w *logWriter, r *http.Request, status int, msg, typed string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	pages().ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: protocols.Printable(msg), Query: url.RedactString(typed)})
+	pages().ExecuteTemplate(w, "error", head{Base: w.base, Title: http.StatusText(status), Message: protocols.Printable(msg), Query: url.RedactString(typed)})
 }
 
 // fail answers with an error: a page, or for a proxy request plain text.
@@ -181,7 +185,7 @@ func (g *gateway) fail(w *logWriter, r *http.Request, status int, msg string) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	pages().ExecuteTemplate(w, "error", head{Title: http.StatusText(status), Message: msg})
+	pages().ExecuteTemplate(w, "error", head{Base: w.base, Title: http.StatusText(status), Message: msg})
 }
 
 // page answers for the page of u: a listing, a search form, a text as
@@ -255,7 +259,7 @@ func (g *gateway) searchForm(w *logWriter, r *http.Request, u *url.URL, title st
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	h := headFor(u, title, r)
-	h.Raw, h.Download = "", ""
+	h.Raw, h.Download, h.Base = "", "", w.base
 	pages().ExecuteTemplate(w, "search", h)
 }
 
@@ -288,6 +292,7 @@ func link(r *http.Request, raw string) string {
 
 // startPage writes a page's head and makes the rest stream.
 func startPage(w *logWriter, h head) {
+	h.Base = w.base
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	pages().ExecuteTemplate(w, "head", h)
 	w.Flush()

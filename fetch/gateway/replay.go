@@ -49,7 +49,7 @@ func Archive(colls map[string]*warc.Archive, o Options) http.Handler {
 	}
 	g := &gateway{c: c, o: o, clients: map[string]chan struct{}{}}
 	g.init()
-	return &replayer{g: g, colls: colls}
+	return mount(&replayer{g: g, colls: colls}, o)
 }
 
 type replayer struct {
@@ -60,6 +60,7 @@ type replayer struct {
 // replayView is what a replayed page links to: the mementos of its
 // collection at the time of the capture shown.
 type replayView struct {
+	base string // Options.BasePath
 	coll string
 	ts   string    // the capture's 14-digit time
 	at   time.Time // the capture's time
@@ -75,16 +76,20 @@ func replayOf(r *http.Request) *replayView {
 }
 
 // path is the memento of u at the view's time.
-func (v *replayView) path(u *url.URL) string { return "/" + v.coll + "/" + v.ts + "/" + u.String() }
+func (v *replayView) path(u *url.URL) string {
+	return v.base + "/" + v.coll + "/" + v.ts + "/" + u.String()
+}
 
 // raw is u's payload at the view's time.
-func (v *replayView) raw(u *url.URL) string { return "/" + v.coll + "/" + v.ts + "id_/" + u.String() }
+func (v *replayView) raw(u *url.URL) string {
+	return v.base + "/" + v.coll + "/" + v.ts + "id_/" + u.String()
+}
 
 // head is the top of a replayed page: the live gateway's, with the
 // capture's time and the original URL.
 func (v *replayView) head(u *url.URL, title string) head {
 	return head{Title: title, URL: u.Redacted(), Raw: v.raw(u), Download: v.path(u) + "?download=1",
-		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(u.String()), Calendar: "/" + v.coll + "/*/" + u.String()}
+		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(u.String()), Calendar: v.base + "/" + v.coll + "/*/" + u.String()}
 }
 
 // timestamp reads a replay path's time element: 1 to 14 digits, then
@@ -99,7 +104,7 @@ func timestamp(s string) (ts string, raw, ok bool) {
 
 func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	lw := &logWriter{ResponseWriter: w, status: 200}
+	lw := &logWriter{ResponseWriter: w, status: 200, base: basePath(r)}
 	defer func() { p.g.logRequest(r, lw, start) }()
 	h := lw.Header()
 	h.Set("Content-Security-Policy", csp) // the live gateway's
@@ -235,7 +240,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 	if !ok && p.g.source(u).Wordless && !raw {
 		// A search asked for no words, which no archive holds: its form,
 		// whose words lead to the searches archived.
-		view := &replayView{coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
+		view := &replayView{base: basePath(r), coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
 		p.g.page(w, r.WithContext(context.WithValue(r.Context(), replayKey{}, view)), u)
 		return
 	}
@@ -248,7 +253,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		if raw {
 			form += "id_"
 		}
-		loc := "/" + coll + "/" + form + "/" + u.String()
+		loc := basePath(r) + "/" + coll + "/" + form + "/" + u.String()
 		if q := r.URL.RawQuery; q != "" && strings.Contains(q, "download=") {
 			loc += "?" + q
 		}
@@ -257,7 +262,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		return
 	}
 	mementoHeaders(w, coll, a, u, c)
-	view := &replayView{coll: coll, ts: ts, at: c.Time, a: a}
+	view := &replayView{base: basePath(r), coll: coll, ts: ts, at: c.Time, a: a}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), replayKey{}, view), p.g.o.Timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
@@ -406,7 +411,7 @@ func (p *replayer) timegate(w *logWriter, r *http.Request, coll string, a *warc.
 		return
 	}
 	w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"original\", </%s/timemap/link/%s>; rel=\"timemap\"; type=\"application/link-format\"", c.URL, coll, u.String()))
-	redirect(w, "/"+coll+"/"+c.Timestamp()+"/"+u.String())
+	redirect(w, basePath(r)+"/"+coll+"/"+c.Timestamp()+"/"+u.String())
 }
 
 // timemap answers /COLL/timemap/link/URL with RFC 7089's link format.
@@ -450,7 +455,7 @@ func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.
 	caps := a.Captures(u.String())
 	var rows []item
 	for _, c := range caps {
-		rows = append(rows, item{Name: c.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Link: "/" + coll + "/" + c.Timestamp() + "/" + u.String(), Size: c.Type, Time: c.Mime})
+		rows = append(rows, item{Name: c.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Link: basePath(r) + "/" + coll + "/" + c.Timestamp() + "/" + u.String(), Size: c.Type, Time: c.Mime})
 	}
 	if len(rows) == 0 {
 		p.notArchived(w, r, coll, u)
@@ -466,7 +471,7 @@ func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.
 func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Archive) {
 	var rows []item
 	a.URLs(func(u string, n int) bool {
-		rows = append(rows, item{Name: protocols.Printable(url.RedactString(u)), Link: "/" + coll + "/*/" + u, Number: int64(n)})
+		rows = append(rows, item{Name: protocols.Printable(url.RedactString(u)), Link: basePath(r) + "/" + coll + "/*/" + u, Number: int64(n)})
 		return len(rows) < 10000
 	})
 	startPage(w, head{Title: "Collection " + coll})
@@ -478,7 +483,7 @@ func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Arch
 func (p *replayer) collections(w *logWriter, r *http.Request) {
 	var rows []item
 	for name := range p.colls {
-		rows = append(rows, item{Name: name, Link: "/" + name + "/"})
+		rows = append(rows, item{Name: name, Link: basePath(r) + "/" + name + "/"})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	startPage(w, head{Title: "deref: archived collections"})

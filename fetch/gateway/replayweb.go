@@ -222,7 +222,7 @@ func (rw *rewriter) html(w *bufio.Writer, r io.Reader) {
 // banner names the capture shown, its original URL and the live page.
 func (rw *rewriter) banner(w *bufio.Writer) {
 	w.WriteString(`<div class="deref-replay">Archived ` + html.EscapeString(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
-		`: <a class="live" href="` + html.EscapeString(rw.base.String()) + `">` + html.EscapeString(rw.base.Redacted()) + `</a> (live) · <a href="/` +
+		`: <a class="live" href="` + html.EscapeString(rw.base.String()) + `">` + html.EscapeString(rw.base.Redacted()) + `</a> (live) · <a href="` + html.EscapeString(rw.v.base) + `/` +
 		html.EscapeString(rw.v.coll) + `/*/` + html.EscapeString(rw.base.String()) + `">every capture</a></div>`)
 }
 
