@@ -956,6 +956,8 @@ func (c *Client) watched(ctx context.Context, req *protocols.Request) (context.C
 		switch {
 		case err == nil:
 			return nil
+		case timedOut && ctx.Err() == nil && errors.Is(err, protocols.ErrLoginWait):
+			return fmt.Errorf("%w: no answer to the login for %v: a server that delays refusing a password (pure-ftpd does) answers later than the idle time-out; not tried again, which would send the password again", ErrAuth, c.idle())
 		case timedOut && ctx.Err() == nil:
 			return fmt.Errorf("%w: nothing from the server for %v", ErrTimeout, c.idle())
 		case ctx.Err() != nil:

@@ -555,6 +555,12 @@ var (
 	// ErrWrite marks a failure to write the object locally (a full disk, a
 	// closed pipe), as opposed to a failure to fetch it.
 	ErrWrite = errors.New("write error")
+	// ErrLoginWait marks a retrieval ended while it waited for the answer
+	// to a password (a time-out, the context): the engine says so as a
+	// refused login, never a time-out to try again, since servers that
+	// delay an answer (pure-ftpd's, to a wrong password) delay refusals,
+	// and trying again would send the password once more.
+	ErrLoginWait = errors.New("no answer to the login")
 )
 
 // FolderError says the URL names a folder without its closing slash

@@ -1,10 +1,13 @@
 package ftp_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 	"github.com/urlderef/deref/protocols/ftp"
 )
@@ -62,5 +65,40 @@ func TestKeptClosedByServer(t *testing.T) {
 	}
 	if strings.Contains(c.all.String(), "trying again on a new one") {
 		t.Errorf("a closed connection was tried before it was dropped:\n%s", c.all.String())
+	}
+}
+
+// TestSlowLoginRefusal: a server that delays its refusal of a password
+// (pure-ftpd) past a short IdleTimeout is a refused login, not a time-out
+// that a retry loop sends the password again for.
+func TestSlowLoginRefusal(t *testing.T) {
+	s := &ftpscript.Server{Files: map[string]string{"x": "x"}}
+	s.Handle = func(c *ftpscript.Conn, verb, arg string) bool {
+		if verb == "PASS" {
+			time.Sleep(500 * time.Millisecond)
+			c.Reply("530 Login authentication failed")
+			return true
+		}
+		return false
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := newTraced()
+	c.IdleTimeout = 100 * time.Millisecond
+	c.Retry = &fetch.Retry{Attempts: 3, Wait: time.Millisecond}
+	_, err := c.Get(context.Background(), "ftp://joe:wrong@"+s.Addr()+"/x")
+	if !errors.Is(err, fetch.ErrAuth) || errors.Is(err, fetch.ErrTimeout) || fetch.Temporary(err) {
+		t.Errorf("a slow refusal: %v", err)
+	}
+	passes := 0
+	for _, cmd := range s.Commands() {
+		if strings.HasPrefix(cmd, "PASS") {
+			passes++
+		}
+	}
+	if passes != 1 {
+		t.Errorf("the password was sent %d times", passes)
 	}
 }

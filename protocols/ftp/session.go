@@ -164,7 +164,7 @@ func (f *Fetcher) dial(ctx context.Context, req *protocols.Request, addr string,
 	} else if err := c.Login(l.user, l.password); err != nil {
 		c.Quit()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("%w as %s: %w", protocols.ErrLoginWait, l.user, ctx.Err())
 		}
 		err = mapErr("login as "+l.user, err)
 		var re *ReplyError
