@@ -1,13 +1,17 @@
 package gateway_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	neturl "net/url"
 	"strings"
 	"testing"
 
 	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpscript"
 )
 
@@ -219,4 +223,44 @@ func TestBadURLForm(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(page, `name="url"`) || !strings.Contains(page, `value="gopher//127.0.0.1:70/"`) {
 		t.Errorf("a bad URL: %d %s", resp.StatusCode, page)
 	}
+}
+
+// TestGopherPlusDownload: a Gopher+ item's download carries the
+// Content-Length its reply states and the Last-Modified of its +ADMIN
+// Mod-Date.
+func TestGopherPlusDownload(t *testing.T) {
+	plus := gopherPlusServer(t)
+	s := start(t, gateway.Options{AllowPrivate: true})
+	resp, body := get(t, s.URL+"/gopher/"+plus+"/9/f%09%09+?raw=1")
+	if resp.StatusCode != 200 || body != "hello" || resp.Header.Get("Content-Length") != "5" || resp.Header.Get("Last-Modified") != "Sat, 21 Nov 2026 10:30:00 GMT" {
+		t.Errorf("a Gopher+ download: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+}
+
+// gopherPlusServer answers the attributes ("!") and the data ("+") of
+// its one item, f, as a Gopher+ server does.
+func gopherPlusServer(t *testing.T) string {
+	t.Helper()
+	ln, err := testserver.Listen(func(c net.Conn) {
+		defer c.Close()
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Split(strings.TrimRight(line, "\r\n"), "\t")
+		plus := f[len(f)-1]
+		switch {
+		case len(f) >= 2 && strings.TrimPrefix(f[0], "/") == "f" && strings.HasPrefix(plus, "!"):
+			io.WriteString(c, "+-1\r\n+INFO: 9f\tf\thost\t70\t+\r\n+ADMIN:\r\n Admin: A <a@b>\r\n Mod-Date: Sat Nov 21 10:30:00 2026 <20261121103000>\r\n.\r\n")
+		case len(f) >= 2 && strings.TrimPrefix(f[0], "/") == "f" && strings.HasPrefix(plus, "+"):
+			io.WriteString(c, "+5\r\nhello")
+		default:
+			io.WriteString(c, "--1\r\n1 A <a@b>\r\nno such item\r\n.\r\n")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
 }

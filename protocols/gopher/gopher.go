@@ -126,6 +126,16 @@ func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.Goph
 			return nil, fmt.Errorf("%w since %s (Gopher+ Mod-Date %s)", protocols.ErrNotModified, since.UTC().Format(time.RFC3339), t.UTC().Format(time.RFC3339))
 		}
 	}
+	var plusTime time.Time
+	if g.HasPlus && strings.HasPrefix(g.Plus, "+") && !menuType(g.Type) && req.IfModifiedSince.IsZero() && !req.Verbatim {
+		// A Gopher+ item's data says its length ("+N") and nothing of its
+		// time: its attributes' +ADMIN Mod-Date does, asked first, so that
+		// a download has its Last-Modified (not for an archive's record,
+		// which holds the one exchange).
+		if t, ok := f.modDate(ctx, req); ok {
+			plusTime = t
+		}
+	}
 	if g.Type == '7' && !g.HasSearch && !g.HasPlus {
 		return &protocols.Response{
 			Kind: protocols.KindSearchIndex, Size: 0, Name: suggestedName(req.URL),
@@ -173,6 +183,9 @@ func (f *Fetcher) fetch(ctx context.Context, req *protocols.Request, g *url.Goph
 			return nil, ctx.Err()
 		}
 		return nil, err
+	}
+	if resp.Kind == protocols.KindFile && resp.ModTime.IsZero() {
+		resp.ModTime = plusTime
 	}
 	if !stop() && resp.Body != nil {
 		resp.Body.Close()
