@@ -177,19 +177,9 @@ func TestProxyMode(t *testing.T) {
 		"gopher://" + addr + "/0/hello.txt": "hello through the proxy\n", // a text item, its lines as deref reads them
 		"gopher://" + addr + "/1/":          "0Hello\t/hello.txt\t127.0.0.1\t",
 	} {
-		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", target)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		c.Close()
-		if resp.StatusCode != 200 || !strings.HasPrefix(string(b), want) || strings.Contains(string(b), "<html") {
-			t.Errorf("%s: %d %q", target, resp.StatusCode, b)
+		status, b := proxyGet(t, s, target, "")
+		if status != 200 || !strings.HasPrefix(b, want) || strings.Contains(b, "<html") {
+			t.Errorf("%s: %d %q", target, status, b)
 		}
 	}
 	// A browser asking for HTML (lynx with gopher_proxy) gets the menu as
@@ -199,22 +189,34 @@ func TestProxyMode(t *testing.T) {
 		"gopher://" + addr + "/1/":          `href="` + s.URL + `/gopher/` + addr + `/0/hello.txt"`,
 		"gopher://" + addr + "/0/hello.txt": "hello through the proxy\n",
 	} {
-		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(c, "GET %s HTTP/1.0\r\nAccept: text/html, text/plain, text/sgml, */*;q=0.01\r\n\r\n", target)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		c.Close()
-		html := strings.Contains(string(b), "<html")
-		if resp.StatusCode != 200 || !strings.Contains(string(b), want) || html != strings.HasSuffix(target, "/1/") {
-			t.Errorf("%s, asking for HTML: %d %q", target, resp.StatusCode, b)
+		status, b := proxyGet(t, s, target, "text/html, text/plain, text/sgml, */*;q=0.01")
+		if html := strings.Contains(b, "<html"); status != 200 || !strings.Contains(b, want) || html != strings.HasSuffix(target, "/1/") {
+			t.Errorf("%s, asking for HTML: %d %q", target, status, b)
 		}
 	}
+}
+
+// proxyGet asks the gateway s for target as a proxy is asked (the
+// absolute URL in the request line), with accept as its Accept field
+// when set.
+func proxyGet(t *testing.T, s *httptest.Server, target, accept string) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	head := "GET " + target + " HTTP/1.0\r\n"
+	if accept != "" {
+		head += "Accept: " + accept + "\r\n"
+	}
+	io.WriteString(c, head+"\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // A menu renders as it arrives: the page shows its first items while the
