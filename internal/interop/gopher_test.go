@@ -4,6 +4,7 @@ package interop
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -147,5 +148,17 @@ func TestGopherPlus(t *testing.T) {
 	}
 	if _, _, err := read(t, c, base+"/0/nope"); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("plain missing item: %v", err)
+	}
+}
+
+// TestGopherNotFound: a selector the server does not have is ErrNotFound,
+// from each server's own way of saying so: pygopherd's type 3 menu line,
+// gophernicus' "Error: File or directory not found!" text.
+func TestGopherNotFound(t *testing.T) {
+	for name, base := range gopherServers(t) {
+		_, err := client().Get(context.Background(), base+"/1/no-such-folder")
+		if !errors.Is(err, fetch.ErrNotFound) {
+			t.Errorf("%s: a missing menu: %v", name, err)
+		}
 	}
 }

@@ -245,7 +245,7 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 		}
 		resp.Kind = protocols.KindDirectory
 		resp.Entries = ParseMenu(string(raw))
-		if msg, ok := errorMenu(resp.Entries); ok {
+		if msg, ok := errorMenu(resp.Entries, raw); ok {
 			// A menu of nothing but an error (and info lines) is the
 			// error: pygopherd and gophernicus answer a selector they do
 			// not have so, as plain Gopher has no other way to say it.
@@ -279,8 +279,13 @@ func (f *Fetcher) reply(req *protocols.Request, g *url.GopherPath, conn net.Conn
 }
 
 // errorMenu reports whether a menu holds an error line (type 3) and no
-// item but info lines, and gives the error's text.
-func errorMenu(entries []protocols.Entry) (string, bool) {
+// item but info lines, or is no menu at all but a text that begins with
+// "Error" (gophernicus' "Error: File or directory not found!", with no
+// TAB in any line), and gives the error's text.
+func errorMenu(entries []protocols.Entry, raw []byte) (string, bool) {
+	if first, _, _ := bytes.Cut(raw, []byte("\n")); !bytes.Contains(raw, []byte("\t")) && len(first) > 5 && strings.EqualFold(string(first[:5]), "error") {
+		return strings.TrimSpace(string(first)), true
+	}
 	msg := ""
 	for _, e := range entries {
 		switch {

@@ -136,6 +136,7 @@ func TestTextAndBinary(t *testing.T) {
 		"/bin":         "\x00\x01.\r\n.\r\n\x02",
 		"/missing":     "3'/missing' does not exist (no handler found)\t\terror.host\t1\r\n",
 		"/plus":        "+5\r\nhello",
+		"/gnmissing":   "Error: File or directory not found! (null)\r\n___________\r\n                 Gophered by Gophernicus/3.1.1\r\n",
 		"/missinginfo": "iThe server says:\t\terror.host\t1\r\n3 not here\t\terror.host\t1\r\n.\r\n",
 		"/notonly":     "3 one item is missing\t\terror.host\t1\r\n0About\t/about\th\t70\r\n.\r\n",
 		"/short":       "+50\r\nhello",
@@ -163,6 +164,7 @@ func TestTextAndBinary(t *testing.T) {
 		{h + "/0/missing", "", fetch.ErrNotFound},
 		{h + "/1/missing", "", fetch.ErrNotFound}, // a menu that is only an error is the error
 		{h + "/1/missinginfo", "", fetch.ErrNotFound},
+		{h + "/1/gnmissing", "", fetch.ErrNotFound}, // gophernicus: a text, no menu line at all
 		{h + "/1/notonly", "3 one item is missing\t\terror.host\t1\n0About\t/about\th\t70\n", nil},
 		{h + "/0/plus%09%09+", "hello", nil},
 		{h + "/0/short%09%09+", "", fetch.ErrShortBody},
