@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -115,7 +116,7 @@ func (f *Fetcher) maxIdle() int {
 // get returns an idle connection to the server of req, or a new one.
 func (f *Fetcher) get(ctx context.Context, req *protocols.Request) (*conn, bool, error) {
 	addr, _, implicitTLS := f.ServerAddr(req.URL)
-	key := addr + "\x00" + req.Credentials.User + "\x00" + strconv.FormatBool(implicitTLS || f.StartTLS)
+	key := f.poolKey(addr, req, implicitTLS)
 	f.mu.Lock()
 	for len(f.idle[key]) > 0 {
 		l := f.idle[key]
@@ -142,6 +143,14 @@ func (f *Fetcher) get(ctx context.Context, req *protocols.Request) (*conn, bool,
 	return c, false, err
 }
 
+// poolKey says which idle connections a request may take: those of the
+// same server, TLS, user and password (kept as a digest), so that a
+// connection logged in with a password never serves a request without it.
+func (f *Fetcher) poolKey(addr string, req *protocols.Request, implicitTLS bool) string {
+	pw := sha256.Sum256([]byte(req.Credentials.Password))
+	return addr + "\x00" + req.Credentials.User + "\x00" + string(pw[:]) + "\x00" + strconv.FormatBool(implicitTLS || f.StartTLS)
+}
+
 // dialFor opens a new connection to the server of req.
 func (f *Fetcher) dialFor(ctx context.Context, req *protocols.Request) (*conn, error) {
 	addr, host, implicitTLS := f.ServerAddr(req.URL)
@@ -154,7 +163,7 @@ func (f *Fetcher) dialFor(ctx context.Context, req *protocols.Request) (*conn, e
 	if err != nil {
 		return nil, err
 	}
-	c.key = addr + "\x00" + req.Credentials.User + "\x00" + strconv.FormatBool(implicitTLS || f.StartTLS)
+	c.key = f.poolKey(addr, req, implicitTLS)
 	return c, nil
 }
 

@@ -97,3 +97,23 @@ func TestKeptClosedByServer(t *testing.T) {
 		t.Errorf("%d connections for two URLs with the first closed by the server, want 2", n)
 	}
 }
+
+// TestKeptLoginNotLent: a connection kept after a login with a password
+// serves no request without that password: the same user with none (a
+// gateway's visitor naming the user) gets a connection of its own, and
+// its refusal.
+func TestKeptLoginNotLent(t *testing.T) {
+	s := newServer(t)
+	s.User, s.Pass = "alice", "secret"
+	start(t, s)
+	f := &nntp.Fetcher{}
+	defer f.CloseIdle()
+	r, err := get(t, f, "nntp://alice:secret@"+s.Addr()+"/local.test/1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(t, r)
+	if _, err := get(t, f, "nntp://alice@"+s.Addr()+"/local.test/1", nil); !errors.Is(err, protocols.ErrAuth) {
+		t.Errorf("the same user without the password, after a login with it: %v", err)
+	}
+}
