@@ -260,7 +260,7 @@ func (r *Report) FirstError() error {
 // URL, a start that cannot be listed, a destination that cannot be
 // opened); failures of single files are counted in the Report, and Run
 // then returns the Report with a nil error. While it writes, Run holds
-// the folder's lock (internal/dirlock; on Unix): a second Run into the
+// the folder's lock (internal/dirlock; Unix and Windows): a second Run into the
 // same folder, in this process or another, is refused at once, unless
 // both split the tree between them (Shards, a shared Frontier).
 // Cancelling ctx stops the run;
