@@ -164,17 +164,7 @@ type Error struct {
 // Error says what failed, on which URL (its password hidden), and why.
 // An Error whose cause is an Error of the same URL says the URL once:
 // "mirror URL: network failure: ...", not "mirror URL: get URL: ...".
-func (e *Error) Error() string {
-	cause := e.Err
-	for {
-		inner, ok := cause.(*Error)
-		if !ok || inner.URL != e.URL {
-			break
-		}
-		cause = inner.Err
-	}
-	return e.Op + " " + e.URL + ": " + cause.Error()
-}
+func (e *Error) Error() string { return e.Op + " " + e.URL + ": " + Cause(e).Error() }
 
 // Cause is what err says after its URL: the cause of a *Error (of any
 // depth of them for one URL), for a line that names the URL itself;

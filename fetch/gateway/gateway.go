@@ -601,6 +601,20 @@ func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) 
 	if ranged {
 		offset = rng.Start()
 	}
+	if ranged && rng.Suffix > 0 {
+		// Where the metadata gives the length (FTP's SIZE, HTTP's HEAD),
+		// the suffix's first byte is asked for at once, rather than after
+		// a transfer from the start, which FTP would have to abort.
+		head := r.Clone(r.Context())
+		head.Method = http.MethodHead
+		if hr, hrelease, err := g.fetch(head, u, 0); err == nil {
+			if first, _, ok := rng.Bounds(hr.Size); ok && hr.Size > 0 {
+				offset = first
+			}
+			hr.Body.Close()
+			hrelease()
+		}
+	}
 	resp, release, err := g.fetch(r, u, offset)
 	if err != nil {
 		g.fetchFailed(w, r, u, err)
@@ -639,11 +653,13 @@ func (g *gateway) raw(w *logWriter, r *http.Request, u *url.URL, download bool) 
 	case rng.Suffix > 0 && resp.Size < 0:
 		part, err = byterange.Suffix(resp.Body, rng.Suffix)
 	case rng.Suffix > 0:
-		first, _, ok := rng.Bounds(resp.Size)
-		if ok && first > 0 && !again(first) {
+		// Asked from its first byte where the head gave the length; else
+		// the length came with the object, and it is asked again there.
+		first, _, ok := rng.Bounds(resp.Offset + resp.Size)
+		if ok && first != resp.Offset && (first < resp.Offset || offset == 0) && !again(first) {
 			return
 		}
-		part, err = byterange.Cut(resp.Body, resp.Offset, resp.Size, first, -1)
+		part, err = byterange.Cut(resp.Body, resp.Offset, resp.Size, max(first, resp.Offset), -1)
 	default:
 		// Where the protocol did not start at the range (Gopher, an FTP
 		// server without REST) the bytes before it are skipped here, so

@@ -34,6 +34,24 @@ func TestRanges(t *testing.T) {
 	}
 	defer fs.Close()
 	s := start(t, gateway.Options{AllowPrivate: true})
+	// A suffix of an FTP file is asked for from its first byte, its size
+	// known from SIZE first: one RETR, after a REST.
+	before := len(fs.Commands())
+	if resp, body := get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/bin", "Range", "bytes=-10"); resp.StatusCode != 206 || body != obj[4990:] {
+		t.Errorf("a suffix over FTP: %d %q", resp.StatusCode, body)
+	}
+	var retrs, rests []string
+	for _, c := range fs.Commands()[before:] {
+		if strings.HasPrefix(c, "RETR") {
+			retrs = append(retrs, c)
+		}
+		if strings.HasPrefix(c, "REST") {
+			rests = append(rests, c)
+		}
+	}
+	if len(retrs) != 1 || len(rests) != 1 || rests[0] != "REST 4990" {
+		t.Errorf("a suffix over FTP sent %q and %q", rests, retrs)
+	}
 	for _, path := range []string{"/gopher/" + gopher + "/9/bin", "/ftp/" + fs.Addr() + "/pub/bin"} {
 		for _, tc := range []struct {
 			rng         string
