@@ -83,6 +83,17 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 	if ranged {
 		o.Offset = rng.Start()
 	}
+	if ranged && rng.Suffix > 0 {
+		// Where the metadata gives the length (FTP's SIZE, HTTP's HEAD),
+		// the suffix's first byte is asked for at once, rather than after
+		// a transfer from the start, which FTP would have to abort.
+		if hr, err := t.c.FetchWith(req.Context(), u, FetchOptions{HeadOnly: true}); err == nil {
+			if first, _, ok := rng.Bounds(hr.Size); ok && hr.Size > 0 {
+				o.Offset = first
+			}
+			hr.Body.Close()
+		}
+	}
 	if ims := req.Header.Get("If-Modified-Since"); ims != "" {
 		if t, err := nethttp.ParseTime(ims); err == nil {
 			o.IfModifiedSince = t
@@ -120,7 +131,9 @@ func (t *transport) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
 			}
 		}
 	}
-	if ranged && rng.Suffix > 0 && r.Size >= 0 {
+	if ranged && rng.Suffix > 0 && r.Size >= 0 && o.Offset == 0 {
+		// The head gave no length, the object did: asked again from the
+		// suffix's first byte.
 		if first, _, ok := rng.Bounds(r.Size); ok && first > 0 {
 			if err := again(first); err != nil {
 				return failed(err)
