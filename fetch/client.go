@@ -29,6 +29,7 @@ import (
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/protocols/nntp"
+	"github.com/urlderef/deref/protocols/prospero"
 	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
@@ -362,6 +363,9 @@ type Client struct {
 	Gopher *gopher.Fetcher
 	// WAIS is the wais: fetcher.
 	WAIS *wais.Fetcher
+	// Prospero is the prospero: fetcher (ARDP over UDP): its time-outs,
+	// retries and window.
+	Prospero *prospero.Fetcher
 	// Mail is the mid: and cid: fetcher; set its Dir to a Maildir or mbox.
 	Mail *mail.Fetcher
 	// URNResolver is the RFC 2169 resolver urn: names are resolved by
@@ -408,6 +412,7 @@ func NewClient() *Client {
 	c.FTP = &ftp.Fetcher{}
 	c.Gopher = &gopher.Fetcher{}
 	c.WAIS = &wais.Fetcher{}
+	c.Prospero = &prospero.Fetcher{}
 	c.Mail = &mail.Fetcher{}
 	c.Telnet = &telnet.Fetcher{}
 	c.NNTP = &nntp.Fetcher{}
@@ -902,7 +907,7 @@ func (c *Client) retrieval(req *protocols.Request, resp *Response, conv *convers
 	}
 	rt := Retrieval{URL: u, Response: resp, Exchange: req.Exchange, As: as}
 	if s.Conversation {
-		rt.Conversation = conv.events
+		rt.Conversation, rt.ConversationType = conv.events, s.ConversationType
 	}
 	return rt
 }

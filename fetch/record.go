@@ -42,6 +42,10 @@ type Retrieval struct {
 	// passwords redacted (at Close it is whole); nil where the scheme's
 	// is not archived (protocols.Scheme.Conversation).
 	Conversation func() []TraceEvent
+	// ConversationType is the media type of the conversation's record
+	// (protocols.Scheme.ConversationType); "" means FTP's,
+	// text/x-ftp-control-conversation.
+	ConversationType string
 	// As is how the protocol has the retrieval archived
 	// (protocols.Archiver), its URI and Protocol always set.
 	As protocols.Archived

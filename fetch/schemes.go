@@ -10,6 +10,7 @@ import (
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/protocols/nntp"
+	"github.com/urlderef/deref/protocols/prospero"
 	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
 )
@@ -26,9 +27,9 @@ func (c *Client) builtins() []protocols.Scheme {
 	s = append(s, mail.Schemes(c.Mail)...)
 	s = append(s, telnet.Schemes(c.Telnet)...)
 	s = append(s, nntp.Schemes(c.NNTP)...)
+	s = append(s, prospero.Schemes(c.Prospero)...)
 	return append(s,
 		protocols.Scheme{Name: "urn", Fetcher: urnFetcher{c}},
-		protocols.Scheme{Name: "prospero", Fetcher: prosperoFetcher{}, Ports: []int{1525}},
 		// Designated by URLs, retrieved by none.
 		protocols.Scheme{Name: "mailto", Linked: true, NotRetrievable: "a mailto: URL designates a mailbox, not an object (Client.SendMail, and the deref command's --smtp, send mail to it)"},
 		protocols.Scheme{Name: "tn3270", Ports: []int{23}, Linked: true, NotRetrievable: "a tn3270: URL designates an interactive session for an external program (the deref command hands it to one)"},
@@ -90,7 +91,7 @@ func (c *Client) fieldOf(f protocols.Fetcher) string {
 	for _, b := range []struct {
 		name string
 		f    protocols.Fetcher
-	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}} {
+	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}, {"Prospero", c.Prospero}} {
 		if f == b.f {
 			return b.name
 		}

@@ -67,7 +67,7 @@ func TestURN(t *testing.T) {
 func TestReservedSchemes(t *testing.T) {
 	c := newClient()
 	for u, want := range map[string]error{
-		"prospero://p.example/a/b;type=dir": fetch.ErrUnsupportedScheme,
+		"prospero://127.0.0.1/a/b;type=dir": fetch.ErrBadURL, // a field deref does not honour
 		"x-private:thing":                   fetch.ErrUnsupportedScheme,
 		"mailto:bob@example.org":            fetch.ErrNotRetrievable,
 		"tn3270://mainframe.example/":       fetch.ErrNotRetrievable,

@@ -93,6 +93,11 @@ func (c *Client) newSource(u *url.URL) (source, error) {
 	}
 	switch s.Tree {
 	case protocols.TreeListing:
+		if s.Opaque { // a name never taken apart: listed as given
+			v := *u
+			v.HasFragment, v.Fragment = false, ""
+			return &listSource{top: &v, verbatim: verbatim, opaque: true}, nil
+		}
 		return &listSource{top: dirURL(u), verbatim: verbatim}, nil
 	case protocols.TreeIndexPage:
 		v := dirURL(u)
@@ -133,12 +138,16 @@ func dirURL(u *url.URL) *url.URL {
 type listSource struct {
 	top      *url.URL
 	verbatim func(*url.URL) *url.URL
+	opaque   bool // the scheme's paths are names (protocols.Scheme.Opaque)
 }
 
 func (s *listSource) root() TreeEntry   { return TreeEntry{Dir: true, URL: s.top, Size: -1} }
 func (s *listSource) conditional() bool { return false }
 
 func (s *listSource) fileURL(rel string) (*url.URL, error) {
+	if s.opaque {
+		return nil, fmt.Errorf("%s: URLs are names, not paths below a folder", s.top.Scheme)
+	}
 	segs := strings.Split(rel, "/")
 	for i, seg := range segs {
 		segs[i] = url.EscapeSegment(seg)

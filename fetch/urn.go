@@ -55,14 +55,3 @@ func (f urnFetcher) Fetch(ctx context.Context, req *protocols.Request) (*protoco
 	}
 	return nil, fmt.Errorf("%w: the resolver named no URL for %s", ErrNotFound, req.URL)
 }
-
-// prosperoFetcher answers prospero: URLs when no gateway is configured:
-// the URL is checked (hsoname and fields), then refused clearly.
-type prosperoFetcher struct{}
-
-func (prosperoFetcher) Fetch(_ context.Context, req *protocols.Request) (*protocols.Response, error) {
-	if _, err := req.URL.Prospero(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
-	}
-	return nil, fmt.Errorf("%w: prospero: no Prospero client is built in; configure a gateway for it (prospero_proxy, or Client.Gateways[\"prospero\"])", ErrUnsupportedScheme)
-}

@@ -49,6 +49,15 @@ type Scheme struct {
 	// conversation beside its object (FTP's control connection, as
 	// Heritrix and wpull archive it).
 	Conversation bool
+	// ConversationType is the media type of the record an archive keeps
+	// the conversation in ("text/x-ftp-control-conversation", Heritrix's
+	// name for FTP's); "" means FTP's.
+	ConversationType string
+	// Opaque says the path of the scheme's URLs is one name that the
+	// client never takes apart (Prospero's hsoname): a folder's URL is
+	// listed as given, never with a "/" added, and no URL is made by
+	// joining a name to a folder's; its listing's entries name their own.
+	Opaque bool
 	// Session marks a scheme whose URLs designate interactive sessions
 	// (telnet:): fetched when asked for, never followed as a link.
 	Session bool

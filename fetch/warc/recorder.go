@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,9 @@ import (
 //
 //   - FTP's control conversation goes with it as a metadata record of type
 //     text/x-ftp-control-conversation (passwords redacted), linked by
-//     WARC-Concurrent-To, as Heritrix and wpull write it;
+//     WARC-Concurrent-To, as Heritrix and wpull write it; so does any
+//     scheme's whose conversation is archived (Prospero's request and
+//     reply lines, text/x-prospero-conversation);
 //
 //   - a WAIS search's result list is a metadata record.
 //
@@ -96,7 +99,10 @@ func (r *Recorder) Record(ctx context.Context, rt fetch.Retrieval) io.WriteClose
 		return nil
 	}
 	rec.Group = group
-	w := &recordWriter{r: r, rec: rec, ftp: rt.Conversation != nil, conversation: rt.Conversation}
+	w := &recordWriter{r: r, rec: rec, conversation: rt.Conversation}
+	if rt.Conversation != nil {
+		w.convType = cmp.Or(rt.ConversationType, "text/x-ftp-control-conversation")
+	}
 	presize(&w.buf, rt.Response.Size)
 	return w
 }
@@ -121,17 +127,18 @@ type sizedReader struct {
 func (s sizedReader) Len() int { return s.n }
 
 // write writes a retrieval's record with write (Writer.Write, or the
-// archive goroutine's), and for FTP the control conversation's, once closed
+// archive goroutine's), and the protocol conversation's (FTP's control
+// connection) where convType names its record's type, once closed
 // has been closed (the conversation is then whole).
-func (r *Recorder) write(write func(Record) (string, error), rec Record, ftp bool, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
+func (r *Recorder) write(write func(Record) (string, error), rec Record, convType string, conversation func() []fetch.TraceEvent, closed <-chan struct{}) error {
 	id, err := write(rec)
 	if errors.Is(err, errAborted) {
 		return nil // the body was not whole: no record
 	}
 	n := 1
-	if err == nil && ftp {
+	if err == nil && convType != "" {
 		<-closed
-		if _, err = write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: "text/x-ftp-control-conversation",
+		if _, err = write(Record{Type: "metadata", URI: rec.URI, Date: rec.Date, MediaType: convType,
 			ConcurrentTo: id, Body: strings.NewReader(controlConversation(conversation())), Group: rec.Group}); err == nil {
 			n++
 		}
@@ -402,7 +409,7 @@ func controlConversation(evs []fetch.TraceEvent) string {
 type recordWriter struct {
 	r            *Recorder
 	rec          Record
-	ftp          bool
+	convType     string // the conversation record's media type; "" for none
 	conversation func() []fetch.TraceEvent
 
 	buf    bytes.Buffer
@@ -422,7 +429,7 @@ func (w *recordWriter) Write(p []byte) (int, error) {
 		w.stream = streamBody(w.buf.Bytes(), func(body io.Reader) error {
 			rec := w.rec
 			rec.Body = body
-			w.err = w.r.write(w.r.W.Write, rec, w.ftp, w.conversation, w.closeC)
+			w.err = w.r.write(w.r.W.Write, rec, w.convType, w.conversation, w.closeC)
 			return w.err
 		})
 	}
@@ -454,7 +461,7 @@ func (w *recordWriter) Close() error {
 		closed := make(chan struct{})
 		close(closed)
 		w.r.W.build(w.buf.Len(), func(write func(Record) (string, error)) error {
-			return w.r.write(write, rec, w.ftp, w.conversation, closed)
+			return w.r.write(write, rec, w.convType, w.conversation, closed)
 		})
 	})
 	return w.err
