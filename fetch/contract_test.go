@@ -14,6 +14,7 @@ import (
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/prosperod"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/url"
 )
@@ -48,6 +49,7 @@ var contracts = []struct {
 	{"gopher", gopherContract},
 	{"nntp", nntpContract},
 	{"wais", waisContract},
+	{"prospero", prosperoContract},
 }
 
 // contractTree is what the file-serving protocols serve.
@@ -110,6 +112,23 @@ func waisContract(t *testing.T, root string) contractEnv {
 	base := "wais://" + s.Addr()
 	return contractEnv{object: base + alphaPath, want: waisd.Alpha, listing: base + "/test?gophers", resumes: true,
 		missing: base + strings.ReplaceAll(alphaPath, "alpha.txt", "gone.txt")}
+}
+
+func prosperoContract(t *testing.T, root string) contractEnv {
+	files := map[string]string{"root/forbidden": "x"}
+	for name, content := range contractTree {
+		files["ftp/"+name] = content
+	}
+	s := &prosperod.Server{Files: files, Reply: func(req string) (string, bool) {
+		if strings.Contains(req, "'AFTP/pub/forbidden'") {
+			return "FAILURE NOT-AUTHORIZED\n", true
+		}
+		return "", false
+	}}
+	startOrFail(t, s.Start, s.Close)
+	base := "prospero://" + s.Addr() + "/AFTP/"
+	return contractEnv{object: base + "pub/a.txt", want: contractTree["pub/a.txt"], empty: base + "pub/empty",
+		listing: base + "pub", listed: "a.txt", missing: base + "pub/none.txt", forbidden: base + "pub/forbidden", large: base + "pub/big.bin", resumes: true}
 }
 
 // TestContract runs every protocol's in-process server through the same

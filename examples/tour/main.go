@@ -36,6 +36,7 @@ import (
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/telnetd"
+	"github.com/urlderef/deref/internal/testserver/prosperod"
 	"github.com/urlderef/deref/internal/testserver/waisd"
 	"github.com/urlderef/deref/protocols/mail"
 	"github.com/urlderef/deref/protocols/telnet"
@@ -57,6 +58,7 @@ var stops = []stop{
 	{"gopher", startGopher},
 	{"news", startNews},
 	{"wais", startWAIS},
+	{"prospero", startProspero},
 	{"telnet", startTelnet},
 	{"mid", startMail},
 	{"mirror", startMirror},
@@ -429,6 +431,22 @@ func startWAIS(t *tour) ([]string, func(), error) {
 		// A document by the four-segment URL a search prints: fetched in
 		// 10000-byte slices.
 		base + "/test/TEXT/12842/1=localhost%3A2110;2=/srv/wais/idx/test;3=0%2012842%20/srv/wais/docs/gamma.txt;4=localhost%3A2110;5=/srv/wais/idx/test;6=0%2012842%20/srv/wais/docs/gamma.txt;7=%00;",
+	}, func() { s.Close() }, nil
+}
+
+// startProspero starts the in-process Prospero server (ARDP over UDP),
+// which answers as the Prospero 5.3 server does, with the tree of the
+// protocol notes' captures.
+func startProspero(t *tour) ([]string, func(), error) {
+	s := &prosperod.Server{}
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	base := "prospero://" + s.Addr()
+	return []string{
+		base + "/AFTP/pub/docs",      // a folder: its LINK lines, each with its own URL
+		base + "/AFTP/pub/hello.txt", // a file, in-band (GET-OBJECT-INFO CONTENTS)
+		base + "/AFTP/pub/it%27s%20here.txt",
 	}, func() { s.Close() }, nil
 }
 

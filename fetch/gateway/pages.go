@@ -701,7 +701,9 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 			rows = append(rows, it)
 		}
 		h := headFor(u, "Index of "+u.URLPath(), r)
-		h.Parent = parentPage(r, u)
+		if sc, _ := g.c.Scheme(u.Scheme); !sc.Opaque { // a name has no parent
+			h.Parent = parentPage(r, u)
+		}
 		startPage(w, h)
 		pages().ExecuteTemplate(w, "listing", rows)
 		endPage(w)

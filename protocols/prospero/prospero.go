@@ -215,8 +215,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	inBand, other, names := choose(Methods(r.Attributes), t)
 	switch {
-	case inBand && (other == nil || resp.Size >= 0 && resp.Size <= f.inBandMax() && req.Offset == 0):
-		req.Tracef(protocols.TraceInfo, "in-band (PROSPERO-CONTENTS), "+why(other, resp.Size, req.Offset, f.inBandMax()))
+	case inBand && (other == nil || resp.Size >= 0 && resp.Size <= f.inBandMax()):
+		req.Tracef(protocols.TraceInfo, "in-band (PROSPERO-CONTENTS), "+why(other, resp.Size, f.inBandMax()))
 		return f.contents(ctx, req, t, resp)
 	case other != nil:
 		req.Tracef(protocols.TraceInfo, "access method "+names[0]+": "+other.Redacted())
@@ -226,7 +226,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 }
 
 // why says why the in-band method was chosen.
-func why(other *url.URL, size, offset, limit int64) string {
+func why(other *url.URL, size, limit int64) string {
 	if other == nil {
 		return "the only access method deref can use"
 	}

@@ -93,6 +93,8 @@ type Server struct {
 	// Order gives folders' entries in the order they are listed; a folder
 	// it leaves out is listed sorted. Nil means FixtureOrder.
 	Order map[string][]string
+	// Port is the UDP port to listen on; 0 means any free one.
+	Port int
 	// Host is the server's name (its -h); "" means 127.0.0.1.
 	Host string
 	// FTPArea and RootArea are the full paths of the two areas; "" means
@@ -140,7 +142,7 @@ type reply struct {
 
 // Start listens on 127.0.0.1, on a port of its own.
 func (s *Server) Start() error {
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: s.Port})
 	if err != nil {
 		return err
 	}
