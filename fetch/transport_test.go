@@ -31,7 +31,7 @@ func startOrFail(t *testing.T, start func() error, stop func() error) {
 }
 
 // serveFTP serves root through ftpd until the test ends.
-func serveFTP(t *testing.T, root string) *ftpd.Server {
+func serveFTP(t testing.TB, root string) *ftpd.Server {
 	t.Helper()
 	s, err := ftpd.Start(root)
 	if err != nil {

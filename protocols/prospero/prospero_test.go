@@ -213,12 +213,23 @@ func TestForwarded(t *testing.T) {
 // A file larger than InBandMax that offers AFTP is an ftp: URL, which
 // the engine follows as a redirect.
 func TestAccessMethod(t *testing.T) {
-	s := serve(t, &prosperod.Server{AFTPHost: "127.0.0.1(2121)"})
+	ftp, err := net.Listen("tcp", "127.0.0.1:0") // where the FTP server would be
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ftp.Addr().String())
+	s := serve(t, &prosperod.Server{AFTPHost: "127.0.0.1(" + port + ")"})
 	f := quick()
 	f.InBandMax = 1000
 	resp, _, err := get(t, f, "prospero://"+s.Addr()+"/AFTP/pub/big.txt")
-	if err != nil || resp.Kind != protocols.KindRedirect || resp.Location.String() != "ftp://127.0.0.1:2121/pub/big.txt;type=i" {
+	if err != nil || resp.Kind != protocols.KindRedirect || resp.Location.String() != "ftp://127.0.0.1:"+port+"/pub/big.txt;type=i" {
 		t.Fatalf("%v %+v", err, resp)
+	}
+	// Where nothing listens, the file comes in-band all the same.
+	ftp.Close()
+	resp, b, err := get(t, f, "prospero://"+s.Addr()+"/AFTP/pub/big.txt")
+	if err != nil || resp.Kind != protocols.KindFile || string(b) != prosperod.Fixture()["ftp/pub/big.txt"] {
+		t.Fatalf("nothing at the AFTP host: %v %+v", err, resp)
 	}
 	if resp, b, err := get(t, f, "prospero://"+s.Addr()+"/AFTP/pub/hello.txt"); err != nil || resp.Kind != protocols.KindFile || string(b) != "Hello from the Prospero server.\n" {
 		t.Errorf("a small file: %v %q", err, b)
