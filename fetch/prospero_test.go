@@ -2,6 +2,7 @@ package fetch_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"net/http/httptest"
@@ -192,5 +193,37 @@ func TestProsperoBothWays(t *testing.T) {
 		if len(via[0]) != 0 || len(via[1]) != 1 || !strings.HasPrefix(via[1][0], "ftp://127.0.0.1:"+port+"/pub/") {
 			t.Errorf("%s: ways %q and %q", name, via[0], via[1])
 		}
+	}
+}
+
+// FORWARDED is a redirect: followed to the server it names, under the
+// redirect rules (a loop ends, and --proto-redir can refuse it).
+func TestProsperoForwarded(t *testing.T) {
+	b := prosperoTree(t, "")
+	host, port, _ := strings.Cut(b.Addr(), ":")
+	fwd := func(to string) *prosperod.Server {
+		s := &prosperod.Server{Reply: func(req string) (string, bool) {
+			return "FORWARDED INTERNET-D " + to + " ASCII 'AFTP/pub/hello.txt' 0\n", true
+		}}
+		startOrFail(t, s.Start, s.Close)
+		return s
+	}
+	a := fwd(host + "(" + port + ")")
+	if got, err := body(t, newClient(), "prospero://"+a.Addr()+"/AFTP/old/hello.txt"); err != nil || got != "Hello from the Prospero server.\n" {
+		t.Errorf("forwarded: %q %v", got, err)
+	}
+	c := newClient()
+	c.RedirectOnly = []string{"ftp"}
+	if _, err := c.Get(context.Background(), "prospero://"+a.Addr()+"/AFTP/old/hello.txt"); !errors.Is(err, fetch.ErrRedirect) {
+		t.Errorf("refused by the rules: %v", err)
+	}
+	loop := &prosperod.Server{}
+	loop.Reply = func(string) (string, bool) {
+		h, p, _ := strings.Cut(loop.Addr(), ":")
+		return "FORWARDED INTERNET-D " + h + "(" + p + ") ASCII 'AFTP/again' 0\n", true
+	}
+	startOrFail(t, loop.Start, loop.Close)
+	if _, err := newClient().Get(context.Background(), "prospero://"+loop.Addr()+"/AFTP/x"); !errors.Is(err, fetch.ErrRedirect) {
+		t.Errorf("a loop: %v", err)
 	}
 }

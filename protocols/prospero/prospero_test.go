@@ -523,3 +523,74 @@ func TestTrace(t *testing.T) {
 		t.Error("the trace shows the file's octets")
 	}
 }
+
+// A window's ACK lost on its way: the server waits, the client's
+// time-out sends the request again with its received-through, and the
+// server goes on from there.
+func TestAckLost(t *testing.T) {
+	acks := 0
+	s := serve(t, &prosperod.Server{Faults: prosperod.Faults{In: func(n int, d []byte) bool {
+		if h, _, err := prospero.ParseHeader(d); err == nil && h.Seq == 0 {
+			if acks++; acks == 1 {
+				return false
+			}
+		}
+		return true
+	}}})
+	f := quick()
+	f.Window = -1
+	_, b, err := get(t, f, "prospero://"+s.Addr()+"/AFTP/pub/big.txt")
+	if err != nil || string(b) != prosperod.Fixture()["ftp/pub/big.txt"] {
+		t.Fatalf("%v, %d bytes", err, len(b))
+	}
+	if reqs := s.Requests(); len(reqs) != 2 {
+		t.Errorf("%d requests run, want 2 (the contents' again answered from the done queue)", len(reqs))
+	}
+}
+
+// The server's wait hint holds the client's retransmission back; a wait
+// longer than MaxWait, and a refusal, end the retrieval.
+func TestWaitAndRefusal(t *testing.T) {
+	s := serve(t, &prosperod.Server{Faults: prosperod.Faults{Out: faulty(func(n int, h prospero.Header, d []byte) [][]byte {
+		if n == 1 { // the first reply: say wait a second, and lose it
+			return [][]byte{prospero.Header{ConnID: h.ConnID, Seq: 0, HasRcvd: true, Wait: 1, HasWait: true}.Append(nil)}
+		}
+		return [][]byte{d}
+	})}})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := get(t, quick(), "prospero://"+s.Addr()+"//srv/prospero/root/readme.txt")
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if n := s.Received(); n != 1 {
+		t.Errorf("%d datagrams within half the wait the server asked for, want 1 (a time-out of 100 ms)", n)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	for name, h := range map[string]prospero.Header{
+		"wait too long": {Seq: 0, HasRcvd: true, Wait: 3600, HasWait: true},
+		"refused":       {Seq: 0, HasRcvd: true, HasWait: true, Option: prospero.OptCancel},
+	} {
+		s := serve(t, &prosperod.Server{Faults: prosperod.Faults{Out: faulty(func(n int, got prospero.Header, d []byte) [][]byte {
+			h.ConnID = got.ConnID
+			return [][]byte{h.Append(nil)}
+		})}})
+		_, _, err := get(t, quick(), "prospero://"+s.Addr()+"//srv/prospero/root/readme.txt")
+		if want := map[string]error{"wait too long": protocols.ErrTemporary, "refused": protocols.ErrNetwork}[name]; !errors.Is(err, want) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestUnresolvedAndWarning(t *testing.T) {
+	s := serve(t, &prosperod.Server{Reply: func(string) (string, bool) {
+		return "WARNING OUT-OF-DATE the catalog is old\nLINK  L FILE a INTERNET-D H ASCII 'AFTP/a' 0\nUNRESOLVED b c\n", true
+	}})
+	resp, _, err := get(t, quick(), "prospero://"+s.Addr()+"/AFTP/x")
+	if err != nil || !strings.Contains(resp.Note, "OUT-OF-DATE the catalog is old") || !strings.Contains(resp.Note, "unresolved: b c") || len(resp.Entries) != 1 {
+		t.Errorf("%v %+v", err, resp)
+	}
+}

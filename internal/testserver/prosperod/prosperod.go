@@ -72,6 +72,9 @@ type Faults struct {
 	// place: nil drops it, two copies duplicate it, a datagram held back
 	// and returned with a later one reorders them, a changed header lies.
 	Out func(n int, d []byte) [][]byte
+	// In sees every datagram a client sends, numbered from 1 over the
+	// server's life: false drops it unread (an ACK lost on its way).
+	In func(n int, d []byte) bool
 	// Spoof, when set, is given each datagram before it is sent; what it
 	// returns (if anything) is sent first from another port of the same
 	// address.
@@ -212,8 +215,9 @@ func (s *Server) serve() {
 		}
 		s.mu.Lock()
 		s.received++
+		n2 := s.received
 		s.mu.Unlock()
-		if s.Faults.Silent {
+		if s.Faults.Silent || s.Faults.In != nil && !s.Faults.In(n2, buf[:n]) {
 			continue
 		}
 		s.datagram(addr, append([]byte(nil), buf[:n]...))
