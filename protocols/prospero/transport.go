@@ -83,6 +83,9 @@ func (x *exchange) connect(addr string) error {
 	if x.stop != nil {
 		x.stop()
 	}
+	if u, ok := conn.(interface{ SetReadBuffer(int) error }); ok {
+		u.SetReadBuffer(512 << 10) // room for a window's burst (64 packets, 80 KB) and more
+	}
 	x.conn = conn
 	x.stop = context.AfterFunc(x.ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	return nil
