@@ -187,6 +187,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		}
 		return &protocols.Response{Kind: protocols.KindRedirect, Location: loc, Status: "FORWARDED", Size: -1, Body: io.NopCloser(strings.NewReader("")), Note: note}, nil
 	}
+	if r.Failure != nil && r.Failure.Code == "NOT-A-DIRECTORY" && len(r.Attributes) == 0 && !req.HeadOnly {
+		// Neither attributes nor entries: a link whose target is gone.
+		return nil, &Error{Line: r.Failure.Line + " (and no attributes: nothing there)", Code: r.Failure.Code, Kind: protocols.ErrNotFound}
+	}
 	if r.Failure != nil && !(r.Failure.Code == "NOT-A-DIRECTORY" && len(r.Attributes) > 0) {
 		return nil, r.Failure
 	}

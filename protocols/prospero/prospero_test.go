@@ -156,6 +156,8 @@ func TestErrors(t *testing.T) {
 			return "ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 4' bytes\n", true
 		case strings.Contains(req, "'junk'"):
 			return "HELLO THERE\n", true
+		case strings.Contains(req, "'dangling'"): // a link whose target is gone
+			return "FAILURE NOT-A-DIRECTORY\n", true
 		case strings.Contains(req, "'auth'"):
 			return "FAILURE AUTHENTICATION-REQUIRED\n", true
 		case strings.Contains(req, "'local'"):
@@ -178,6 +180,7 @@ func TestErrors(t *testing.T) {
 		"AFTP/pub/docs/../hello.txt": protocols.ErrPermission,
 		"":                           protocols.ErrPermission,
 		"auth":                       protocols.ErrPermission,
+		"dangling":                   protocols.ErrNotFound,
 		"error":                      protocols.ErrProtocol,
 		"version":                    protocols.ErrProtocol,
 		"failed":                     protocols.ErrProtocol,

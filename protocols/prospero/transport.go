@@ -41,7 +41,7 @@ type exchange struct {
 	cur         []byte
 	buf         []byte
 	heard       bool // a packet of the reply came
-	gapAcked    bool // an early ACK was sent for the gap as it stands
+	gapAcked    bool // an early ACK was sent for the stall as it stands
 	ackOwed     bool
 	progress    time.Time
 	last        time.Time
@@ -177,8 +177,10 @@ func (x *exchange) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// quiet is how long a gap in the reply may sit while later packets are
-// held before an early ACK asks for it.
+// quiet is how long the reply may stall, once begun, before an early
+// ACK asks for what is missing (a gap, or the packet that ends a window,
+// whose ACK the server waits for): once until the reply moves again,
+// well before the time-out sends the request again.
 func (x *exchange) quiet() time.Duration {
 	return min(max(x.timeout/8, 10*time.Millisecond), 500*time.Millisecond)
 }
@@ -190,7 +192,7 @@ func (x *exchange) step() error {
 		deadline = minTime(deadline, x.started.Add(x.firstBound))
 	}
 	early := time.Time{}
-	if x.heard && (x.ackOwed || x.maxSeen > x.rcvd && !x.gapAcked) {
+	if x.heard && (x.ackOwed || !x.gapAcked) {
 		early = x.last.Add(x.quiet())
 		if x.ackOwed {
 			early = x.last.Add(min(x.quiet(), 20*time.Millisecond))
@@ -210,11 +212,15 @@ func (x *exchange) step() error {
 			return x.netErr(err)
 		}
 		if !early.IsZero() && time.Now().Before(x.progress.Add(x.wait)) {
-			if x.maxSeen > x.rcvd {
+			switch {
+			case x.ackOwed:
+				x.info("window ACK through %d", x.rcvd)
+			case x.maxSeen > x.rcvd:
 				x.gapAcked = true
 				x.info("packets after %d held: ACK through %d, asking for the rest", x.rcvd, x.rcvd)
-			} else {
-				x.info("window ACK through %d", x.rcvd)
+			default:
+				x.gapAcked = true
+				x.info("the reply stalled after packet %d: ACK through %d", x.rcvd, x.rcvd)
 			}
 			return x.ack()
 		}
