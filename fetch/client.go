@@ -25,6 +25,7 @@ import (
 	"github.com/urlderef/deref/internal/version"
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/ftp"
+	"github.com/urlderef/deref/protocols/gemini"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
@@ -366,6 +367,9 @@ type Client struct {
 	// Prospero is the prospero: fetcher (ARDP over UDP): its time-outs,
 	// retries and window.
 	Prospero *prospero.Fetcher
+	// Gemini is the gemini: fetcher: its known-hosts file of keys
+	// trusted on first use (KnownHosts) and its TLS session cache.
+	Gemini *gemini.Fetcher
 	// Mail is the mid: and cid: fetcher; set its Dir to a Maildir or mbox.
 	Mail *mail.Fetcher
 	// URNResolver is the RFC 2169 resolver urn: names are resolved by
@@ -413,6 +417,7 @@ func NewClient() *Client {
 	c.Gopher = &gopher.Fetcher{}
 	c.WAIS = &wais.Fetcher{}
 	c.Prospero = &prospero.Fetcher{}
+	c.Gemini = &gemini.Fetcher{}
 	c.Mail = &mail.Fetcher{}
 	c.Telnet = &telnet.Fetcher{}
 	c.NNTP = &nntp.Fetcher{}
@@ -599,8 +604,12 @@ func (c *Client) fetchRedirects(ctx context.Context, u *url.URL, o FetchOptions)
 		}
 		next := resp.Location
 		c.trace(cur, protocols.TraceInfo, "redirect ("+resp.Status+") to "+next.Redacted())
+		limit := max
+		if s, _ := c.scheme(cur.Scheme); s.MaxRedirects > 0 && (limit < 0 || s.MaxRedirects < limit) {
+			limit = s.MaxRedirects
+		}
 		switch {
-		case max < 0 || hops >= max:
+		case max < 0 || hops >= limit:
 			return nil, fmt.Errorf("%w: more than %d redirects", ErrRedirect, hops)
 		case c.local(next.Scheme):
 			return nil, fmt.Errorf("%w: a redirect never leads to %s: (%s)", ErrRedirect, next.Scheme, next.Redacted())

@@ -6,6 +6,7 @@ import (
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
 	"github.com/urlderef/deref/protocols/ftp"
+	"github.com/urlderef/deref/protocols/gemini"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
@@ -28,6 +29,7 @@ func (c *Client) builtins() []protocols.Scheme {
 	s = append(s, telnet.Schemes(c.Telnet)...)
 	s = append(s, nntp.Schemes(c.NNTP)...)
 	s = append(s, prospero.Schemes(c.Prospero)...)
+	s = append(s, gemini.Schemes(c.Gemini)...)
 	return append(s,
 		protocols.Scheme{Name: "urn", Fetcher: urnFetcher{c}},
 		// Designated by URLs, retrieved by none.
@@ -48,7 +50,7 @@ func (c *Client) builtins() []protocols.Scheme {
 // linkedElsewhere are schemes deref does not speak whose URLs a page
 // still links as they are: browsers hand them to programs of their own
 // (Gopher menus link them).
-var linkedElsewhere = map[string]bool{"gemini": true, "finger": true}
+var linkedElsewhere = map[string]bool{"finger": true}
 
 // Linked says whether a page links URLs of the scheme name as they are:
 // its Scheme.Linked, or one of the schemes deref does not speak that a
@@ -91,7 +93,7 @@ func (c *Client) fieldOf(f protocols.Fetcher) string {
 	for _, b := range []struct {
 		name string
 		f    protocols.Fetcher
-	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}, {"Prospero", c.Prospero}} {
+	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}, {"Prospero", c.Prospero}, {"Gemini", c.Gemini}} {
 		if f == b.f {
 			return b.name
 		}

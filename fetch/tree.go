@@ -187,8 +187,10 @@ func (s *listSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEn
 	return out, nil
 }
 
-// webSource mirrors HTTP index pages: the links of each page to the
-// files and folders directly below it, on the same host.
+// webSource mirrors index pages: the links of each page to the files
+// and folders directly below it, on the same host: an HTTP page's
+// anchors, or the links a protocol read from its own kind of page
+// (gemtext's, a KindDirectory's entries).
 type webSource struct{ listSource }
 
 func (s *webSource) conditional() bool { return true }
@@ -199,12 +201,20 @@ func (s *webSource) list(ctx context.Context, c *Client, d TreeEntry) ([]TreeEnt
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.MediaType != "text/html" && resp.MediaType != "application/xhtml+xml" {
-		return nil, fmt.Errorf("%w: %s is %s, not an HTML index page", ErrNotRetrievable, d.URL.Redacted(), orUnknown(resp.MediaType))
-	}
-	hrefs, err := links.Anchors(resp.Body)
-	if err != nil {
-		return nil, err
+	var hrefs []string
+	switch {
+	case resp.Kind == KindDirectory: // a page the protocol read into links (gemtext)
+		for _, e := range resp.Entries {
+			if e.URL != "" && (e.Kind == KindFile || e.Kind == KindDirectory) {
+				hrefs = append(hrefs, e.URL)
+			}
+		}
+	case resp.MediaType != "text/html" && resp.MediaType != "application/xhtml+xml":
+		return nil, fmt.Errorf("%w: %s is %s, not an index page", ErrNotRetrievable, d.URL.Redacted(), orUnknown(resp.MediaType))
+	default:
+		if hrefs, err = links.Anchors(resp.Body); err != nil {
+			return nil, err
+		}
 	}
 	var out []TreeEntry
 	seen := map[string]bool{}

@@ -65,6 +65,10 @@ type Scheme struct {
 	// are, for the browser to open or to hand to a program (the web,
 	// mailto:, telnet: sessions), rather than through a page of its own.
 	Linked bool
+	// MaxRedirects, when more than 0, is the most redirects in a row a
+	// retrieval of the scheme follows where that is fewer than the
+	// Client's (Gemini's specification allows 5).
+	MaxRedirects int
 	// Plain is a secure scheme's unprotected counterpart ("http" for
 	// https): a redirect to it is a downgrade.
 	Plain string

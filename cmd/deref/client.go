@@ -59,6 +59,9 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		c.WAIS.ReplyTimeout = c.IdleTimeout
 	}
 	c.Mail.Dir, c.URNResolver = o.mailDir, o.urnResolver
+	if o.knownHosts != "" {
+		c.Gemini.KnownHosts = o.knownHosts
+	}
 	c.NNTP.Server, c.NNTP.Descriptions, c.NNTP.StartTLS, c.NNTP.Articles = o.newsServer, o.newsDescriptions, o.newsTLS, o.newsArticles
 	c.MaxBytes = o.maxBytes
 	if o.speedLimit > 0 || o.speedTime > 0 {

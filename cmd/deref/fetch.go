@@ -273,6 +273,8 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			return fetch.WriteError(err)
 		}
 		return resp.Body.Close()
+	case resp.Kind == protocols.KindSearchIndex && resp.Note != "": // a server's prompt
+		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" asks: "+protocols.Printable(resp.Note)+"; to answer: deref '"+u.Redacted()+"?ANSWER' (the answer %-encoded)")
 	case resp.Kind == protocols.KindSearchIndex:
 		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; to search it: deref '"+u.Redacted()+"?words'")
 	}

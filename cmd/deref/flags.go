@@ -637,6 +637,8 @@ var flagTable = []flagDef{
 		help: "present the client certificate in FILE (PEM) to TLS servers that ask, with its key from --key or from FILE", set: str(func(o *options) *string { return &o.cert })},
 	{long: "cert", cmds: cmdCrawl, group: "Connection", arg: "FILE", complete: "file",
 		help: "present the client certificate in FILE (PEM) to TLS servers that ask, with its key from --key or from FILE", set: str(func(o *options) *string { return &o.cert })},
+	{long: "known-hosts", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", complete: "file",
+		help: "the file of Gemini keys trusted on first use (default under the user's data folder: deref/gemini/known_hosts)", set: str(func(o *options) *string { return &o.knownHosts })},
 	{long: "key", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", complete: "file",
 		help: "the private key (PEM, not encrypted) of --cert", set: str(func(o *options) *string { return &o.key })},
 	{long: "certificate", cmds: cmdBoth | cmdServe, group: "Connection", arg: "FILE", hidden: true,

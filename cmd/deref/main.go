@@ -71,6 +71,7 @@ type options struct {
 	remoteName, verbose, silent, head, raw, json           bool
 	createDirs                                             bool
 	newsServer                                             string
+	knownHosts                                             string
 	network                                                string // -4, -6: "tcp4", "tcp6"
 	compressed                                             bool
 	caCert, caPath, cert, key                              string
