@@ -13,15 +13,15 @@ type LineKind int
 
 // Line kinds (the specification's section on text/gemini).
 const (
-	LineText    LineKind = iota // an ordinary line
-	LineLink                    // "=>" URL [label]
-	LineHeading                 // "#", "##" or "###" (Level 1 to 3)
-	LineItem                    // "* " an item of a list
-	LineQuote                   // ">"
-	LinePre                     // a line inside a preformatted block, as it is
-	LinePreOpen                 // "```" opening a block (Alt its alt text)
-	LinePreClose                // "```" closing it
-	LinePrompt                  // "=:" URL [label]: Spartan's input link
+	LineText     LineKind = iota // an ordinary line
+	LineLink                     // "=>" URL [label]
+	LineHeading                  // "#", "##" or "###" (Level 1 to 3)
+	LineItem                     // "* " an item of a list
+	LineQuote                    // ">"
+	LinePre                      // a line inside a preformatted block, as it is
+	LinePreOpen                  // "```" opening a block (Alt its alt text)
+	LinePreClose                 // "```" closing it
+	LinePrompt                   // "=:" URL [label]: Spartan's input link
 )
 
 // Line is one line of a gemtext page.
