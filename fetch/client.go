@@ -24,13 +24,16 @@ import (
 	"github.com/urlderef/deref/internal/netrc"
 	"github.com/urlderef/deref/internal/version"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/finger"
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gemini"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
+	"github.com/urlderef/deref/protocols/nex"
 	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/protocols/prospero"
+	"github.com/urlderef/deref/protocols/spartan"
 	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
 	"github.com/urlderef/deref/url"
@@ -370,6 +373,11 @@ type Client struct {
 	// Gemini is the gemini: fetcher: its known-hosts file of keys
 	// trusted on first use (KnownHosts) and its TLS session cache.
 	Gemini *gemini.Fetcher
+	// Finger, Spartan and Nex are the fetchers of finger:, spartan: and
+	// nex: (Finger.Forward sends user@host queries, refused otherwise).
+	Finger  *finger.Fetcher
+	Spartan *spartan.Fetcher
+	Nex     *nex.Fetcher
 	// Mail is the mid: and cid: fetcher; set its Dir to a Maildir or mbox.
 	Mail *mail.Fetcher
 	// URNResolver is the RFC 2169 resolver urn: names are resolved by
@@ -418,6 +426,7 @@ func NewClient() *Client {
 	c.WAIS = &wais.Fetcher{}
 	c.Prospero = &prospero.Fetcher{}
 	c.Gemini = &gemini.Fetcher{}
+	c.Finger, c.Spartan, c.Nex = &finger.Fetcher{}, &spartan.Fetcher{}, &nex.Fetcher{}
 	c.Mail = &mail.Fetcher{}
 	c.Telnet = &telnet.Fetcher{}
 	c.NNTP = &nntp.Fetcher{}

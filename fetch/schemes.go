@@ -5,13 +5,16 @@ import (
 
 	"github.com/urlderef/deref/protocols"
 	"github.com/urlderef/deref/protocols/file"
+	"github.com/urlderef/deref/protocols/finger"
 	"github.com/urlderef/deref/protocols/ftp"
 	"github.com/urlderef/deref/protocols/gemini"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/protocols/http"
 	"github.com/urlderef/deref/protocols/mail"
+	"github.com/urlderef/deref/protocols/nex"
 	"github.com/urlderef/deref/protocols/nntp"
 	"github.com/urlderef/deref/protocols/prospero"
+	"github.com/urlderef/deref/protocols/spartan"
 	"github.com/urlderef/deref/protocols/telnet"
 	"github.com/urlderef/deref/protocols/wais"
 )
@@ -30,6 +33,9 @@ func (c *Client) builtins() []protocols.Scheme {
 	s = append(s, nntp.Schemes(c.NNTP)...)
 	s = append(s, prospero.Schemes(c.Prospero)...)
 	s = append(s, gemini.Schemes(c.Gemini)...)
+	s = append(s, finger.Schemes(c.Finger)...)
+	s = append(s, spartan.Schemes(c.Spartan)...)
+	s = append(s, nex.Schemes(c.Nex)...)
 	return append(s,
 		protocols.Scheme{Name: "urn", Fetcher: urnFetcher{c}},
 		// Designated by URLs, retrieved by none.
@@ -47,19 +53,12 @@ func (c *Client) builtins() []protocols.Scheme {
 	)
 }
 
-// linkedElsewhere are schemes deref does not speak whose URLs a page
-// still links as they are: browsers hand them to programs of their own
-// (Gopher menus link them).
-var linkedElsewhere = map[string]bool{"finger": true}
-
-// Linked says whether a page links URLs of the scheme name as they are:
-// its Scheme.Linked, or one of the schemes deref does not speak that a
-// browser hands to a program.
+// Linked says whether a page links URLs of the scheme name as they are
+// (its Scheme.Linked): the web, mailto:, sessions, rather than through a
+// page of its own.
 func (c *Client) Linked(name string) bool {
-	if s, ok := c.scheme(name); ok {
-		return s.Linked
-	}
-	return linkedElsewhere[name]
+	s, _ := c.scheme(name)
+	return s.Linked
 }
 
 // Register adds schemes to the Client: their fetchers and what the
@@ -93,7 +92,7 @@ func (c *Client) fieldOf(f protocols.Fetcher) string {
 	for _, b := range []struct {
 		name string
 		f    protocols.Fetcher
-	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}, {"Prospero", c.Prospero}, {"Gemini", c.Gemini}} {
+	}{{"FTP", c.FTP}, {"Gopher", c.Gopher}, {"WAIS", c.WAIS}, {"Mail", c.Mail}, {"Telnet", c.Telnet}, {"NNTP", c.NNTP}, {"Prospero", c.Prospero}, {"Gemini", c.Gemini}, {"Finger", c.Finger}, {"Spartan", c.Spartan}, {"Nex", c.Nex}} {
 		if f == b.f {
 			return b.name
 		}

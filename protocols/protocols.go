@@ -427,6 +427,11 @@ type Response struct {
 	// Note is a remark for the user about an otherwise normal answer, such
 	// as a WAIS search that matched nothing and offers the catalog instead.
 	Note string
+	// Prompt is the question of a server that asks for input (Gemini's
+	// 10 and 11, a KindSearchIndex): the answer goes in the URL's query.
+	// Sensitive marks an answer not to be shown (a password).
+	Prompt    string
+	Sensitive bool
 
 	// Session is the interactive session of a KindSession response.
 	Session Session

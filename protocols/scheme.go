@@ -69,6 +69,10 @@ type Scheme struct {
 	// retrieval of the scheme follows where that is fewer than the
 	// Client's (Gemini's specification allows 5).
 	MaxRedirects int
+	// Paged says the gateway shows the scheme's URLs through pages of its
+	// own although they form no tree (finger's answers), as it shows
+	// every scheme with a tree that it does not link as it is.
+	Paged bool
 	// Plain is a secure scheme's unprotected counterpart ("http" for
 	// https): a redirect to it is a downgrade.
 	Plain string

@@ -273,8 +273,12 @@ func deref(ctx context.Context, c *fetch.Client, o *options, raw string, stdout,
 			return fetch.WriteError(err)
 		}
 		return resp.Body.Close()
-	case resp.Kind == protocols.KindSearchIndex && resp.Note != "": // a server's prompt
-		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" asks: "+protocols.Printable(resp.Note)+"; to answer: deref '"+u.Redacted()+"?ANSWER' (the answer %-encoded)")
+	case resp.Kind == protocols.KindSearchIndex && resp.Prompt != "": // a server's question
+		how := "deref '" + u.Redacted() + "?ANSWER' (the answer %-encoded)"
+		if resp.Sensitive {
+			how += "; the answer is sensitive: it stays in your shell's history"
+		}
+		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" asks: "+protocols.Printable(resp.Prompt)+"; to answer: "+how)
 	case resp.Kind == protocols.KindSearchIndex:
 		fmt.Fprintln(stderr, "deref: "+u.Redacted()+" is a searchable index; to search it: deref '"+u.Redacted()+"?words'")
 	}

@@ -115,7 +115,7 @@ const csp = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'se
 // web, whose pages a browser shows itself).
 func paged(c *fetch.Client, name string) (protocols.Scheme, bool) {
 	sc, ok := c.Scheme(name)
-	return sc, ok && sc.Fetcher != nil && sc.Tree != protocols.TreeNone && sc.Tree != protocols.TreeIndexPage
+	return sc, ok && sc.Fetcher != nil && !sc.Linked && (sc.Tree != protocols.TreeNone || sc.Paged)
 }
 
 type tableKey struct{}

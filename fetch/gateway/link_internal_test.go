@@ -9,8 +9,8 @@ import (
 
 // A page links the web, mail, sessions and the schemes browsers hand to
 // programs as they are, by the scheme table (Scheme.Linked, a scheme
-// registered with it too), the schemes it has pages for through them,
-// and nothing else.
+// registered with it too), the schemes it has pages for (the small web's
+// among them) through them, and nothing else.
 func TestLinkByTable(t *testing.T) {
 	c := fetch.NewClient()
 	c.Register(fetch.Scheme{Name: "chat", Linked: true})
@@ -19,7 +19,9 @@ func TestLinkByTable(t *testing.T) {
 		"http://h/x":              "http://h/x",
 		"telnet://h/":             "telnet://h/",
 		"mailto:a@h":              "mailto:a@h",
-		"gemini://h/":             "gemini://h/",
+		"gemini://h/":             "/gemini/h/",
+		"finger://h/gus":          "/finger/h/gus",
+		"nex://h/":                "/nex/h/",
 		"chat://h/room":           "chat://h/room",
 		"gopher://h/1/":           "/gopher/h/1/",
 		"javascript:alert(1)":     "",

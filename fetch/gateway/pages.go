@@ -14,6 +14,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/gemini"
 	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
@@ -89,6 +90,19 @@ const pageTemplates = `
 {{define "hits"}}<ol>
 {{range .}}<li>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}} <small>score {{.Score}}{{if .Size}}, {{.Size}}{{end}}</small></li>
 {{end}}</ol>
+{{end}}
+{{define "gemtext"}}<div class="gemtext">
+{{range .}}{{if eq .Kind "h1"}}<h2>{{.Text}}</h2>
+{{else if eq .Kind "h2"}}<h3>{{.Text}}</h3>
+{{else if eq .Kind "h3"}}<h4>{{.Text}}</h4>
+{{else if eq .Kind "item"}}<ul><li>{{.Text}}</li></ul>
+{{else if eq .Kind "quote"}}<blockquote>{{.Text}}</blockquote>
+{{else if eq .Kind "pre"}}<pre{{if .Alt}} title="{{.Alt}}"{{end}}>{{.Text}}</pre>
+{{else if eq .Kind "link"}}<p>⇒ {{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</p>
+{{else if eq .Kind "prompt"}}<form method="get" action="{{.Link}}"><label>{{.Text}} <input type="text" name="q"></label> <button>Send</button></form>
+{{else if .Text}}<p>{{.Text}}</p>
+{{else}}<br>
+{{end}}{{end}}</div>
 {{end}}
 {{define "pager"}}<nav>{{if .Prev}}<a href="{{.Prev}}">newer</a>{{end}}{{if and .Prev .Next}} · {{end}}{{if .Next}}<a href="{{.Next}}">older</a>{{end}}</nav>
 {{end}}
@@ -683,6 +697,8 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 		startPage(w, headFor(u, "WAIS results", r))
 		pages().ExecuteTemplate(w, "hits", hits)
 		endPage(w)
+	case resp.MediaType == "text/gemini":
+		g.gemtextPage(w, r, u, resp)
 	case g.tree(u) == protocols.TreeGroup:
 		var groups []item
 		for _, e := range entries {
@@ -708,6 +724,62 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 		pages().ExecuteTemplate(w, "listing", rows)
 		endPage(w)
 	}
+}
+
+// gemtextPage shows a gemtext page as its lines say: headings, list
+// items, quotes, preformatted blocks as they are, links through the
+// gateway (the page's own links resolved against it), prompts as forms.
+func (g *gateway) gemtextPage(w *logWriter, r *http.Request, u *url.URL, resp *fetch.Response) {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	type gemLine struct{ Kind, Text, Link, Alt string }
+	var lines []gemLine
+	title := ""
+	var pre *gemLine
+	for _, l := range gemini.ParseGemtext(string(b)) {
+		gl := gemLine{Text: protocols.Printable(l.Text)}
+		switch l.Kind {
+		case gemini.LinePreOpen:
+			lines = append(lines, gemLine{Kind: "pre", Alt: gl.Text})
+			pre = &lines[len(lines)-1]
+			continue
+		case gemini.LinePre:
+			if pre != nil {
+				pre.Text += strings.ToValidUTF8(l.Text, "\uFFFD") + "\n"
+			}
+			continue
+		case gemini.LinePreClose:
+			pre = nil
+			continue
+		case gemini.LineHeading:
+			gl.Kind = "h" + strconv.Itoa(l.Level)
+			if title == "" && l.Level == 1 {
+				title = gl.Text
+			}
+		case gemini.LineItem:
+			gl.Kind = "item"
+		case gemini.LineQuote:
+			gl.Kind = "quote"
+		case gemini.LineLink, gemini.LinePrompt:
+			gl.Kind = "link"
+			if l.Kind == gemini.LinePrompt {
+				gl.Kind = "prompt"
+			}
+			if ref, err := url.ParseReference(url.Canonicalize(l.URL)); err == nil {
+				gl.Link = link(r, u.ResolveReference(ref).String())
+			}
+			if gl.Text == "" {
+				gl.Text = protocols.Printable(l.URL)
+			}
+		}
+		lines = append(lines, gl)
+		pre = nil
+	}
+	if title == "" {
+		title = u.Redacted()
+	}
+	startPage(w, headFor(u, title, r))
+	pages().ExecuteTemplate(w, "gemtext", lines)
+	endPage(w)
 }
 
 // perPage is how many articles a page of a group's overview shows.

@@ -263,11 +263,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	switch code / 10 {
 	case 1:
 		body.Close()
-		note := meta
-		if code == 11 {
-			note += " (sensitive input)"
-		}
-		return &protocols.Response{Kind: protocols.KindSearchIndex, Size: -1, Status: hline, Note: note, Body: io.NopCloser(strings.NewReader(""))}, nil
+		return &protocols.Response{Kind: protocols.KindSearchIndex, Size: -1, Status: hline, Prompt: meta, Sensitive: code == 11, Body: io.NopCloser(strings.NewReader(""))}, nil
 	case 2:
 		mt, _, err := mime.ParseMediaType(meta)
 		if meta == "" {

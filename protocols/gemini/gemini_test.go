@@ -110,9 +110,9 @@ func TestStatuses(t *testing.T) {
 	if _, _, err := get(t, f, base+"60"); err == nil || !strings.Contains(err.Error(), "--cert FILE --key FILE") {
 		t.Errorf("60 says how to give a certificate: %v", err)
 	}
-	for code, note := range map[string]string{"10": "What is your name?", "11": "Password (sensitive input)"} {
+	for code, prompt := range map[string]string{"10": "What is your name?", "11": "Password"} {
 		resp, _, err := get(t, f, base+code)
-		if err != nil || resp.Kind != protocols.KindSearchIndex || resp.Note != note {
+		if err != nil || resp.Kind != protocols.KindSearchIndex || resp.Prompt != prompt || resp.Sensitive != (code == "11") {
 			t.Errorf("%s: %v %+v", code, err, resp)
 		}
 	}
