@@ -646,6 +646,16 @@ type Exchange struct {
 	IP                string
 	Body              []byte
 	Whole             bool
+	// Type is the media type of the exchange's records where it is not
+	// HTTP's ("application/gemini": a request record of the request line,
+	// a response record of the header line and the body, as the Gemini
+	// archivers write them); "" means application/http. Status and
+	// PayloadType then say what the index says of the response (its
+	// status, its body's media type), and Protocol what WARC-Protocol
+	// names ("gemini", "tls/1.3").
+	Type                string
+	Status, PayloadType string
+	Protocol            []string
 }
 
 // MaxExchangeBody is the most of a redirect's or an error's body an

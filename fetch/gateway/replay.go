@@ -270,7 +270,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		p.payload(w, r, c)
 		return
 	}
-	if c.Status != "" && c.Status != "-" { // an HTTP exchange (or a revisit of one): a web page
+	if _, own := p.g.replayer(u); !own && c.Status != "" && c.Status != "-" { // an HTTP exchange (or a revisit of one): a web page
 		p.webPage(w, r, u, c)
 		return
 	}

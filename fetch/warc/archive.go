@@ -679,7 +679,14 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
 	p := &Payload{ReadCloser: closers{raw, rec, r}, From: from}
-	if rec.Type() == gowarc.Response || strings.HasPrefix(rec.WarcHeader().Get(gowarc.ContentType), "application/http") {
+	if ct := rec.WarcHeader().Get(gowarc.ContentType); lineHead(ct) {
+		br := bufio.NewReader(raw)
+		if _, err := br.ReadSlice('\n'); err != nil { // the header line; the payload follows
+			p.Close()
+			return nil, fmt.Errorf("warc: %s: the recorded response has no header line: %w", from.URL, err)
+		}
+		p.ReadCloser = closers{br, rec, r}
+	} else if rec.Type() == gowarc.Response || strings.HasPrefix(ct, "application/http") {
 		br := bufio.NewReader(raw)
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {

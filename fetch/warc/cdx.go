@@ -308,7 +308,9 @@ func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64))
 		e := cdxEntry{url: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
 			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit, protocol: h.Get("WARC-Protocol")}
 		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
-		if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(e.mime, "application/http") {
+		if lineHead(e.mime) {
+			e.status, e.mime = lineStatusAndType(head)
+		} else if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(e.mime, "application/http") {
 			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
 				head = head[:i+2]
 			}
@@ -462,4 +464,24 @@ func (w *Writer) loadIndex(path string) error {
 		return fmt.Errorf("warc: --warc-dedup: %s: %w", path, err)
 	}
 	return nil
+}
+
+// lineHead says whether records of the media type ct hold a protocol's
+// exchange whose response begins with one header line, STATUS META
+// (Gemini's, as the Gemini archivers record it), rather than HTTP's head.
+func lineHead(ct string) bool { return strings.HasPrefix(ct, "application/gemini") }
+
+// lineStatusAndType reads the status and the body's media type from a
+// block that begins with a STATUS META line: the META of a success
+// (2x), text/gemini where it is empty.
+func lineStatusAndType(block []byte) (status, mediaType string) {
+	line, _, _ := bytes.Cut(block, []byte("\n"))
+	code, meta, _ := strings.Cut(strings.TrimRight(string(line), "\r"), " ")
+	if strings.HasPrefix(code, "2") {
+		mediaType, _, _ = strings.Cut(strings.TrimSpace(meta), ";")
+		if mediaType == "" {
+			mediaType = "text/gemini"
+		}
+	}
+	return code, strings.TrimSpace(mediaType)
 }

@@ -308,14 +308,19 @@ func (s *httpSpool) Close() error {
 func (s *httpSpool) records(write func(Record) (string, error), head []byte, body io.Reader, n int64) error {
 	uri := s.u.Redacted()
 	status, ctype := statusAndType(head)
+	mt, sep := "application/http", ";"
+	if s.ex.Type != "" { // another protocol's exchange (Gemini's)
+		status, ctype, mt, sep = s.ex.Status, s.ex.PayloadType, s.ex.Type, "; "
+	}
 	block := io.MultiReader(bytes.NewReader(head), body)
 	if n >= 0 && n <= memPerRecord {
 		block = sizedReader{block, len(head) + int(n)}
 	}
-	id, err := write(Record{Type: "response", URI: uri, Date: s.date, MediaType: "application/http;msgtype=response", IP: s.ex.IP,
+	proto := strings.Join(s.ex.Protocol, ",")
+	id, err := write(Record{Type: "response", URI: uri, Date: s.date, MediaType: mt + sep + "msgtype=response", IP: s.ex.IP, Protocol: proto,
 		Body: block, PayloadOffset: int64(len(head)), Status: status, PayloadType: ctype, Group: s.group})
 	if err == nil {
-		_, err = write(Record{Type: "request", URI: uri, Date: s.date, MediaType: "application/http;msgtype=request", IP: s.ex.IP,
+		_, err = write(Record{Type: "request", URI: uri, Date: s.date, MediaType: mt + sep + "msgtype=request", IP: s.ex.IP, Protocol: proto,
 			ConcurrentTo: id, Body: bytes.NewReader(s.ex.Request), Group: s.group})
 	}
 	if err != nil {

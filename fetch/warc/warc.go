@@ -283,7 +283,7 @@ type Record struct {
 	URI       string    // WARC-Target-URI, password redacted
 	Date      time.Time // WARC-Date; the retrieval's start
 	MediaType string    // Content-Type of the block
-	Protocol  string    // WARC-Protocol (the IIPC extension): "gopher", "ftp", ...
+	Protocol  string    // WARC-Protocol (the IIPC extension): "gopher", "ftp", ...; several separated by ","
 	IP        string    // WARC-IP-Address, when known
 	// ConcurrentTo is the WARC-Record-ID of the record this one goes with
 	// (an FTP file's control conversation).
@@ -403,8 +403,11 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	if r.MediaType != "" {
 		b.AddWarcHeader(fContentType, r.MediaType)
 	}
-	if r.Protocol != "" {
-		b.AddWarcHeader(fProtocol, r.Protocol)
+	for _, p := range strings.Split(r.Protocol, ",") { // "gemini,tls/1.3": one field each
+		if p == "" {
+			continue
+		}
+		b.AddWarcHeader(fProtocol, p)
 	}
 	if r.IP != "" {
 		b.AddWarcHeader(fIPAddress, r.IP)

@@ -249,14 +249,18 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	hline := strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r")
 	req.Tracef(protocols.TraceRecv, hline)
-	if req.Exchange != nil {
-		req.Exchange.Request = []byte(line)
-		req.Exchange.Response = []byte(string(head))
-		req.Exchange.IP = hostOf(raw.RemoteAddr())
-	}
 	code, meta, err := ParseHeader(hline)
 	if err != nil {
 		return fail(err)
+	}
+	if req.Exchange != nil && code/10 == 2 {
+		mt, _, _ := mime.ParseMediaType(meta)
+		if meta == "" {
+			mt = "text/gemini"
+		}
+		*req.Exchange = protocols.Exchange{Request: []byte(line), Response: []byte(string(head)), IP: hostOf(raw.RemoteAddr()),
+			Type: "application/gemini", Status: strconv.Itoa(code), PayloadType: mt,
+			Protocol: []string{"gemini", strings.ToLower(strings.ReplaceAll(tls.VersionName(cs.Version), "TLS ", "tls/"))}}
 	}
 	raw.SetDeadline(time.Time{})
 	body := &body{conn: conn, ec: ec, r: br, stop: stop}
