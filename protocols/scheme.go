@@ -41,6 +41,11 @@ type Scheme struct {
 	// after the server in a URL ("/robots.txt" for HTTP, "/0robots.txt"
 	// for Gopher, as gophernicus serves it); "" where it keeps none.
 	Robots string
+	// RobotsAgents are the virtual user agents the scheme's robots.txt
+	// names crawlers by, in the order a crawl takes them after its own
+	// name and before "*" (Gemini's archiver, indexer, researcher); a
+	// crawl that writes no archive is no archiver.
+	RobotsAgents []string
 	// WARCProtocol is what an archive's records of the scheme's
 	// retrievals name in WARC-Protocol; "" means the scheme's name
 	// ("nntp" for news:, "ftp" for ftps:).

@@ -159,11 +159,19 @@ const robotsLimit = 512 << 10
 // every group naming deref apply, else those of every group for "*"
 // (RFC 9309 §2.2.1). Lines end with CR, LF or CR LF; other lines than
 // user-agent, allow and disallow (sitemap, crawl-delay) are passed over.
-func parseRobots(r io.Reader) *robots {
+func parseRobots(r io.Reader) *robots { return parseRobotsAs(r, nil) }
+
+// parseRobotsAs is parseRobots where the scheme's servers name crawlers
+// by virtual user agents as well (Gemini's archiver, indexer,
+// researcher): after deref's own groups, the first of agents that has
+// groups applies, before "*".
+func parseRobotsAs(r io.Reader, agents []string) *robots {
 	sc := bufio.NewScanner(io.LimitReader(r, robotsLimit))
 	sc.Buffer(make([]byte, 0, 4096), robotsLimit+1)
 	sc.Split(scanRobotsLines)
 	var mine, any robots // their allow and disallow paths
+	virtual := make([]robots, len(agents))
+	seenVirtual := make([]bool, len(agents))
 	var groups []*robots // the groups the current user-agent lines name
 	inAgents := false
 	seenMine := false
@@ -189,6 +197,12 @@ func parseRobots(r io.Reader) *robots {
 				groups, seenMine = append(groups, &mine), true
 			case v == "*":
 				groups = append(groups, &any)
+			default:
+				for i, a := range agents {
+					if strings.EqualFold(productToken(v), a) {
+						groups, seenVirtual[i] = append(groups, &virtual[i]), true
+					}
+				}
 			}
 		case "allow", "disallow":
 			inAgents = false
@@ -203,6 +217,11 @@ func parseRobots(r io.Reader) *robots {
 	}
 	if seenMine {
 		return newRobots(mine.allow, mine.disallow)
+	}
+	for i := range agents {
+		if seenVirtual[i] {
+			return newRobots(virtual[i].allow, virtual[i].disallow)
+		}
 	}
 	return newRobots(any.allow, any.disallow)
 }
@@ -280,8 +299,8 @@ func (m *run) robotsFor(ctx context.Context, u *url.URL) (r *robots, asked bool)
 			if err != nil {
 				return err
 			}
-			if resp.Kind == fetch.KindFile {
-				r = parseRobots(resp.Body)
+			if resp.Kind == fetch.KindFile || resp.Kind == fetch.KindDirectory {
+				r = parseRobotsAs(resp.Body, m.agents(sc))
 			}
 			return resp.Body.Close()
 		}, nil)
@@ -337,4 +356,18 @@ func robotsPath(u *url.URL) string {
 		p += "?" + u.Query
 	}
 	return p
+}
+
+// agents are the virtual user agents a scheme's robots.txt names this
+// crawl by (protocols.Scheme.RobotsAgents): "archiver" only when it
+// writes an archive.
+func (m *run) agents(sc fetch.Scheme) []string {
+	var out []string
+	for _, a := range sc.RobotsAgents {
+		if a == "archiver" && m.c.Recorder == nil {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -183,3 +183,23 @@ func FuzzRobots(f *testing.F) {
 		}
 	})
 }
+
+// Gemini's virtual user agents: deref's own group first, then the first
+// of the agents that has one (archiver, then indexer...), then "*".
+func TestRobotsVirtualAgents(t *testing.T) {
+	txt := "User-agent: *\nDisallow: /all\n\nUser-agent: indexer\nDisallow: /idx\n\nUser-agent: archiver\nDisallow: /arc\n"
+	for _, tc := range []struct {
+		agents []string
+		denied string
+	}{{[]string{"archiver", "indexer", "researcher"}, "/arc"}, {[]string{"indexer", "researcher"}, "/idx"}, {[]string{"researcher"}, "/all"}, {nil, "/all"}} {
+		r := parseRobotsAs(strings.NewReader(txt), tc.agents)
+		for _, p := range []string{"/arc", "/idx", "/all"} {
+			if r.allowed(p) == (p == tc.denied) {
+				t.Errorf("%v: %s allowed: %v", tc.agents, p, r.allowed(p))
+			}
+		}
+	}
+	if r := parseRobotsAs(strings.NewReader(txt+"\nUser-agent: deref\nDisallow: /mine\n"), []string{"archiver"}); r.allowed("/mine") || !r.allowed("/arc") {
+		t.Error("deref's own group does not come first")
+	}
+}

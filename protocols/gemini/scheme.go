@@ -12,7 +12,7 @@ import (
 // Schemes describes gemini: for the engine, fetched by f.
 func Schemes(f *Fetcher) []protocols.Scheme {
 	return []protocols.Scheme{{Name: "gemini", Fetcher: f, Ports: []int{1965}, Secure: true, Redirect: true, MaxRedirects: 5,
-		Tree: protocols.TreeIndexPage, Robots: "/robots.txt"}}
+		Tree: protocols.TreeIndexPage, Robots: "/robots.txt", RobotsAgents: []string{"archiver", "indexer", "researcher"}}}
 }
 
 // Replay is the Response the live retrieval of u gave, made of its
