@@ -33,6 +33,7 @@ import (
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/mirror"
+	"github.com/urlderef/deref/internal/testserver/geminid"
 	"github.com/urlderef/deref/internal/testserver/gopherd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 	"github.com/urlderef/deref/internal/testserver/prosperod"
@@ -59,6 +60,7 @@ var stops = []stop{
 	{"news", startNews},
 	{"wais", startWAIS},
 	{"prospero", startProspero},
+	{"gemini", startGemini},
 	{"telnet", startTelnet},
 	{"mid", startMail},
 	{"mirror", startMirror},
@@ -136,6 +138,8 @@ func serveAll(t *tour) {
 			flags = "--mail-dir " + t.client.Mail.Dir + " "
 		case "news":
 			flags = "--news-server " + t.client.NNTP.Server + " "
+		case "gemini":
+			flags = "--known-hosts " + t.client.Gemini.KnownHosts + " "
 		}
 		for _, u := range urls {
 			fmt.Printf("deref %s'%s'\n", flags, u)
@@ -447,6 +451,27 @@ func startProspero(t *tour) ([]string, func(), error) {
 		base + "/AFTP/pub/docs",      // a folder: its LINK lines, each with its own URL
 		base + "/AFTP/pub/hello.txt", // a file, in-band (GET-OBJECT-INFO CONTENTS)
 		base + "/AFTP/pub/it%27s%20here.txt",
+	}, func() { s.Close() }, nil
+}
+
+// startGemini starts an in-process Gemini server with a certificate of
+// its own, which the tour trusts on first use in a known-hosts file of
+// its folder (never the user's).
+func startGemini(t *tour) ([]string, func(), error) {
+	s := &geminid.Server{Pages: map[string]string{
+		"/":          "20 text/gemini\r\n# The tour's capsule\n\n=> hello.txt A text\n=> /ask A question\n",
+		"/hello.txt": "20 text/plain; charset=utf-8\r\nHello from the capsule.\n",
+		"/ask":       "10 What is your name?\r\n",
+	}}
+	if err := s.Start(); err != nil {
+		return nil, nil, err
+	}
+	t.client.Gemini.KnownHosts = filepath.Join(t.dir, "known_hosts")
+	base := "gemini://" + s.Addr()
+	return []string{
+		base + "/",          // a gemtext page: its links, each with its URL
+		base + "/hello.txt", // a file
+		base + "/ask",       // input asked for: the prompt, and how to answer
 	}, func() { s.Close() }, nil
 }
 
