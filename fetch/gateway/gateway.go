@@ -695,9 +695,25 @@ func (g *gateway) object(w *logWriter, r *http.Request, u *url.URL) {
 		g.listingPage(w, r, u, resp)
 	case resp.MediaType == "message/news" || resp.MediaType == "message/rfc822":
 		g.textFrom(w, r, u, resp, "", true)
+	case resp.Kind == fetch.KindSearchIndex && resp.Prompt != "":
+		g.inputForm(w, r, u, resp)
 	default:
 		g.send(w, r, resp, false, nil)
 	}
+}
+
+// inputForm is the page of a server's question (Gemini's 10 and 11): a
+// form whose answer (?input=) becomes the URL's query, a password field
+// for a sensitive one.
+func (g *gateway) inputForm(w *logWriter, r *http.Request, u *url.URL, resp *fetch.Response) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	h := headFor(u, protocols.Printable(resp.Prompt), r)
+	h.Raw, h.Download, h.Base = "", "", w.base
+	pages().ExecuteTemplate(w, "input", struct {
+		Head      head
+		Prompt    string
+		Sensitive bool
+	}{h, protocols.Printable(resp.Prompt), resp.Sensitive})
 }
 
 // send writes a fetched object as it is, or the part of it cut for a

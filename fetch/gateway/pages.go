@@ -69,6 +69,8 @@ const pageTemplates = `
 {{end}}{{template "foot"}}{{end}}
 {{define "notarchived"}}{{template "head" .}}<p class="error">{{.Message}} was not archived in the collection {{.Coll}}.</p>
 <p>The live URL: <a class="live" href="{{.Live}}">{{.Message}}</a></p>{{template "foot"}}{{end}}
+{{define "input"}}{{template "head" .Head}}<form class="search" method="get"><label>{{.Prompt}} <input type="{{if .Sensitive}}password{{else}}text{{end}}" name="input" autofocus></label> <button>Send</button></form>
+{{template "foot"}}{{end}}
 {{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
 {{template "foot"}}{{end}}
 {{define "item"}}{{if .Info}}<li class="i">{{.Name}}</li>
@@ -213,6 +215,13 @@ func (g *gateway) page(w *logWriter, r *http.Request, u *url.URL) {
 	}
 	if q.Get("raw") != "" || q.Get("download") != "" {
 		g.raw(w, r, u, q.Get("download") != "")
+		return
+	}
+	if in, ok := q["input"]; ok && len(in) == 1 && u.HasQuery && strings.HasPrefix(u.Query, "input=") {
+		// The answer to a server's question (inputForm): the URL's query.
+		v := *u
+		v.Query = url.EscapeQuery(in[0])
+		redirect(w, pageOf(r, &v))
 		return
 	}
 	switch sc.Tree {

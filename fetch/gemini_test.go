@@ -1,0 +1,94 @@
+package fetch_test
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/fetch/crawl"
+	"github.com/urlderef/deref/fetch/gateway"
+	"github.com/urlderef/deref/fetch/warc"
+	"github.com/urlderef/deref/internal/testserver/geminid"
+)
+
+// geminiClient is a Client whose keys trusted on first use go to a
+// file of the test's own.
+func geminiClient(t testing.TB) *fetch.Client {
+	c := newClient()
+	c.Gemini.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	return c
+}
+
+// A capsule crawled into WARC as the Gemini archivers write it, replayed
+// as pages with their links kept in the archive, and shown live by the
+// gateway: gemtext as a page, a question as a form whose answer is the
+// URL's query.
+func TestGeminiEverywhere(t *testing.T) {
+	s := &geminid.Server{Pages: map[string]string{
+		"/":           "20 text/gemini\r\n# Home\n=> a.txt A text\n=> /ask A question\n* item\n```\n=> kept\n```\n",
+		"/a.txt":      "20 text/plain\r\nalpha\n",
+		"/ask":        "10 Your name?\r\n",
+		"/robots.txt": "20 text/plain\r\nUser-agent: archiver\nDisallow: /ask\n",
+	}}
+	startOrFail(t, s.Start, s.Close)
+	base := "gemini://" + s.Addr()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "g"), warc.Options{Software: "deref/test", CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := geminiClient(t)
+	c.Recorder = &warc.Recorder{W: w}
+	rep, err := crawl.Run(context.Background(), c, []string{base + "/"}, crawl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Fetched != 2 || rep.Excluded != 1 { // / and a.txt; /ask excluded for archivers
+		t.Errorf("crawl: %+v", rep)
+	}
+	a, err := warc.Open(filepath.Join(dir, "g.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	caps := a.Captures(base + "/a.txt")
+	if len(caps) != 1 || caps[0].Type != "response" || caps[0].Status != "20" || caps[0].Mime != "text/plain" || caps[0].Protocol != "gemini,tls/1.3" {
+		t.Fatalf("captures: %+v", caps)
+	}
+	p, err := a.Open(caps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(p)
+	p.Close()
+	if string(b) != "alpha\n" {
+		t.Errorf("payload %q", b)
+	}
+
+	replay := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"g": a}, gateway.Options{Schemes: newClient()}))
+	defer replay.Close()
+	ts := a.Captures(base + "/")[0].Timestamp()
+	code, page := httpGet(t, replay.URL+"/g/"+ts+"/"+base+"/", "")
+	if code != 200 || !strings.Contains(page, `href="/g/`+ts+`/`+base+`/a.txt"`) || !strings.Contains(page, "<ul><li>item</li></ul>") || !strings.Contains(page, "<pre>=&gt; kept\n</pre>") {
+		t.Errorf("replayed page: %d\n%s", code, page)
+	}
+
+	live := httptest.NewServer(gateway.Handler(geminiClient(t), gateway.Options{AllowPrivate: true}))
+	defer live.Close()
+	path := "/gemini/" + s.Addr()
+	code, page = httpGet(t, live.URL+path+"/", "")
+	if code != 200 || !strings.Contains(page, `<h2>Home</h2>`) || !strings.Contains(page, `href="`+path+`/a.txt"`) {
+		t.Errorf("live page: %d\n%s", code, page)
+	}
+	code, page = httpGet(t, live.URL+path+"/ask", "")
+	if code != 200 || !strings.Contains(page, `name="input"`) || !strings.Contains(page, "Your name?") {
+		t.Errorf("the question's form: %d\n%s", code, page)
+	}
+}
