@@ -468,8 +468,11 @@ func (w *Writer) loadIndex(path string) error {
 
 // lineHead says whether records of the media type ct hold a protocol's
 // exchange whose response begins with one header line, STATUS META
-// (Gemini's, as the Gemini archivers record it), rather than HTTP's head.
-func lineHead(ct string) bool { return strings.HasPrefix(ct, "application/gemini") }
+// (Gemini's, as the Gemini archivers record it, and Spartan's), rather
+// than HTTP's head.
+func lineHead(ct string) bool {
+	return strings.HasPrefix(ct, "application/gemini") || strings.HasPrefix(ct, "application/spartan")
+}
 
 // lineStatusAndType reads the status and the body's media type from a
 // block that begins with a STATUS META line: the META of a success

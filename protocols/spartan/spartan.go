@@ -112,6 +112,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		if err != nil {
 			mt = "application/octet-stream"
 		}
+		if req.Exchange != nil { // recorded as Gemini's exchanges are
+			ip, _, _ := net.SplitHostPort(conn.RemoteAddr().String())
+			*req.Exchange = protocols.Exchange{Request: append([]byte(line), data...), Response: []byte(string(head)), IP: ip,
+				Type: "application/spartan", Status: "2", PayloadType: mt, Protocol: []string{"spartan"}}
+		}
 		b := &body{conn: conn, r: br, stop: stop}
 		resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mt, Status: h, Name: SuggestedName(u), Body: b}
 		if mt == "text/gemini" && !req.HeadOnly {
