@@ -36,6 +36,7 @@ type Fetcher struct {
 
 	once          sync.Once
 	sessions      tls.ClientSessionCache
+	trusted       sync.Map // "HOST:PORT KEY": a key this Fetcher has verified, by a CA or its pin
 	full, resumed atomic.Int64
 	now           func() time.Time // for tests of expiry; nil: time.Now
 }
@@ -346,11 +347,16 @@ func (f *Fetcher) config(req *protocols.Request, u *url.URL) *tls.Config {
 			return nil
 		}
 		leaf := cs.PeerCertificates[0]
+		seen := hostport + " " + KeyOf(leaf)
+		if _, ok := f.trusted.Load(seen); ok && time.Now().Before(leaf.NotAfter) {
+			return nil // verified at an earlier connection (a resumed session's is the same certificate)
+		}
 		inter := x509.NewCertPool()
 		for _, c := range cs.PeerCertificates[1:] {
 			inter.AddCert(c)
 		}
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots, Intermediates: inter}); err == nil {
+			f.trusted.Store(seen, true)
 			return nil // a CA vouches for it, as for https
 		}
 		now := time.Now
@@ -363,6 +369,9 @@ func (f *Fetcher) config(req *protocols.Request, u *url.URL) *tls.Config {
 		pinned, err := trust(f.knownHosts(), hostport, leaf, now())
 		if err == nil && pinned {
 			req.Tracef(protocols.TraceInfo, "trusted on first use: "+hostport+" "+KeyOf(leaf)+" (in "+f.knownHosts()+")")
+		}
+		if err == nil && f.now == nil {
+			f.trusted.Store(seen, true)
 		}
 		return err
 	}

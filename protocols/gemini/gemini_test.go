@@ -142,15 +142,18 @@ func TestTrustOnFirstUse(t *testing.T) {
 	if _, _, err := get(t, f, u); err != nil {
 		t.Errorf("the same key: %v", err)
 	}
+	// A Fetcher keeps the keys it has verified: the file is read again by
+	// a new one (a later run).
+	later := func() *Fetcher { return &Fetcher{KnownHosts: f.KnownHosts} }
 	other := "sha256/" + strings.Repeat("ab", 32)
 	os.WriteFile(f.KnownHosts, []byte("example.org:1965 "+key+" 2099-01-01T00:00:00Z\n"+s.Addr()+" "+other+" 2099-01-01T00:00:00Z\n"), 0o600)
-	_, _, err := get(t, f, u)
+	_, _, err := get(t, later(), u)
 	var kc *KeyChangedError
 	if !errors.As(err, &kc) || !errors.Is(err, protocols.ErrPermission) || kc.Line != 2 || !strings.Contains(err.Error(), "remove line 2 of "+f.KnownHosts) {
 		t.Errorf("a changed key: %v", err)
 	}
 	os.WriteFile(f.KnownHosts, []byte(s.Addr()+" "+other+" 2001-01-01T00:00:00Z\n"), 0o600)
-	if _, _, err := get(t, f, u); err != nil {
+	if _, _, err := get(t, later(), u); err != nil {
 		t.Errorf("an expired pin: %v", err)
 	}
 	if b, _ := os.ReadFile(f.KnownHosts); !strings.Contains(string(b), key) {
