@@ -6,7 +6,27 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/urlderef/deref/url"
 )
+
+// Send opens a connection to req.URL's server and sends one request
+// line (traced, CRLF added) and data after it: the request of the
+// protocols that ask once a connection (finger, Nex, Spartan).
+func Send(ctx context.Context, req *Request, line string, data []byte) (net.Conn, error) {
+	addr := req.URL.HostPort()
+	req.Tracef(TraceInfo, "connecting to "+addr)
+	conn, err := req.Dialer()(ctx, "tcp", addr)
+	if err != nil {
+		return nil, NetError(err)
+	}
+	req.Tracef(TraceSend, line)
+	if _, err := conn.Write(append([]byte(line+"\r\n"), data...)); err != nil {
+		conn.Close()
+		return nil, NetError(err)
+	}
+	return conn, nil
+}
 
 // StreamResponse is the Response of a protocol that answers a request
 // with the object and then closes (finger, Nex): the connection's bytes
@@ -14,35 +34,82 @@ import (
 // context ending it.
 func StreamResponse(ctx context.Context, conn net.Conn, firstByte time.Duration, mediaType, name string) *Response {
 	conn.SetReadDeadline(time.Now().Add(firstByte))
-	return &Response{Kind: KindFile, Size: -1, MediaType: mediaType, Name: name, Body: &streamBody{conn: conn, stop: context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })}}
+	b := &ConnBody{Conn: conn, R: conn, Stop: context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) }), firstByte: true}
+	return &Response{Kind: KindFile, Size: -1, MediaType: mediaType, Name: name, Body: b}
 }
 
-type streamBody struct {
-	conn  net.Conn
-	stop  func() bool
-	first bool
+// ConnBody is a Body read from R, a reader of Conn's bytes, that ends the
+// connection when closed.
+type ConnBody struct {
+	Conn net.Conn // closed by Close
+	R    io.Reader
+	// Stop, when set, undoes the context's hold on the connection
+	// (context.AfterFunc's stop).
+	Stop func() bool
+	// Raw is the connection under Conn that Abort breaks (under TLS, the
+	// TCP one); nil means Conn.
+	Raw net.Conn
+	// EOF, when set, says what the end of R is: nil for the object's end,
+	// or the error it is instead (a TLS stream closed without close_notify).
+	EOF func() error
+
+	firstByte, heard, done bool
 }
 
-func (b *streamBody) Read(p []byte) (int, error) {
-	n, err := b.conn.Read(p)
-	if n > 0 && !b.first {
-		b.first = true
-		b.conn.SetReadDeadline(time.Time{})
+// Read gives the object's bytes; a connection's failure is a network
+// error, a time-out before the first byte ErrTimeout.
+func (b *ConnBody) Read(p []byte) (int, error) {
+	n, err := b.R.Read(p)
+	if n > 0 && b.firstByte && !b.heard {
+		b.heard = true
+		b.Conn.SetReadDeadline(time.Time{})
 	}
-	if err != nil && err != io.EOF {
-		if os.IsTimeout(err) && !b.first {
-			err = &wrapped{ErrTimeout, err}
-		} else {
-			err = NetError(err)
+	switch {
+	case err == io.EOF && b.EOF != nil:
+		if e := b.EOF(); e != nil {
+			return n, e
 		}
+	case err != nil && err != io.EOF && os.IsTimeout(err) && b.firstByte && !b.heard:
+		err = &wrapped{ErrTimeout, err}
+	case err != nil && err != io.EOF:
+		err = NetError(err)
 	}
 	return n, err
 }
 
-func (b *streamBody) Close() error {
-	b.stop()
-	return b.conn.Close()
+// Close ends the connection.
+func (b *ConnBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	if b.Stop != nil {
+		b.Stop()
+	}
+	return b.Conn.Close()
 }
 
 // Abort breaks a Read under way (Aborter).
-func (b *streamBody) Abort() { b.conn.SetDeadline(time.Unix(1, 0)) }
+func (b *ConnBody) Abort() {
+	if b.Raw != nil {
+		b.Raw.SetDeadline(time.Unix(1, 0))
+		return
+	}
+	b.Conn.SetDeadline(time.Unix(1, 0))
+}
+
+// PathName is the local file name a URL of a hierarchical path
+// suggests: its last element, decoded; "" for a folder (a path that is
+// empty or ends in "/").
+func PathName(u *url.URL) string {
+	p, err := url.Unescape(u.Path)
+	if err != nil || p == "" || p[len(p)-1] == '/' {
+		return ""
+	}
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}

@@ -7,7 +7,6 @@ package finger
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -56,16 +55,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if strings.Contains(q, "@") && !f.Forward {
 		return nil, fmt.Errorf("%w: finger: %q asks the server to finger another host for deref, which is refused (Client.Finger.Forward allows it)", protocols.ErrPermission, q)
 	}
-	addr := req.URL.HostPort()
-	req.Tracef(protocols.TraceInfo, "connecting to "+addr)
-	conn, err := req.Dialer()(ctx, "tcp", addr)
+	conn, err := protocols.Send(ctx, req, q, nil)
 	if err != nil {
-		return nil, protocols.NetError(err)
-	}
-	req.Tracef(protocols.TraceSend, q)
-	if _, err := io.WriteString(conn, q+"\r\n"); err != nil {
-		conn.Close()
-		return nil, protocols.NetError(err)
+		return nil, err
 	}
 	timeout := f.ReplyTimeout
 	if timeout <= 0 {

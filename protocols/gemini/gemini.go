@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,7 +263,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			Protocol: []string{"gemini", strings.ToLower(strings.ReplaceAll(tls.VersionName(cs.Version), "TLS ", "tls/"))}}
 	}
 	raw.SetDeadline(time.Time{})
-	body := &body{conn: conn, ec: ec, r: br, stop: stop}
+	body := &protocols.ConnBody{Conn: conn, R: br, Stop: stop, Raw: raw, EOF: func() error {
+		if ec.eof.Load() { // the TCP connection ended, not TLS: no close_notify came
+			return fmt.Errorf("%w: gemini: the connection closed without TLS's close_notify", protocols.ErrShortBody)
+		}
+		return nil
+	}}
 	switch code / 10 {
 	case 1:
 		body.Close()
@@ -378,48 +382,9 @@ func (f *Fetcher) config(req *protocols.Request, u *url.URL) *tls.Config {
 	return cfg
 }
 
-// body is a response's body; a connection closed without TLS's
-// close_notify is an object cut short, never a whole one.
-type body struct {
-	conn *tls.Conn
-	ec   *eofConn
-	r    *bufio.Reader
-	stop func() bool
-	done bool
-}
-
-func (b *body) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err == io.EOF && b.ec.eof.Load() {
-		return n, fmt.Errorf("%w: gemini: the connection closed without TLS's close_notify", protocols.ErrShortBody)
-	}
-	if err != nil && err != io.EOF {
-		err = protocols.NetError(err)
-	}
-	return n, err
-}
-
-func (b *body) Close() error {
-	if !b.done {
-		b.done = true
-		b.stop()
-		b.conn.Close()
-	}
-	return nil
-}
-
-// Abort breaks a Read under way (protocols.Aborter).
-func (b *body) Abort() { b.ec.Conn.SetDeadline(time.Unix(1, 0)) }
-
 // SuggestedName is the local file name of u: its path's last element,
-// "index" for a folder.
-func SuggestedName(u *url.URL) string {
-	p, err := url.Unescape(u.Path)
-	if err != nil || p == "" || strings.HasSuffix(p, "/") {
-		return ""
-	}
-	return path.Base(p)
-}
+// none for a folder.
+func SuggestedName(u *url.URL) string { return protocols.PathName(u) }
 
 // SuggestedName is the package function (protocols.Namer).
 func (f *Fetcher) SuggestedName(u *url.URL) string { return SuggestedName(u) }

@@ -55,16 +55,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if err != nil {
 		return nil, err
 	}
-	addr := req.URL.HostPort()
-	req.Tracef(protocols.TraceInfo, "connecting to "+addr)
-	conn, err := req.Dialer()(ctx, "tcp", addr)
+	conn, err := protocols.Send(ctx, req, sel, nil)
 	if err != nil {
-		return nil, protocols.NetError(err)
-	}
-	req.Tracef(protocols.TraceSend, sel)
-	if _, err := io.WriteString(conn, sel+"\r\n"); err != nil {
-		conn.Close()
-		return nil, protocols.NetError(err)
+		return nil, err
 	}
 	timeout := f.ReplyTimeout
 	if timeout <= 0 {

@@ -13,7 +13,6 @@ import (
 	"io"
 	"mime"
 	"net"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -63,11 +62,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if err != nil {
 		return nil, err
 	}
-	addr := req.URL.HostPort()
-	req.Tracef(protocols.TraceInfo, "connecting to "+addr)
-	conn, err := req.Dialer()(ctx, "tcp", addr)
+	conn, err := protocols.Send(ctx, req, strings.TrimSuffix(line, "\r\n"), data)
 	if err != nil {
-		return nil, protocols.NetError(err)
+		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	fail := func(err error) (*protocols.Response, error) {
@@ -77,10 +74,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			return nil, ctx.Err()
 		}
 		return nil, err
-	}
-	req.Tracef(protocols.TraceSend, strings.TrimSuffix(line, "\r\n"))
-	if _, err := conn.Write(append([]byte(line), data...)); err != nil {
-		return fail(protocols.NetError(err))
 	}
 	timeout := f.ReplyTimeout
 	if timeout <= 0 {
@@ -117,7 +110,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 			*req.Exchange = protocols.Exchange{Request: append([]byte(line), data...), Response: []byte(string(head)), IP: ip,
 				Type: "application/spartan", Status: "2", PayloadType: mt, Protocol: []string{"spartan"}}
 		}
-		b := &body{conn: conn, r: br, stop: stop}
+		b := &protocols.ConnBody{Conn: conn, R: br, Stop: stop}
 		resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mt, Status: h, Name: SuggestedName(u), Body: b}
 		if mt == "text/gemini" && !req.HeadOnly {
 			page, err := io.ReadAll(io.LimitReader(b, req.ListingLimit()+1))
@@ -152,41 +145,8 @@ func first(s string, n int) string {
 	return s
 }
 
-type body struct {
-	conn net.Conn
-	r    *bufio.Reader
-	stop func() bool
-	done bool
-}
-
-func (b *body) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = protocols.NetError(err)
-	}
-	return n, err
-}
-
-func (b *body) Close() error {
-	if !b.done {
-		b.done = true
-		b.stop()
-		b.conn.Close()
-	}
-	return nil
-}
-
-// Abort breaks a Read under way (protocols.Aborter).
-func (b *body) Abort() { b.conn.SetDeadline(time.Unix(1, 0)) }
-
 // SuggestedName is the local file name of u: its path's last element.
-func SuggestedName(u *url.URL) string {
-	p, err := url.Unescape(u.Path)
-	if err != nil || p == "" || strings.HasSuffix(p, "/") {
-		return ""
-	}
-	return path.Base(p)
-}
+func SuggestedName(u *url.URL) string { return protocols.PathName(u) }
 
 // SuggestedName is the package function (protocols.Namer).
 func (f *Fetcher) SuggestedName(u *url.URL) string { return SuggestedName(u) }
