@@ -3,10 +3,14 @@ package fetch_test
 import (
 	"context"
 	"io"
+	"io/fs"
+	nethttp "net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/fetch/crawl"
@@ -90,5 +94,48 @@ func TestGeminiEverywhere(t *testing.T) {
 	code, page = httpGet(t, live.URL+path+"/ask", "")
 	if code != 200 || !strings.Contains(page, `name="input"`) || !strings.Contains(page, "Your name?") {
 		t.Errorf("the question's form: %d\n%s", code, page)
+	}
+
+	// A capsule's folder as a file system, and its files through net/http.
+	fsys, err := fetch.NewFS(context.Background(), geminiClient(t), base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(fsys, "a.txt"); err != nil || string(b) != "alpha\n" {
+		t.Errorf("NewFS: %q %v", b, err)
+	}
+	tr := &nethttp.Transport{}
+	tr.RegisterProtocol("gemini", fetch.NewTransport(geminiClient(t)))
+	hresp, err := (&nethttp.Client{Transport: tr}).Get(base + "/a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(hresp.Body)
+	hresp.Body.Close()
+	if hresp.StatusCode != 200 || string(b) != "alpha\n" || hresp.Header.Get("Content-Type") != "text/plain" {
+		t.Errorf("NewTransport: %d %q %v", hresp.StatusCode, b, hresp.Header)
+	}
+}
+
+// 44 SLOW DOWN is waited for as asked, then the request made again,
+// within the retries allowed.
+func TestGeminiSlowDown(t *testing.T) {
+	var n atomic.Int32
+	s := &geminid.Server{Handler: func(c *geminid.Conn, line string) {
+		if n.Add(1) == 1 {
+			io.WriteString(c, "44 1\r\n")
+			return
+		}
+		io.WriteString(c, "20 text/plain\r\nnow\n")
+	}}
+	startOrFail(t, s.Start, s.Close)
+	c := geminiClient(t)
+	c.Retry = &fetch.Retry{Attempts: 2, Wait: time.Millisecond}
+	start := time.Now()
+	if got, err := body(t, c, "gemini://"+s.Addr()+"/"); err != nil || got != "now\n" || n.Load() != 2 {
+		t.Fatalf("%q %v after %d requests", got, err, n.Load())
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("asked to wait 1 s, waited %v", waited)
 	}
 }
