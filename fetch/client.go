@@ -789,7 +789,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *url.URL, o FetchOptions, logi
 	} else {
 		cancel()
 	}
-	if conv != nil && (resp.Offset > 0 || o.Length > 0) && len(req.Exchange.Response) == 0 {
+	if conv != nil && (resp.Offset > 0 || o.Length > 0) && len(req.Exchange.Response) == 0 && req.Exchange.Type == "" {
 		conv = nil // a part, which only an exchange of its own (HTTP's) records as one
 	}
 	if conv != nil && !o.HeadOnly && resp.Body == nil {

@@ -1,11 +1,16 @@
 package fetch_test
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"io/fs"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -137,5 +142,85 @@ func TestGeminiSlowDown(t *testing.T) {
 	}
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("asked to wait 1 s, waited %v", waited)
+	}
+}
+
+// finger and Nex are archived as request and response records of their
+// own names, the response the answer alone, and read back.
+func TestSmallWebRecords(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			if strings.TrimSpace(line) == "" {
+				io.WriteString(c, "=> a.txt\n") // nex's root folder
+			} else {
+				io.WriteString(c, "answer to "+line)
+			}
+			c.Close()
+		}
+	}()
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "s"), warc.Options{Software: "deref/test", CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient()
+	c.Recorder = &warc.Recorder{W: w}
+	c.AllowPorts = []int{79, 1900}
+	addr := ln.Addr().String()
+	for _, u := range []string{"finger://" + addr + "/gus", "nex://" + addr + "/", "nex://" + addr + "/a.txt"} {
+		if _, err := body(t, c, u); err != nil {
+			t.Fatal(u, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "s.warc.gz"))
+	zr, _ := gzip.NewReader(bytes.NewReader(raw))
+	all, _ := io.ReadAll(zr)
+	for _, want := range []string{"Content-Type: application/finger; msgtype=request\r\n", "Content-Type: application/finger; msgtype=response\r\n",
+		"Content-Type: application/nex; msgtype=response\r\n", "WARC-Identified-Payload-Type: text/x-nex-directory\r\n"} {
+		if !bytes.Contains(bytes.ToLower(all), bytes.ToLower([]byte(want))) {
+			t.Errorf("no %q in the records", want)
+		}
+	}
+	for _, idx := range []bool{true, false} { // with deref's index, and by reading the records
+		if !idx {
+			os.Remove(filepath.Join(dir, "s.cdxj"))
+		}
+		a, err := warc.Open(filepath.Join(dir, "s.warc.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for u, want := range map[string][2]string{
+			"finger://" + addr + "/gus": {"text/plain", "answer to gus\r\n"},
+			"nex://" + addr + "/":       {"text/x-nex-directory", "=> a.txt\n"},
+			"nex://" + addr + "/a.txt":  {"text/plain", "answer to a.txt\r\n"},
+		} {
+			caps := a.Captures(u)
+			if len(caps) != 1 || caps[0].Mime != want[0] || caps[0].Protocol != strings.Split(u, ":")[0] {
+				t.Fatalf("%s (index %v): %+v", u, idx, caps)
+			}
+			p, err := a.Open(caps[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(p)
+			p.Close()
+			if string(b) != want[1] {
+				t.Errorf("%s: %q", u, b)
+			}
+		}
+		a.Close()
 	}
 }

@@ -649,7 +649,8 @@ type Exchange struct {
 	// Type is the media type of the exchange's records where it is not
 	// HTTP's ("application/gemini": a request record of the request line,
 	// a response record of the header line and the body, as the Gemini
-	// archivers write them); "" means application/http. Status and
+	// archivers write them; "application/finger": Response empty, the
+	// response record the answer alone); "" means application/http. Status and
 	// PayloadType then say what the index says of the response (its
 	// status, its body's media type), and Protocol what WARC-Protocol
 	// names ("gemini", "tls/1.3").

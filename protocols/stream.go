@@ -113,3 +113,14 @@ func PathName(u *url.URL) string {
 	}
 	return p
 }
+
+// Set fills in an exchange with no response head (finger's, Nex's): the
+// request as sent, the server's address, the records' media type, the
+// object's and the WARC-Protocol. A nil Exchange (no archive) is left.
+func (e *Exchange) Set(request string, conn net.Conn, typ, payloadType, protocol string) {
+	if e == nil {
+		return
+	}
+	ip, _, _ := net.SplitHostPort(conn.RemoteAddr().String())
+	*e = Exchange{Request: []byte(request), IP: ip, Type: typ, Status: "-", PayloadType: payloadType, Protocol: []string{protocol}}
+}

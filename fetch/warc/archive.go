@@ -679,7 +679,9 @@ func (a *Archive) Open(c Capture) (*Payload, error) {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
 	p := &Payload{ReadCloser: closers{raw, rec, r}, From: from}
-	if ct := rec.WarcHeader().Get(gowarc.ContentType); lineHead(ct) {
+	if ct := rec.WarcHeader().Get(gowarc.ContentType); headless(ct) {
+		// The block is the object: no head to read.
+	} else if lineHead(ct) {
 		br := bufio.NewReader(raw)
 		if _, err := br.ReadSlice('\n'); err != nil { // the header line; the payload follows
 			p.Close()

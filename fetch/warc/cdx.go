@@ -308,7 +308,9 @@ func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64))
 		e := cdxEntry{url: strings.Trim(h.Get(gowarc.WarcTargetURI), "<>"), mime: h.Get(gowarc.ContentType), status: "-", digest: h.Get(gowarc.WarcPayloadDigest),
 			file: filepath.Base(path), offset: off, revisit: t == gowarc.Revisit, protocol: h.Get("WARC-Protocol")}
 		e.date, _ = time.Parse(time.RFC3339, h.Get(gowarc.WarcDate))
-		if lineHead(e.mime) {
+		if headless(e.mime) {
+			e.mime = h.Get("WARC-Identified-Payload-Type")
+		} else if lineHead(e.mime) {
 			e.status, e.mime = lineStatusAndType(head)
 		} else if t == gowarc.Response || t == gowarc.Revisit && strings.HasPrefix(e.mime, "application/http") {
 			if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 {
@@ -472,6 +474,13 @@ func (w *Writer) loadIndex(path string) error {
 // than HTTP's head.
 func lineHead(ct string) bool {
 	return strings.HasPrefix(ct, "application/gemini") || strings.HasPrefix(ct, "application/spartan")
+}
+
+// headless says whether records of the media type ct hold an exchange
+// whose response has no head at all, the object alone (finger's, Nex's):
+// its WARC-Identified-Payload-Type says what the object is.
+func headless(ct string) bool {
+	return strings.HasPrefix(ct, "application/finger") || strings.HasPrefix(ct, "application/nex")
 }
 
 // lineStatusAndType reads the status and the body's media type from a

@@ -89,7 +89,7 @@ func (r *Recorder) Records() int {
 // Record implements fetch.Recorder.
 func (r *Recorder) Record(ctx context.Context, rt fetch.Retrieval) io.WriteCloser {
 	group := groupOf(ctx)
-	if ex := rt.Exchange; ex != nil && len(ex.Response) > 0 {
+	if ex := rt.Exchange; ex != nil && (len(ex.Response) > 0 || ex.Type != "") {
 		s := r.recordHTTP(rt.URL, ex, group)
 		presize(&s.body.buf, rt.Response.Size)
 		return s

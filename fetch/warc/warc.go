@@ -412,6 +412,9 @@ func (w *Writer) newJob(r Record) (*job, string, error) {
 	if r.IP != "" {
 		b.AddWarcHeader(fIPAddress, r.IP)
 	}
+	if r.Type == "response" && r.PayloadType != "" && headless(r.MediaType) {
+		b.AddWarcHeader(fPayloadType, r.PayloadType) // the block says nothing of it
+	}
 	if r.ConcurrentTo != "" {
 		b.AddWarcHeader(fConcurrentTo, "<"+r.ConcurrentTo+">")
 	}
@@ -464,6 +467,7 @@ const (
 	fIPAddress     = "warc-ip-address"
 	fPayloadDigest = "warc-payload-digest"
 	fProtocol      = "warc-protocol"
+	fPayloadType   = "warc-identified-payload-type"
 	fRecordID      = "warc-record-id"
 	fTargetURI     = "warc-target-uri"
 	fWarcinfoID    = "warc-warcinfo-id"

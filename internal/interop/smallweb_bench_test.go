@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -88,4 +89,41 @@ func BenchmarkMollyBrownMirror(b *testing.B) {
 	b.ReportMetric(float64(2000*b.N)/derefWall.Seconds(), "pages/s")
 	b.ReportMetric(float64(2000*b.N)/floorWall.Seconds(), "floor-pages/s")
 	b.ReportMetric(float64(derefCPU)/float64(floorCPU), "cpu-ratio")
+}
+
+// BenchmarkMollyBrownPage fetches one page from molly-brown with the
+// deref command and with `openssl s_client -quiet` given the same
+// request, in turn, each a new process and a full handshake: the wall
+// time of each, and deref's against openssl's.
+func BenchmarkMollyBrownPage(b *testing.B) {
+	base := os.Getenv("DEREF_INTEROP_GEMINI")
+	if base == "" {
+		b.Skip("DEREF_INTEROP_GEMINI is not set: start the daemons with .ci/interop/start first")
+	}
+	bin := filepath.Join(b.TempDir(), "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	kh := filepath.Join(b.TempDir(), "known_hosts")
+	u := base + "/hello.txt"
+	var d, o time.Duration
+	for b.Loop() {
+		start := time.Now()
+		out, err := exec.Command(bin, "--known-hosts", kh, u).Output()
+		d += time.Since(start)
+		if err != nil || string(out) != "Hello from molly-brown.\n" {
+			b.Fatalf("deref: %q %v", out, err)
+		}
+		cmd := exec.Command("openssl", "s_client", "-quiet", "-connect", strings.TrimPrefix(base, "gemini://"), "-servername", "localhost")
+		cmd.Stdin = strings.NewReader(u + "\r\n")
+		start = time.Now()
+		out, err = cmd.Output()
+		o += time.Since(start)
+		if err != nil || !strings.HasSuffix(string(out), "Hello from molly-brown.\n") {
+			b.Fatalf("openssl: %q %v", out, err)
+		}
+	}
+	b.ReportMetric(float64(d.Microseconds())/float64(b.N), "deref-µs/page")
+	b.ReportMetric(float64(o.Microseconds())/float64(b.N), "openssl-µs/page")
+	b.ReportMetric(float64(d)/float64(o), "ratio")
 }

@@ -59,6 +59,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if err != nil {
 		return nil, err
 	}
+	req.Exchange.Set(q+"\r\n", conn, "application/finger", "text/plain", "finger")
 	timeout := f.ReplyTimeout
 	if timeout <= 0 {
 		timeout = time.Minute

@@ -59,6 +59,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	if err != nil {
 		return nil, err
 	}
+	req.Exchange.Set(sel+"\r\n", conn, "application/nex", mediaType(sel), "nex")
 	timeout := f.ReplyTimeout
 	if timeout <= 0 {
 		timeout = time.Minute
