@@ -417,6 +417,9 @@ type Response struct {
 	Offset    int64     // where Body starts within the object (resume); 0 otherwise
 	ModTime   time.Time // zero when unknown
 	MediaType string    // such as "text/plain"; empty when unknown
+	// Charset is the character set the server named for a text (a
+	// Gemini META's charset parameter); empty when it named none.
+	Charset string
 	Name      string    // a suggested local file name, from the URL, never from the server
 	Entries   []Entry   // for KindDirectory and KindArticleList
 

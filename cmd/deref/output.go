@@ -48,7 +48,9 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 		if !timeFirst {
 			b.WriteString(modified)
 		}
-		if r.MediaType != "" {
+		if r.MediaType != "" && r.Charset != "" {
+			fmt.Fprintf(&b, "Content-Type: %s; charset=%s\r\n", r.MediaType, oneLine(r.Charset))
+		} else if r.MediaType != "" {
 			fmt.Fprintf(&b, "Content-Type: %s\r\n", r.MediaType)
 		}
 		for _, a := range r.Attributes {

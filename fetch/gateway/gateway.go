@@ -725,6 +725,9 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 		body = part.Body
 	}
 	ctype := mediaType(resp)
+	if resp.Charset != "" && strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
+		ctype += "; charset=" + resp.Charset // as the server named it
+	}
 	if strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
 		br := bufio.NewReaderSize(body, 64<<10)
 		first, _ := br.Peek(64 << 10)

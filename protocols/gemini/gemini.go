@@ -274,14 +274,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		body.Close()
 		return &protocols.Response{Kind: protocols.KindSearchIndex, Size: -1, Status: hline, Prompt: meta, Sensitive: code == 11, Body: io.NopCloser(strings.NewReader(""))}, nil
 	case 2:
-		mt, _, err := mime.ParseMediaType(meta)
+		mt, params, err := mime.ParseMediaType(meta)
 		if meta == "" {
 			mt, err = "text/gemini", nil // the specification's default
 		}
 		if err != nil {
 			mt = "application/octet-stream"
 		}
-		resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mt, Status: hline, Name: SuggestedName(u), Body: body}
+		resp := &protocols.Response{Kind: protocols.KindFile, Size: -1, MediaType: mt, Charset: params["charset"], Status: hline, Name: SuggestedName(u), Body: body}
 		if mt == "text/gemini" && !req.HeadOnly {
 			b, err := io.ReadAll(io.LimitReader(body, req.ListingLimit()+1))
 			body.Close()

@@ -52,6 +52,7 @@ func TestPagesAndFiles(t *testing.T) {
 	s := serve(t, &geminid.Server{Pages: map[string]string{
 		"/":          "20 text/gemini\r\n" + page,
 		"/hello.txt": "20 text/plain; charset=utf-8\r\nHello.\n",
+		"/latin.txt": "20 text/plain; charset=iso-8859-1\r\ncaf\xe9\n",
 		"/bare":      "20\r\n=> a A\n",
 	}})
 	f := fetcher(t)
@@ -71,6 +72,9 @@ func TestPagesAndFiles(t *testing.T) {
 	}
 	if resp, body, err := get(t, f, base+"/hello.txt"); err != nil || resp.Kind != protocols.KindFile || resp.MediaType != "text/plain" || body != "Hello.\n" || resp.Name != "hello.txt" {
 		t.Errorf("%v %+v %q", err, resp, body)
+	}
+	if resp, _, err := get(t, f, base+"/latin.txt"); err != nil || resp.MediaType != "text/plain" || resp.Charset != "iso-8859-1" {
+		t.Errorf("the charset: %v %+v", err, resp)
 	}
 	if resp, _, err := get(t, f, base+"/bare"); err != nil || resp.Kind != protocols.KindDirectory || len(resp.Entries) != 1 {
 		t.Errorf("a header with no META is gemtext: %v %+v", err, resp)
