@@ -420,8 +420,8 @@ type Response struct {
 	// Charset is the character set the server named for a text (a
 	// Gemini META's charset parameter); empty when it named none.
 	Charset string
-	Name      string    // a suggested local file name, from the URL, never from the server
-	Entries   []Entry   // for KindDirectory and KindArticleList
+	Name    string  // a suggested local file name, from the URL, never from the server
+	Entries []Entry // for KindDirectory and KindArticleList
 
 	// Location is where a KindRedirect response points; Status is the
 	// protocol's status text ("301 Moved Permanently").
