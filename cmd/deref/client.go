@@ -296,6 +296,7 @@ func newClient(o *options, stderr io.Writer) (*fetch.Client, error) {
 		closeTTY()
 		c.Prompt = promptPassword // no terminal: the netrc file answers instead
 		c.Gopher.Ask = askOnTerminal
+		c.Gemini.Ask = answerOnTerminal
 	}
 	return c, nil
 }
@@ -314,6 +315,27 @@ func promptPassword(ctx context.Context, u *url.URL, user string) (string, error
 		return "", fmt.Errorf("%w: reading the password: %w", fetch.ErrAuth, err)
 	}
 	return string(pw), nil
+}
+
+// answerOnTerminal asks a capsule's question on the terminal: a
+// sensitive answer (Gemini's 11) without echo, as a password.
+func answerOnTerminal(ctx context.Context, prompt string, sensitive bool) (string, error) {
+	ttyIn, tty, closeTTY, err := openTTY()
+	if err != nil {
+		return "", fmt.Errorf("%w: the capsule asks %q and there is no terminal to answer on", fetch.ErrNotRetrievable, prompt)
+	}
+	defer closeTTY()
+	fmt.Fprint(tty, protocols.Printable(prompt)+" ")
+	if sensitive {
+		b, err := term.ReadPassword(int(ttyIn.Fd()))
+		fmt.Fprintln(tty)
+		return string(b), err
+	}
+	line, err := bufio.NewReader(ttyIn).ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
 }
 
 // askOnTerminal asks the questions of a Gopher+ form on the terminal.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,5 +172,29 @@ func TestFingerd(t *testing.T) {
 	}
 	if _, _, err := getBody(t, c, base+"/gus@127.0.0.1"); !errors.Is(err, fetch.ErrPermission) {
 		t.Errorf("forwarding: %v", err)
+	}
+}
+
+// On a terminal, deref asks molly-brown's question and fetches the
+// answer (its CGI input page, in a tmux terminal).
+func TestMollyBrownQuestionOnTerminal(t *testing.T) {
+	base := env(t, "DEREF_INTEROP_GEMINI")
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "deref")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/deref").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	script := bin + " --known-hosts " + filepath.Join(dir, "known_hosts") + " " + base + "/cgi-bin/ask; echo ASKED-OVER; sleep 30"
+	exec.Command("tmux", "-L", "deref-interop", "kill-server").Run()
+	tmux(t, "new-session", "-d", "-s", "deref", "-x", "120", "-y", "40", "sh", "-c", script)
+	defer exec.Command("tmux", "-L", "deref-interop", "kill-server").Run()
+	waitPane(t, "What is your name?")
+	tmux(t, "send-keys", "-t", "deref", "Gus", "Enter")
+	screen := waitPane(t, "ASKED-OVER")
+	if !strings.Contains(screen, "Hello, Gus.") {
+		t.Errorf("the answer's page did not come:\n%s", screen)
 	}
 }

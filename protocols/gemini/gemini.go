@@ -32,6 +32,13 @@ type Fetcher struct {
 	// HeaderTimeout bounds the wait for the header line; 0 means one
 	// minute.
 	HeaderTimeout time.Duration
+	// Ask, when set, answers a capsule's question (10, and 11 for
+	// sensitive input, which must not be echoed): the URL is then asked
+	// again with the answer as its query, and its answer is the
+	// response. Without it, or for a request made for someone else
+	// (Request.Anonymous), or a URL that has a query already, the
+	// question is the response (KindSearchIndex, Prompt).
+	Ask func(ctx context.Context, prompt string, sensitive bool) (string, error)
 
 	once          sync.Once
 	sessions      tls.ClientSessionCache
@@ -272,6 +279,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	switch code / 10 {
 	case 1:
 		body.Close()
+		if f.Ask != nil && !req.Anonymous && !u.HasQuery {
+			return f.answer(ctx, req, meta, code == 11)
+		}
 		return &protocols.Response{Kind: protocols.KindSearchIndex, Size: -1, Status: hline, Prompt: meta, Sensitive: code == 11, Body: io.NopCloser(strings.NewReader(""))}, nil
 	case 2:
 		mt, params, err := mime.ParseMediaType(meta)
@@ -320,6 +330,25 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		se.Kind = protocols.ErrProtocol
 	}
 	return nil, se
+}
+
+// answer asks the question with Ask and the URL again with the answer
+// as its query. A sensitive answer is hidden in the trace, as a password
+// is, and its exchange is not archived (its request line holds it).
+func (f *Fetcher) answer(ctx context.Context, req *protocols.Request, prompt string, sensitive bool) (*protocols.Response, error) {
+	a, err := f.Ask(ctx, prompt, sensitive)
+	if err != nil {
+		return nil, err
+	}
+	v := *req.URL
+	v.HasQuery, v.Query = true, url.EscapeQuery(a)
+	again := *req
+	again.URL = &v
+	if sensitive {
+		again.Credentials = protocols.Credentials{Password: v.Query, HasPassword: true}
+		again.Exchange = nil
+	}
+	return f.Fetch(ctx, &again)
 }
 
 func hostOf(a net.Addr) string {

@@ -250,3 +250,48 @@ func TestSessionsAndCertificates(t *testing.T) {
 		t.Errorf("client certificates seen: %d", len(cs))
 	}
 }
+
+// With Ask, a question is answered and the URL asked again with the
+// answer as its query; a sensitive answer never shows in the trace; a
+// request for someone else (a gateway's visitor) is never asked.
+func TestAsk(t *testing.T) {
+	s := serve(t, &geminid.Server{Handler: func(c *geminid.Conn, line string) {
+		u, _ := url.Parse(line)
+		switch {
+		case !u.HasQuery && u.Path == "/name":
+			io.WriteString(c, "10 Your name?\r\n")
+		case !u.HasQuery:
+			io.WriteString(c, "11 Password\r\n")
+		default:
+			fmt.Fprintf(c, "20 text/plain\r\nyou said %s\n", u.Query)
+		}
+	}})
+	var asked []string
+	f := fetcher(t)
+	f.Ask = func(ctx context.Context, prompt string, sensitive bool) (string, error) {
+		asked = append(asked, fmt.Sprintf("%s %v", prompt, sensitive))
+		if sensitive {
+			return "s3cret word", nil
+		}
+		return "Gus", nil
+	}
+	if _, body, err := get(t, f, "gemini://"+s.Addr()+"/name"); err != nil || body != "you said Gus\n" {
+		t.Errorf("%q %v", body, err)
+	}
+	var trace []string
+	if _, body, err := get(t, f, "gemini://"+s.Addr()+"/login", func(r *protocols.Request) {
+		r.Trace = func(ev protocols.TraceEvent) { trace = append(trace, ev.Text) }
+	}); err != nil || body != "you said s3cret%20word\n" {
+		t.Errorf("%q %v", body, err)
+	}
+	if strings.Contains(strings.Join(trace, "\n"), "s3cret") {
+		t.Errorf("the sensitive answer is in the trace:\n%s", strings.Join(trace, "\n"))
+	}
+	if fmt.Sprint(asked) != "[Your name? false Password true]" {
+		t.Errorf("asked %v", asked)
+	}
+	resp, _, err := get(t, f, "gemini://"+s.Addr()+"/name", func(r *protocols.Request) { r.Anonymous = true })
+	if err != nil || resp.Kind != protocols.KindSearchIndex || len(asked) != 2 {
+		t.Errorf("anonymous: %v %+v, asked %v", err, resp, asked)
+	}
+}
