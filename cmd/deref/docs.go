@@ -282,7 +282,7 @@ func manPage() string {
 	b.WriteString(".\\\" Made by go generate in cmd/deref from the flag table; do not edit.\n")
 	b.WriteString(".TH DEREF 1 \"\" \"deref\" \"User Commands\"\n")
 	b.WriteString(".SH NAME\nderef \\- dereference URLs of every scheme: HTTP, FTP, Gopher, news, WAIS, file, telnet\n")
-	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref index\n\\fIWARC\\fR...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n.br\n.B deref help\n[\\fITOPIC\\fR]\n")
+	b.WriteString(".SH SYNOPSIS\n.B deref\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref mirror\n[\\fIflags\\fR] \\fIURL\\fR \\fIDIR\\fR\n.br\n.B deref crawl\n[\\fIflags\\fR] \\fIURL\\fR...\n.br\n.B deref serve\n[\\fIflags\\fR]\n.br\n.B deref index\n\\fIWARC\\fR...\n.br\n.B deref wacz\n\\fBcreate\\fR|\\fBvalidate\\fR ...\n.br\n.B deref completion\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR\n.br\n.B deref help\n[\\fITOPIC\\fR]\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	for _, p := range strings.Split(strings.TrimSpace(strings.SplitN(usageText, "\n\n", 2)[1]), "\n\n") {
 		b.WriteString(".PP\n" + manText(strings.Join(strings.Fields(p), " ")) + "\n")
@@ -291,6 +291,7 @@ func manPage() string {
 	b.WriteString(".PP\n.B deref crawl\n" + manText(strings.Join(strings.Fields(strings.SplitN(crawlUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref serve\n" + manText(strings.Join(strings.Fields(strings.SplitN(serveUsage, "\n\n", 2)[1]), " ")) + "\n")
 	b.WriteString(".PP\n.B deref index\n" + manText(strings.Join(strings.Fields(strings.SplitN(indexUsage, "\n\n", 2)[1]), " ")) + "\n")
+	b.WriteString(".PP\n.B deref wacz\n" + manText(strings.Join(strings.Fields(strings.SplitN(waczUsage, "\n\n", 2)[1]), " ")) + "\n")
 	// Each entry is written once: a flag a later section shares with an
 	// earlier one, saying the same, is named there as taken "as above".
 	written := map[string]bool{}

@@ -35,6 +35,7 @@ const usageText = `usage: deref [flags] URL...
        deref crawl [flags] URL...        (deref crawl -h)
        deref serve [flags]               (deref serve -h)
        deref index WARC|CDXJ...          (deref help index)
+       deref wacz create|validate ...    (deref wacz -h)
        deref completion bash|zsh|fish
        deref help [TOPIC]                (the longer topics)
 
@@ -207,6 +208,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "index" {
 		return runIndex(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "wacz" {
+		return runWACZ(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)

@@ -237,3 +237,79 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+const waczUsage = `usage: deref wacz create -o OUT.wacz WARC...
+       deref wacz validate FILE.wacz
+
+create packs WARC files (deref's, wget's) into a WACZ 1.1.1, as py-wacz's
+wacz create does: archive/ the WARC files stored as they are,
+indexes/index.cdxj their index, pages/pages.jsonl the captures a person
+would open (HTML pages, Gopher menus, folders, gemtext pages, searches),
+datapackage.json with every file's sha256 and size, and
+datapackage-digest.json; nothing is left under OUT's name unless the
+package is whole. validate checks what py-wacz's wacz validate checks (the
+required files, every file listed with its hash and size, the manifest's
+digest, the WARC files stored) and that every index line points at a
+whole record of its URL: one line a problem, exit 0 only when there is
+none (7 otherwise).
+`
+
+// runWACZ is deref wacz.
+func runWACZ(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		io.WriteString(stdout, waczUsage)
+		if len(args) == 0 {
+			return 1
+		}
+		return 0
+	}
+	switch args[0] {
+	case "create":
+		out, files := "", []string{}
+		for i := 1; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-o" && i+1 < len(args):
+				out = args[i+1]
+				i++
+			case strings.HasPrefix(a, "-o="), strings.HasPrefix(a, "--output="):
+				_, out, _ = strings.Cut(a, "=")
+			case strings.HasPrefix(a, "-"):
+				fmt.Fprintf(stderr, "deref wacz create: unknown flag %s\nsee 'deref wacz -h'\n", a)
+				return 1
+			default:
+				files = append(files, a)
+			}
+		}
+		if out == "" || len(files) == 0 {
+			fmt.Fprint(stderr, "deref wacz create: -o OUT.wacz and at least one WARC file are needed\n"+waczUsage)
+			return 1
+		}
+		if err := warc.CreateWACZ(out, files, warc.WACZOptions{Software: version.UserAgent()}); err != nil {
+			fmt.Fprintln(stderr, "deref wacz create: "+oneLine(err.Error()))
+			if errors.Is(err, os.ErrNotExist) {
+				return 1
+			}
+			return 7
+		}
+		return 0
+	case "validate":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, "deref wacz validate: one WACZ file is needed\n"+waczUsage)
+			return 1
+		}
+		problems, err := warc.ValidateWACZ(args[1])
+		if err != nil {
+			fmt.Fprintln(stderr, "deref wacz validate: "+oneLine(err.Error()))
+			return 7
+		}
+		for _, p := range problems {
+			fmt.Fprintln(stdout, args[1]+": "+oneLine(p))
+		}
+		if len(problems) > 0 {
+			return 7
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "deref wacz: %s is not create or validate\nsee 'deref wacz -h'\n", args[0])
+	return 1
+}
