@@ -1,10 +1,14 @@
 package protocols
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlderef/deref/url"
@@ -123,4 +127,29 @@ func (e *Exchange) Set(request string, conn net.Conn, typ, payloadType, protocol
 	}
 	ip, _, _ := net.SplitHostPort(conn.RemoteAddr().String())
 	*e = Exchange{Request: []byte(request), IP: ip, Type: typ, Status: "-", PayloadType: payloadType, Protocol: []string{protocol}}
+}
+
+// HeaderLine reads a response's one header line (Gemini's and
+// Spartan's STATUS META), at most br's buffer: the line without its line
+// end, and the bytes as they came (for an archive). A longer line, or a
+// connection that ends before the line does, is ErrProtocol, proto
+// naming the protocol; a connection's failure a network error.
+func HeaderLine(br *bufio.Reader, proto string) (line string, raw []byte, err error) {
+	head, err := br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		return "", nil, fmt.Errorf("%w: %s: a header line of more than %d bytes", ErrProtocol, proto, len(head))
+	case err == io.EOF && len(head) == 0:
+		return "", nil, fmt.Errorf("%w: %s: the server closed the connection without a header", ErrProtocol, proto)
+	case err == io.EOF:
+		s := string(head)
+		if len(s) > 80 {
+			s = s[:80] + "..."
+		}
+		return "", nil, fmt.Errorf("%w: %s: a header line cut short: %s", ErrProtocol, proto, strconv.Quote(s))
+	case err != nil:
+		return "", nil, NetError(err)
+	}
+	raw = append([]byte(nil), head...)
+	return strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r"), raw, nil
 }

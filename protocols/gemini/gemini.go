@@ -241,20 +241,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		return fail(protocols.NetError(err))
 	}
 	br := bufio.NewReaderSize(conn, 4096)
-	head, err := br.ReadSlice('\n')
+	hline, head, err := protocols.HeaderLine(br, "gemini")
 	if err != nil {
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return fail(protoErr("a header line of more than %d bytes", len(head)))
-		}
-		if len(head) == 0 && err == io.EOF {
-			return fail(protoErr("the server closed the connection without a header"))
-		}
-		if err == io.EOF {
-			return fail(protoErr("a header line cut short: %s", printable(first(string(head), 80))))
-		}
-		return fail(protocols.NetError(err))
+		return fail(err)
 	}
-	hline := strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r")
 	req.Tracef(protocols.TraceRecv, hline)
 	code, meta, err := ParseHeader(hline)
 	if err != nil {

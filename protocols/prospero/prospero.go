@@ -2,6 +2,7 @@ package prospero
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -209,7 +210,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 		if req.HeadOnly {
 			resp.Size = -1
 		}
-		resp.Body = io.NopCloser(strings.NewReader(string(raw)))
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
 		return resp, nil
 	}
 	if len(r.Attributes) == 0 {

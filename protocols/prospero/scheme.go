@@ -1,8 +1,8 @@
 package prospero
 
 import (
+	"bytes"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/urlderef/deref/protocols"
@@ -41,7 +41,7 @@ func (f *Fetcher) Replay(u *url.URL, mediaType string, at time.Time, payload io.
 		return nil, err
 	}
 	resp := &protocols.Response{Kind: protocols.KindDirectory, Size: int64(len(b)), ModTime: ModTime(r.Attributes), MediaType: ListingType,
-		Body: io.NopCloser(strings.NewReader(string(b)))}
+		Body: io.NopCloser(bytes.NewReader(b))}
 	for _, l := range r.Links {
 		if e, ok := EntryOf(l); ok {
 			resp.Entries = append(resp.Entries, e)

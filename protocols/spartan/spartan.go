@@ -81,14 +81,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *protocols.Request) (*protocols
 	}
 	conn.SetReadDeadline(time.Now().Add(timeout))
 	br := bufio.NewReaderSize(conn, 4096)
-	head, err := br.ReadSlice('\n')
+	h, head, err := protocols.HeaderLine(br, "spartan")
 	if err != nil {
-		if err == bufio.ErrBufferFull || err == io.EOF {
-			return fail(fmt.Errorf("%w: spartan: no header line", protocols.ErrProtocol))
-		}
-		return fail(protocols.NetError(err))
+		return fail(err)
 	}
-	h := strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r")
 	req.Tracef(protocols.TraceRecv, h)
 	conn.SetReadDeadline(time.Time{})
 	if len(h) < 1 || h[0] < '2' || h[0] > '5' || len(h) > 1 && h[1] != ' ' {
