@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,20 +49,77 @@ func (c Capture) Timestamp() string { return c.Time.UTC().Format(cdxTime) }
 // writes to a temporary file; memory stays flat however large the
 // collection. Close removes what Open wrote.
 type Archive struct {
-	indexes []*sortedIndex
+	indexes []capIndex
 	temps   []string
+	files   []io.Closer // the WACZ files open
+	pages   []pageSource
 	// Skipped names what could not be read, each with why: a file, or
 	// the rest of a file past a record that is not whole (a truncated
 	// gzip member, a Content-Length that lies). The rest is served.
 	Skipped []string
 }
 
+// capIndex is an index of captures: a sorted CDXJ file (sortedIndex)
+// or a ZipNum one (zipnumIndex).
+type capIndex interface {
+	// find calls fn with each line whose key is key, in order.
+	find(key string, fn func(line string))
+	// each calls fn with every line, in order, until fn returns false.
+	each(fn func(line string) bool)
+	// lineForm says how the lines name keys and files.
+	form() *lineForm
+	close() error
+}
+
+// lineForm says how an index's lines are keyed and where the WARC files
+// they name are.
+type lineForm struct {
+	dir  string // the folder of the WARC files its lines name
+	wacz string // the WACZ whose archive/ holds them, where it is one
+	// waczKeys says the lines are keyed as wabac.js keys them (waczKey),
+	// as a WACZ's are, rather than by surt.
+	waczKeys bool
+}
+
+// keys are the keys a URL's lines may have in an index of this form.
+func (lf *lineForm) keys(raw string) []string {
+	if !lf.waczKeys {
+		return []string{surt(raw)}
+	}
+	k := []string{waczKey(raw)}
+	if n := waczKey(lookupKey(raw)); n != k[0] {
+		k = append(k, n)
+	}
+	return k
+}
+
 // sortedIndex is one CDXJ file, its lines sorted, read where a lookup
 // leads.
 type sortedIndex struct {
-	f    *os.File
+	r    io.ReaderAt
+	c    io.Closer // nil where another closes r
 	size int64
-	dir  string // where the WARC files its lines name are
+	lf   lineForm
+}
+
+func (ix *sortedIndex) form() *lineForm { return &ix.lf }
+
+func (ix *sortedIndex) close() error {
+	if ix.c == nil {
+		return nil
+	}
+	return ix.c.Close()
+}
+
+// each calls fn with every line of the index, in order.
+func (ix *sortedIndex) each(fn func(line string) bool) {
+	sc := bufio.NewScanner(io.NewSectionReader(ix.r, 0, ix.size))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if !fn(sc.Text()) {
+			return
+		}
+	}
 }
 
 // lookupKey is how captures are compared: the URL in its one canonical
@@ -110,16 +168,45 @@ func Open(paths ...string) (*Archive, error) {
 			}
 			continue
 		}
-		if !st.IsDir() {
+		var err2 error
+		switch {
+		case !st.IsDir() && strings.HasSuffix(p, ".wacz"):
+			err2 = a.openWACZ(p)
+		case !st.IsDir() && strings.HasSuffix(p, ".idx"):
+			err2 = a.zipnumFile(p) // deref index --zipnum's
+		case !st.IsDir():
 			files = append(files, p)
+		}
+		if err2 != nil {
+			a.Close()
+			return nil, err2
+		}
+		if !st.IsDir() {
 			continue
 		}
 		des, err := os.ReadDir(p)
 		if err != nil {
 			return nil, fmt.Errorf("warc: %w", err)
 		}
+		// A folder's ZipNum index (index.idx, as deref index --zipnum
+		// writes it) stands for its WARC files.
+		zipnum := slices.ContainsFunc(des, func(de os.DirEntry) bool { return de.Name() == "index.idx" && !de.IsDir() })
+		if zipnum {
+			if err := a.zipnumFile(filepath.Join(p, "index.idx")); err != nil {
+				a.Close()
+				return nil, err
+			}
+		}
 		for _, de := range des {
-			if n := de.Name(); !de.IsDir() && (strings.HasSuffix(n, ".warc") || strings.HasSuffix(n, ".warc.gz")) {
+			n := de.Name()
+			switch {
+			case de.IsDir():
+			case strings.HasSuffix(n, ".wacz"):
+				if err := a.openWACZ(filepath.Join(p, n)); err != nil {
+					a.Close()
+					return nil, err
+				}
+			case !zipnum && (strings.HasSuffix(n, ".warc") || strings.HasSuffix(n, ".warc.gz")):
 				files = append(files, filepath.Join(p, n))
 			}
 		}
@@ -134,7 +221,14 @@ func Open(paths ...string) (*Archive, error) {
 			a.indexes = append(a.indexes, ix)
 		} else {
 			if err == nil {
-				ix.f.Close() // empty: made for a shell's redirection, or cut short
+				ix.close() // empty: made for a shell's redirection, or cut short
+			}
+			if idx, _ := ZipNumNames(strings.TrimSuffix(IndexName(f), ".cdxj")); exists(idx) {
+				if err := a.zipnumFile(idx); err != nil {
+					a.Close()
+					return nil, err
+				}
+				continue
 			}
 			unindexed = append(unindexed, f)
 		}
@@ -290,7 +384,7 @@ func (a *Archive) givenIndex(path string) error {
 	if err != nil {
 		abs = path
 	}
-	ix := &sortedIndex{dir: filepath.Dir(abs)}
+	ix := &lineForm{dir: filepath.Dir(abs)}
 	sc := bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	prev, sorted, bad, n := "", true, 0, 0
@@ -446,14 +540,17 @@ func openIndex(path, dir string) (*sortedIndex, error) {
 		f.Close()
 		return nil, err
 	}
-	return &sortedIndex{f: f, size: st.Size(), dir: dir}, nil
+	return &sortedIndex{r: f, c: f, size: st.Size(), lf: lineForm{dir: dir}}, nil
 }
 
 // Close closes the indexes and removes those Open wrote.
 func (a *Archive) Close() error {
 	var errs []error
 	for _, ix := range a.indexes {
-		errs = append(errs, ix.f.Close())
+		errs = append(errs, ix.close())
+	}
+	for _, f := range a.files {
+		errs = append(errs, f.Close())
 	}
 	for _, t := range a.temps {
 		errs = append(errs, os.Remove(t))
@@ -466,7 +563,7 @@ func (ix *sortedIndex) lineAt(off int64) (string, error) {
 	var b []byte
 	buf := make([]byte, 4096)
 	for {
-		n, err := ix.f.ReadAt(buf, off)
+		n, err := ix.r.ReadAt(buf, off)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return string(append(b, buf[:i]...)), nil
 		}
@@ -493,7 +590,7 @@ func (ix *sortedIndex) lineStart(off int64) int64 {
 	}
 	buf := make([]byte, 4096)
 	for pos := off - 1; pos < ix.size; {
-		n, err := ix.f.ReadAt(buf, pos)
+		n, err := ix.r.ReadAt(buf, pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return pos + int64(i) + 1
 		}
@@ -535,13 +632,15 @@ func (ix *sortedIndex) find(key string, fn func(line string)) {
 }
 
 // capture reads a CDXJ line; ok is false for a line that is not one.
-func (ix *sortedIndex) capture(line string) (Capture, bool) {
+// Its fields may be strings or numbers ("offset": "843" as pywb and
+// js-wacz write them, or 843).
+func (lf *lineForm) capture(line string) (Capture, bool) {
 	parts := strings.SplitN(line, " ", 3)
 	if len(parts) != 3 {
 		return Capture{}, false
 	}
 	var j struct {
-		URL, Mime, Status, Digest, Offset, Filename, Protocol string
+		URL, Mime, Status, Digest, Offset, Filename, Protocol jsonText
 	}
 	if err := json.Unmarshal([]byte(parts[2]), &j); err != nil || j.Filename == "" {
 		return Capture{}, false
@@ -550,17 +649,22 @@ func (ix *sortedIndex) capture(line string) (Capture, bool) {
 	if err != nil {
 		return Capture{}, false
 	}
-	off, err := strconv.ParseInt(j.Offset, 10, 64)
+	off, err := strconv.ParseInt(string(j.Offset), 10, 64)
 	if err != nil {
 		return Capture{}, false
 	}
-	file := j.Filename
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(ix.dir, filepath.Base(file))
+	file := string(j.Filename)
+	switch {
+	case lf.wacz != "":
+		file = lf.wacz + "#archive/" + strings.TrimPrefix(file, "archive/")
+	case filepath.IsLocal(filepath.FromSlash(file)):
+		file = filepath.Join(lf.dir, filepath.FromSlash(file))
+	case !filepath.IsAbs(file):
+		file = filepath.Join(lf.dir, filepath.Base(file))
 	}
-	c := Capture{URL: j.URL, Time: t, Type: "resource", Mime: j.Mime, Status: j.Status, File: file, Offset: off, Protocol: j.Protocol}
+	c := Capture{URL: strings.Trim(string(j.URL), "<>"), Time: t, Type: "resource", Mime: string(j.Mime), Status: string(j.Status), File: file, Offset: off, Protocol: string(j.Protocol)}
 	if j.Digest != "" {
-		c.Digest = "sha1:" + strings.TrimPrefix(j.Digest, "sha1:")
+		c.Digest = "sha1:" + strings.TrimPrefix(string(j.Digest), "sha1:")
 	}
 	switch {
 	case j.Mime == "warc/revisit":
@@ -573,14 +677,17 @@ func (ix *sortedIndex) capture(line string) (Capture, bool) {
 
 // Captures lists the captures of a URL, oldest first.
 func (a *Archive) Captures(raw string) []Capture {
-	key, want := surt(raw), lookupKey(raw)
+	want := lookupKey(raw)
 	var out []Capture
 	for _, ix := range a.indexes {
-		ix.find(key, func(line string) {
-			if c, ok := ix.capture(line); ok && lookupKey(c.URL) == want {
-				out = append(out, c)
-			}
-		})
+		lf := ix.form()
+		for _, key := range lf.keys(raw) {
+			ix.find(key, func(line string) {
+				if c, ok := lf.capture(line); ok && lookupKey(c.URL) == want && !slices.ContainsFunc(out, func(o Capture) bool { return o.File == c.File && o.Offset == c.Offset }) {
+					out = append(out, c)
+				}
+			})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
@@ -610,24 +717,25 @@ func (a *Archive) Nearest(raw string, t time.Time) (Capture, bool) {
 // order, and the number of its captures there, until fn returns false.
 func (a *Archive) URLs(fn func(url string, captures int) bool) {
 	for _, ix := range a.indexes {
-		sc := bufio.NewScanner(io.NewSectionReader(ix.f, 0, ix.size))
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		last, n := "", 0
-		for sc.Scan() {
-			c, ok := ix.capture(sc.Text())
+		lf := ix.form()
+		last, n, stop := "", 0, false
+		ix.each(func(line string) bool {
+			c, ok := lf.capture(line)
 			if !ok {
-				continue
+				return true
 			}
 			if c.URL != last && n > 0 {
 				if !fn(last, n) {
-					return
+					stop = true
+					return false
 				}
 				n = 0
 			}
 			last = c.URL
 			n++
-		}
-		if n > 0 && !fn(last, n) {
+			return true
+		})
+		if stop || n > 0 && !fn(last, n) {
 			return
 		}
 	}

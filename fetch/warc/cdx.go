@@ -273,8 +273,8 @@ func scanEach(path string, each func(e cdxEntry, end int64), at func(off int64))
 	for {
 		rec, off, _, err := r.Next()
 		if err == io.EOF {
-			if st, serr := os.Stat(path); serr == nil {
-				flush(st.Size())
+			if size, serr := fileSize(path); serr == nil {
+				flush(size)
 			}
 			return nil
 		}

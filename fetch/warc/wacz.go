@@ -19,7 +19,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/html"
+
+	"github.com/urlderef/deref/fetch"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
 )
 
 // WACZVersion is the version of the WACZ format CreateWACZ writes.
@@ -41,6 +45,7 @@ var pageTypes = map[string]bool{
 
 // waczPage is a line of pages/pages.jsonl.
 type waczPage struct {
+	ID    string `json:"id"`
 	URL   string `json:"url"`
 	TS    string `json:"ts"`
 	Title string `json:"title,omitempty"`
@@ -67,35 +72,83 @@ type datapackage struct {
 
 // CreateWACZ packs WARC files into a WACZ at out (the WACZ 1.1.1 layout
 // py-wacz writes): archive/ the WARC files, stored as they are (never
-// compressed again), indexes/index.cdxj their index, pages/pages.jsonl
-// the captures a person would open (HTML pages, menus, folders,
-// searches), datapackage.json with every file's sha256 and size, and
-// datapackage-digest.json. The files stream through; nothing stands
-// under out's name until the package is whole.
+// compressed again); indexes/ their index, keyed as wabac.js looks
+// captures up (waczKey): index.cdxj for up to ZipNumLines captures, else
+// the ZipNum pair index.idx and index.cdx.gz; pages/pages.jsonl the
+// captures a person would open (HTML pages, menus, folders, newsgroups,
+// searches, gemtext pages), each with its time and the title the object
+// gives; datapackage.json with every file's sha256 and size; and
+// datapackage-digest.json. Every entry is stored, so that a reader (deref
+// serve, ReplayWeb.page) reads each in place by HTTP ranges. The files
+// stream through and the index lines are sorted in runs on disk, never
+// held whole; nothing stands under out's name until the package is whole.
 func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 	if len(warcs) == 0 {
 		return errors.New("warc: a WACZ needs at least one WARC file")
 	}
-	var lines []string
-	var pages []waczPage
+	seen := map[string]string{}
 	for _, p := range warcs {
-		entries, offsets, err := scanIndex(p)
-		if err != nil {
-			return err
+		if q, dup := seen[filepath.Base(p)]; dup {
+			return fmt.Errorf("warc: %s and %s have the same name, and archive/ holds one file of a name", q, p)
 		}
-		ls, err := indexLinesAs(p, filepath.Base(p), entries, offsets)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, ls...)
-		for _, e := range entries {
-			if !e.revisit && (pageTypes[e.mime] || e.mime == "text/plain" && strings.HasSuffix(e.url, "/")) && (e.status == "-" || e.status == "200" || e.status == "20" || e.status == "") {
-				pages = append(pages, waczPage{URL: e.url, TS: e.date.UTC().Format(time.RFC3339)})
+		seen[filepath.Base(p)] = p
+	}
+	ls := &lineSorter{}
+	defer ls.cleanup()
+	pages, err := os.CreateTemp("", "deref-pages-*.jsonl")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(pages.Name())
+	defer pages.Close()
+	pw := bufio.NewWriter(pages)
+	pw.WriteString(`{"format":"json-pages-1.0","id":"pages","title":"All Pages"}` + "\n")
+	enc := json.NewEncoder(pw)
+	lines := 0
+	var main *waczPage
+	for _, p := range warcs {
+		name := filepath.Base(p)
+		var werr error
+		records := 0
+		err := scanEach(p, func(e cdxEntry, end int64) {
+			records++
+			if werr != nil {
+				return
 			}
+			_, rest, _ := strings.Cut(cdxjLine(e, name, end), " ")
+			werr = ls.add(waczKey(e.url) + " " + rest)
+			lines++
+			if isPage(p, e) {
+				pg := waczPage{ID: pageID(e), URL: e.url, TS: e.date.UTC().Format(time.RFC3339), Title: pageTitle(p, e)}
+				if main == nil || pg.TS < main.TS {
+					main = &pg
+				}
+				werr = enc.Encode(pg)
+			}
+		}, func(int64) {})
+		if err != nil {
+			return err
+		}
+		if werr != nil {
+			return werr
+		}
+		if records == 0 {
+			return fmt.Errorf("warc: %s: no capture in it (not a WARC file, or one of warcinfo records only)", p)
 		}
 	}
-	sort.Strings(lines)
-	sort.SliceStable(pages, func(i, j int) bool { return pages[i].TS < pages[j].TS })
+	if err := pw.Flush(); err != nil {
+		return err
+	}
+	sorted, err := os.CreateTemp("", "deref-wacz-*.cdxj")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(sorted.Name())
+	defer sorted.Close()
+	sw := bufio.NewWriterSize(sorted, 256<<10)
+	if err := errors.Join(ls.merge(sw), sw.Flush()); err != nil {
+		return err
+	}
 
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+"-*")
 	if err != nil {
@@ -110,8 +163,9 @@ func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	zw := zip.NewWriter(bw)
 	var res []waczResource
-	add := func(name string, method uint16, r io.Reader) error {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: time.Now()})
+	now := time.Now()
+	add := func(name string, r io.Reader) error {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store, Modified: now})
 		if err != nil {
 			return err
 		}
@@ -128,61 +182,195 @@ func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 		if err != nil {
 			return err
 		}
-		err = add("archive/"+filepath.Base(p), zip.Store, f)
+		err = add("archive/"+filepath.Base(p), f)
 		f.Close()
 		if err != nil {
 			return err
 		}
 	}
-	if err := add("indexes/index.cdxj", zip.Deflate, strings.NewReader(strings.Join(lines, "\n")+"\n")); err != nil {
+	if _, err := sorted.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	var pj bytes.Buffer
-	pj.WriteString(`{"format":"json-pages-1.0","id":"pages","title":"All Pages"}` + "\n")
-	enc := json.NewEncoder(&pj)
-	for _, pg := range pages {
-		enc.Encode(pg)
+	if lines <= ZipNumLines {
+		if err := add("indexes/index.cdxj", bufio.NewReader(sorted)); err != nil {
+			return err
+		}
+	} else {
+		// The ZipNum pair: its blocks written aside first, the .idx
+		// (a line for each block) held.
+		blocks, err := os.CreateTemp("", "deref-wacz-*.cdx.gz")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(blocks.Name())
+		defer blocks.Close()
+		var idx bytes.Buffer
+		cw := bufio.NewWriterSize(blocks, 1<<20)
+		if err := errors.Join(writeZipNum(bufio.NewReaderSize(sorted, 1<<20), cw, &idx, "index.cdx.gz"), cw.Flush()); err != nil {
+			return err
+		}
+		if _, err := blocks.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := add("indexes/index.cdx.gz", bufio.NewReader(blocks)); err != nil {
+			return err
+		}
+		if err := add("indexes/index.idx", &idx); err != nil {
+			return err
+		}
 	}
-	if err := add("pages/pages.jsonl", zip.Deflate, &pj); err != nil {
+	if _, err := pages.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	dp := datapackage{Profile: "data-package", WACZVersion: WACZVersion, Title: o.Title, Created: time.Now().UTC().Format(time.RFC3339), Software: o.Software, Resources: res}
+	if err := add("pages/pages.jsonl", bufio.NewReader(pages)); err != nil {
+		return err
+	}
+	dp := datapackage{Profile: "data-package", WACZVersion: WACZVersion, Title: o.Title, Created: now.UTC().Format(time.RFC3339), Software: o.Software, Resources: res}
 	if dp.Title == "" {
 		dp.Title = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(warcs[0]), ".gz"), ".warc")
 	}
-	if len(pages) > 0 {
-		dp.MainPageURL, dp.MainPageDate = pages[0].URL, pages[0].TS
+	if main != nil {
+		dp.MainPageURL, dp.MainPageDate = main.URL, main.TS
 	}
 	b, err := json.MarshalIndent(dp, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := add("datapackage.json", zip.Deflate, bytes.NewReader(b)); err != nil {
+	if err := add("datapackage.json", bytes.NewReader(b)); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(b)
 	digest, _ := json.Marshal(map[string]string{"path": "datapackage.json", "hash": "sha256:" + hex.EncodeToString(sum[:])})
-	res = res[:len(res)-1] // the digest file lists the manifest only
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: "datapackage-digest.json", Method: zip.Deflate, Modified: time.Now()})
-	if err == nil {
-		_, err = w.Write(digest)
+	if err = add("datapackage-digest.json", bytes.NewReader(digest)); err != nil {
+		return err
 	}
-	if err == nil {
-		err = zw.Close()
+	if err = zw.Close(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = bw.Flush()
+	if err = bw.Flush(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = tmp.Sync()
+	if err = tmp.Sync(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err != nil {
+	if err = tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), out)
+}
+
+// isPage says whether a capture is one a person would open: an HTML page
+// or a listing of any protocol's (pageTypes), or one its scheme's
+// Replayer reads back as a listing (an FTP folder, a newsgroup), of a
+// capture that succeeded.
+func isPage(file string, e cdxEntry) bool {
+	if e.revisit || !(e.status == "-" || e.status == "" || e.status == "200" || e.status == "20") {
+		return false
+	}
+	if pageTypes[e.mime] {
+		return true
+	}
+	u, err := url.Parse(e.url)
+	if err != nil {
+		return false
+	}
+	sc, _ := fetch.DefaultClient().Scheme(u.Scheme)
+	rp, ok := sc.Fetcher.(protocols.Replayer)
+	if !ok {
+		return false
+	}
+	pl := &lazyPayload{file: file, offset: e.offset}
+	defer pl.Close()
+	resp, err := rp.Replay(u, e.mime, e.date, pl, 1<<20)
+	if err != nil {
+		return false
+	}
+	if resp.Body != nil {
+		resp.Body.Close()
+	}
+	return resp.Kind != protocols.KindFile
+}
+
+// lazyPayload is a capture's payload, its record opened at the first
+// read: a Replayer that never reads it (a file's) costs nothing.
+type lazyPayload struct {
+	file   string
+	offset int64
+	pl     *Payload
+	err    error
+}
+
+func (l *lazyPayload) Read(b []byte) (int, error) {
+	if l.pl == nil && l.err == nil {
+		l.pl, l.err = (&Archive{}).Open(Capture{File: l.file, Offset: l.offset, Type: "resource"})
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.pl.Read(b)
+}
+
+func (l *lazyPayload) Close() error {
+	if l.pl != nil {
+		l.pl.Close()
+		l.pl = nil
+	}
+	l.err = io.EOF
+	return nil
+}
+
+// pageID is a page's id in pages.jsonl: its record's place, unique in
+// the package.
+func pageID(e cdxEntry) string {
+	sum := sha256.Sum256([]byte(e.file + "#" + strconv.FormatInt(e.offset, 10)))
+	return hex.EncodeToString(sum[:8])
+}
+
+// pageTitle is the title a page gives: an HTML page's <title>, a gemtext
+// page's first heading; "" where it gives none. The first 256 KiB are
+// read.
+func pageTitle(file string, e cdxEntry) string {
+	isHTML := e.mime == "text/html" || e.mime == "application/xhtml+xml"
+	if !isHTML && e.mime != "text/gemini" {
+		return ""
+	}
+	pl, err := (&Archive{}).Open(Capture{File: file, Offset: e.offset, Type: "resource"})
+	if err != nil {
+		return ""
+	}
+	defer pl.Close()
+	r := io.LimitReader(pl, 256<<10)
+	title := ""
+	if isHTML {
+		z := html.NewTokenizer(r)
+		for in := false; ; {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				break
+			}
+			name, _ := z.TagName()
+			if tt == html.StartTagToken && string(name) == "title" {
+				in = true
+			} else if in && tt == html.TextToken {
+				title += string(z.Text())
+			} else if in {
+				break
+			}
+		}
+	} else {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if h, ok := strings.CutPrefix(sc.Text(), "#"); ok && !strings.HasPrefix(h, "#") {
+				title = h
+				break
+			}
+		}
+	}
+	title = strings.Join(strings.Fields(strings.ToValidUTF8(title, "\uFFFD")), " ")
+	if len(title) > 1000 {
+		title = strings.ToValidUTF8(title[:1000], "")
+	}
+	return title
 }
 
 // ValidateWACZ checks a WACZ as py-wacz's validate does, and more: the
@@ -279,7 +467,12 @@ func ValidateWACZ(file string) ([]string, error) {
 			case n != r.Bytes:
 				say("%s: %d bytes, datapackage.json says %d", r.Path, n, r.Bytes)
 			case "sha256:"+hex.EncodeToString(h.Sum(nil)) != r.Hash:
-				say("%s: its sha256 is not the one datapackage.json gives", r.Path)
+				right := "sha256:" + hex.EncodeToString(h.Sum(nil))
+				if twice, err := hashedTwice(f); err == nil && twice == r.Hash {
+					say("%s: datapackage.json gives the sha256 of its bytes read twice, js-wacz 0.1.6's fault (harvard-lil/js-wacz#127); its own is %s", r.Path, right)
+				} else {
+					say("%s: its sha256 is not the one datapackage.json gives", r.Path)
+				}
 			}
 		}
 		for name, f := range entries {
@@ -293,41 +486,145 @@ func ValidateWACZ(file string) ([]string, error) {
 		return nil, err
 	}
 	defer raw.Close()
-	for name := range entries {
-		if strings.HasPrefix(name, "indexes/") && strings.HasSuffix(name, ".cdxj") {
-			if b, ok := read(name); ok {
-				checkIndexLines(raw, entries, name, b, say)
+	check := lineChecker(raw, entries, say)
+	blockFiles := map[string]bool{}
+	for name, f := range entries {
+		if !strings.HasPrefix(name, "indexes/") || !strings.HasSuffix(name, ".idx") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			say("%s: %v", name, err)
+			continue
+		}
+		dir := path.Dir(name)
+		zi, err := readZipNum(bufio.NewReader(rc), name, func(block string) (io.ReaderAt, error) {
+			bf, ok := entries[path.Join(dir, block)]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("no %s in the package", path.Join(dir, block))
+			case bf.Method != zip.Store:
+				return nil, fmt.Errorf("%s is compressed in the ZIP (its blocks are read in place)", path.Join(dir, block))
+			}
+			at, err := bf.DataOffset()
+			if err != nil {
+				return nil, err
+			}
+			return io.NewSectionReader(raw, at, int64(bf.UncompressedSize64)), nil
+		}, lineForm{})
+		rc.Close()
+		if err != nil {
+			say("%v", err)
+			continue
+		}
+		for i, b := range zi.blocks {
+			bn := path.Join(dir, b.file)
+			blockFiles[bn] = true
+			n := 0
+			err := zi.block(i, func(l string) bool {
+				n++
+				if n == 1 {
+					if k, _, _ := strings.Cut(l, " "); k != b.key {
+						say("%s line %d: its block's first line is keyed %q, not %q", name, i+2, k, b.key)
+					}
+				}
+				check(fmt.Sprintf("%s block %d line %d", bn, i+1, n), l)
+				return true
+			})
+			if err != nil {
+				say("%s line %d: its block: %v", name, i+2, err)
 			}
 		}
+	}
+	for name, f := range entries {
+		if !strings.HasPrefix(name, "indexes/") || blockFiles[name] {
+			continue
+		}
+		gz := strings.HasSuffix(name, ".cdx.gz") || strings.HasSuffix(name, ".cdxj.gz")
+		if !gz && !strings.HasSuffix(name, ".cdxj") && !strings.HasSuffix(name, ".cdx") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			say("%s: %v", name, err)
+			continue
+		}
+		var r io.Reader = rc
+		if gz {
+			if r, err = gzip.NewReader(rc); err != nil {
+				say("%s: %v", name, err)
+				rc.Close()
+				continue
+			}
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		prev := ""
+		for n := 1; sc.Scan(); n++ {
+			if sc.Text() < prev {
+				say("%s line %d: out of order (a reader's binary search misses it)", name, n)
+			}
+			prev = sc.Text()
+			check(fmt.Sprintf("%s line %d", name, n), sc.Text())
+		}
+		if err := sc.Err(); err != nil {
+			say("%s: %v", name, err)
+		}
+		rc.Close()
 	}
 	sort.Strings(problems)
 	return problems, nil
 }
 
-// checkIndexLines checks that each line of a CDXJ index names a whole
-// record of its URL in a WARC file of the package.
-func checkIndexLines(raw io.ReaderAt, entries map[string]*zip.File, name string, index []byte, say func(string, ...any)) {
-	for i, l := range strings.Split(strings.TrimSpace(string(index)), "\n") {
+// hashedTwice is the sha256 js-wacz 0.1.6 records for a file: each
+// 64 KiB chunk read (Node's stream reads) hashed twice
+// (harvard-lil/js-wacz#127).
+func hashedTwice(f *zip.File) (string, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := io.ReadFull(rc, buf)
+		h.Write(buf[:n])
+		h.Write(buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// lineChecker checks that an index line names a whole record of its URL
+// in a WARC file of the package, saying where a line does not.
+func lineChecker(raw io.ReaderAt, entries map[string]*zip.File, say func(string, ...any)) func(where, line string) {
+	return func(where, l string) {
 		parts := strings.SplitN(l, " ", 3)
-		var j struct{ URL, Offset, Length, Filename string }
+		var j struct{ URL, Offset, Length, Filename jsonText }
 		if len(parts) != 3 || json.Unmarshal([]byte(parts[2]), &j) != nil {
-			say("%s line %d: not a CDXJ line", name, i+1)
-			continue
+			say("%s: not a CDXJ line", where)
+			return
 		}
-		f, ok := entries["archive/"+j.Filename]
+		file := strings.TrimPrefix(string(j.Filename), "archive/")
+		f, ok := entries["archive/"+file]
 		if !ok {
-			say("%s line %d: %s is not in archive/", name, i+1, j.Filename)
-			continue
+			say("%s: %s is not in archive/", where, j.Filename)
+			return
 		}
-		off, err1 := strconv.ParseInt(j.Offset, 10, 64)
-		n, err2 := strconv.ParseInt(j.Length, 10, 64)
+		off, err1 := strconv.ParseInt(string(j.Offset), 10, 64)
+		n, err2 := strconv.ParseInt(string(j.Length), 10, 64)
 		at, err3 := f.DataOffset()
 		if err1 != nil || err2 != nil || err3 != nil || f.Method != zip.Store || off < 0 || n <= 0 || off+n > int64(f.UncompressedSize64) {
-			say("%s line %d: offset %s and length %s are not in %s", name, i+1, j.Offset, j.Length, j.Filename)
-			continue
+			say("%s: offset %s and length %s are not in %s", where, j.Offset, j.Length, j.Filename)
+			return
 		}
-		if uri, ok := recordURI(io.NewSectionReader(raw, at+off, n)); !ok || uri != j.URL {
-			say("%s line %d: no whole record of %s at %s of %s", name, i+1, j.URL, j.Offset, j.Filename)
+		if uri, ok := recordURI(io.NewSectionReader(raw, at+off, n)); !ok || uri != strings.Trim(string(j.URL), "<>") {
+			say("%s: no whole record of %s at %s of %s", where, j.URL, j.Offset, j.Filename)
 		}
 	}
 }

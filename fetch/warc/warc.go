@@ -521,6 +521,17 @@ var builders sync.Mutex
 func openReader(path string, offset int64) (*gowarc.WarcFileReader, error) {
 	builders.Lock()
 	defer builders.Unlock()
+	if wacz, name, ok := splitMember(path); ok {
+		sf, err := openMember(wacz, name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := gowarc.NewWarcFileReaderFromStream(sf, offset, lenient...)
+		if err != nil {
+			sf.Close()
+		}
+		return r, err
+	}
 	return gowarc.NewWarcFileReader(path, offset, lenient...)
 }
 
