@@ -164,6 +164,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if o.warcFile != "" {
 			o.warcFile += "-" + f.Worker() // each worker's own series
 		}
+		if o.wacz != "" {
+			o.wacz = strings.TrimSuffix(o.wacz, ".wacz") + "-" + f.Worker() + ".wacz"
+		}
 	}
 	archive, err := openWARC(&o, c, cmdCrawl, args, stderr)
 	if err != nil {
@@ -227,7 +230,7 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status.wait()
 	}
 	saidArchive := false
-	if werr := closeWARC(archive); werr != nil {
+	if werr := closeWARC(&o, archive, errors.Is(ctx.Err(), context.Canceled), stderr); werr != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(werr.Error()))
 		if err == nil {
 			return fetch.ExitCode(werr)

@@ -378,6 +378,8 @@ var flagTable = []flagDef{
 		help: "with --segments: only for files of at least SIZE (suffixes k, M, G; every range is at least 1 MiB)", set: size(func(o *options) *int64 { return &o.segmentMin })},
 	{long: "warc-file", cmds: cmdBoth, group: "Output", arg: "NAME", complete: "file",
 		help: "also write every retrieval to NAME.warc.gz (WARC/1.1; NAME.warc with --no-warc-compression): HTTP requests and responses, FTP, Gopher, news, WAIS and file: objects and listings", set: str(func(o *options) *string { return &o.warcFile })},
+	{long: "wacz", cmds: cmdBoth, group: "Output", arg: "NAME.wacz", complete: "file",
+		help: "also pack the run's WARC files into NAME.wacz (WACZ 1.1.1, as deref wacz create packs them) when it ends; they are written as --warc-file NAME unless it is given, and stay; an interrupted run writes none", set: str(func(o *options) *string { return &o.wacz })},
 	{long: "warc-max-size", cmds: cmdBoth, group: "Output", arg: "SIZE",
 		help: "with --warc-file: roll over to NAME-00000.warc.gz, NAME-00001.warc.gz, ... past SIZE (suffixes k, M, G)", set: size(func(o *options) *int64 { return &o.warcMaxSize })},
 	{long: "warc-cdx", cmds: cmdBoth, group: "Output",

@@ -141,6 +141,7 @@ type options struct {
 	segments                                               int
 	segmentMin                                             int64
 	warcFile, warcDedup, warcTempDir                       string
+	wacz                                                   string   // --wacz
 	warcHeaders                                            []string // --warc-header
 	warcUncompressed, warcNoDigests                        bool
 	byteRange                                              string // -r, as given
@@ -452,7 +453,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	close(next)
 	wg.Wait()
-	if err := closeWARC(archive); err != nil {
+	if err := closeWARC(&o, archive, errors.Is(run.Err(), context.Canceled), stderr); err != nil {
 		report(o.warcFile, err)
 	}
 	if err := saveCookies(&o, stdout); err != nil {

@@ -126,6 +126,9 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		if o.warcFile != "" {
 			o.warcFile += "-" + f.Worker() // each worker's own series
 		}
+		if o.wacz != "" {
+			o.wacz = strings.TrimSuffix(o.wacz, ".wacz") + "-" + f.Worker() + ".wacz"
+		}
 	}
 	archive, err := openWARC(&o, c, cmdMirror, args, stderr)
 	if err != nil {
@@ -187,7 +190,7 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep, err := mirror.Run(ctx, c, src, dst, mo)
-	if werr := closeWARC(archive); werr != nil && err == nil {
+	if werr := closeWARC(&o, archive, errors.Is(ctx.Err(), context.Canceled), stderr); werr != nil && err == nil {
 		err = werr
 	}
 	if cerr := saveCookies(&o, stdout); cerr != nil && err == nil {

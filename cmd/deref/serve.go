@@ -235,7 +235,10 @@ func collectionName(p string) (string, bool) {
 	if base == "" || base == "." || base == string(filepath.Separator) || strings.ContainsAny(base, "/\\") {
 		base = "archive"
 	}
-	name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".cdxj"), ".cdx"), ".gz"), ".warc")
+	name := base
+	for _, ext := range []string{".wacz", ".idx", ".cdxj", ".cdx", ".gz", ".warc"} {
+		name = strings.TrimSuffix(name, ext)
+	}
 	st, err := os.Stat(p)
 	if err != nil || st.IsDir() || !strings.HasSuffix(base, ".warc") && !strings.HasSuffix(base, ".warc.gz") {
 		return name, false

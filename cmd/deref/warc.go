@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -19,6 +20,14 @@ import (
 // warcFlagsError says what is wrong with the --warc-* flags given, if
 // anything: a usage error.
 func warcFlagsError(o *options) error {
+	if o.wacz != "" {
+		if !strings.HasSuffix(o.wacz, ".wacz") || strings.TrimSuffix(filepath.Base(o.wacz), ".wacz") == "" {
+			return fmt.Errorf("--wacz %s: the name must end in .wacz", o.wacz)
+		}
+		if o.warcFile == "" {
+			o.warcFile = strings.TrimSuffix(o.wacz, ".wacz") // the WARC files it packs
+		}
+	}
 	if o.warcFile == "" {
 		if o.warcCDX || o.warcDedup != "" || o.warcMaxSize != 0 || len(o.warcHeaders) > 0 || o.warcTempDir != "" || o.warcUncompressed || o.warcNoDigests {
 			return fmt.Errorf("--warc-cdx, --warc-dedup, --warc-max-size, --warc-header, --warc-tempdir, --no-warc-compression and --no-warc-digests go with --warc-file")
@@ -39,6 +48,9 @@ func warcFlagsError(o *options) error {
 // keeps the unchanged ones to revisit records. It says so on stderr, as
 // prefix (the command's name) and one line a flag.
 func warcWhole(o *options, stderr io.Writer, prefix string) {
+	if o.wacz != "" && o.warcFile == "" && strings.HasSuffix(o.wacz, ".wacz") {
+		o.warcFile = strings.TrimSuffix(o.wacz, ".wacz") // the WARC files it packs
+	}
 	if o.warcFile == "" {
 		return
 	}
@@ -125,9 +137,12 @@ func archiveGC() {
 	}
 }
 
-// closeWARC finishes the WARC files; an error writing them is a write
-// error (exit 8).
-func closeWARC(rec *warc.Recorder) error {
+// closeWARC finishes the WARC files, and with --wacz packs every file of
+// their series (those an earlier run of a resumed crawl wrote too) into
+// the WACZ, unless the run was interrupted: then notes says none was
+// written, and the WARC files stay to be resumed or packed. An error
+// writing either is a write error (exit 8).
+func closeWARC(o *options, rec *warc.Recorder, interrupted bool, notes io.Writer) error {
 	if rec == nil {
 		return nil
 	}
@@ -137,6 +152,27 @@ func closeWARC(rec *warc.Recorder) error {
 	}
 	if err != nil {
 		return fetch.WriteError(fmt.Errorf("--warc-file: %w", err))
+	}
+	if o.wacz == "" {
+		return nil
+	}
+	ext := ".warc.gz"
+	if o.warcUncompressed {
+		ext = ".warc"
+	}
+	files := seriesFiles(o.warcFile + ext)
+	if interrupted || len(files) == 0 {
+		// Said under -s too: a file asked for is not there.
+		why := "the run was interrupted"
+		if !interrupted {
+			why = "no WARC file was written"
+		}
+		fmt.Fprintf(notes, "deref: --wacz: %s not written: %s; the WARC files stay (deref wacz create -o %s %s packs them)\n", oneLine(o.wacz), why, oneLine(o.wacz), oneLine(o.warcFile+"*"+ext))
+		return nil
+	}
+	title := strings.TrimSuffix(filepath.Base(o.wacz), ".wacz")
+	if err := warc.CreateWACZ(o.wacz, files, warc.WACZOptions{Title: title, Software: version.UserAgent()}); err != nil {
+		return fetch.WriteError(fmt.Errorf("--wacz: %w", err))
 	}
 	return nil
 }
@@ -201,6 +237,7 @@ func redactHeader(v string) string {
 }
 
 const indexUsage = `usage: deref index WARC|CDXJ... > NAME.cdxj
+       deref index --zipnum [-o NAME] WARC|CDXJ|FOLDER...
 
 Writes the CDXJ index of the WARC files (deref's, wget's, gzip or not) on
 standard output: one sorted index of them all, the lines --warc-cdx writes
@@ -209,6 +246,13 @@ index beside it (NAME.cdxj, no older than the file), or a .cdxj given, is
 merged as it is, without reading the file: the workers of a shared crawl
 (--state redis://...) each index their own series, and deref index
 crawl-*.warc.gz makes one index of them all.
+
+--zipnum writes the ZipNum form instead, as wabac.js and pywb read large
+collections: NAME.cdx.gz (blocks of 3,000 lines, each one gzip member)
+and NAME.idx (a line for each block), keyed as a WACZ's index is. NAME is
+FOLDER/index for a folder, else the first file's name without .warc.gz;
+deref serve --archive (and warc.Open) then reads it for that folder or
+file, without reading the WARC files through.
 `
 
 // runIndex is deref index.
@@ -217,18 +261,46 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "deref index: no WARC file given\n"+indexUsage)
 		return 1
 	}
-	for _, a := range args {
-		switch a {
-		case "-h", "--help":
+	zipnum, name, paths := false, "", []string{}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-h" || a == "--help":
 			io.WriteString(stdout, indexUsage)
 			return 0
-		}
-		if strings.HasPrefix(a, "-") {
+		case a == "--zipnum":
+			zipnum = true
+		case a == "-o" && i+1 < len(args):
+			name = args[i+1]
+			i++
+		case strings.HasPrefix(a, "-"):
 			fmt.Fprintf(stderr, "deref index: unknown flag %s\nsee 'deref index -h'\n", a)
 			return 1
+		default:
+			paths = append(paths, a)
 		}
 	}
-	if err := warc.WriteIndex(stdout, args...); err != nil {
+	switch {
+	case len(paths) == 0:
+		fmt.Fprint(stderr, "deref index: no WARC file given\n"+indexUsage)
+		return 1
+	case name != "" && !zipnum:
+		fmt.Fprintln(stderr, "deref index: -o goes with --zipnum (the CDXJ index goes to standard output)")
+		return 1
+	}
+	var err error
+	if zipnum {
+		if name == "" {
+			if st, serr := os.Stat(paths[0]); serr == nil && st.IsDir() {
+				name = filepath.Join(paths[0], "index")
+			} else {
+				name = strings.TrimSuffix(warc.IndexName(paths[0]), ".cdxj")
+			}
+		}
+		err = warc.WriteZipNum(name, paths...)
+	} else {
+		err = warc.WriteIndex(stdout, paths...)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "deref index: "+oneLine(err.Error()))
 		if errors.Is(err, os.ErrNotExist) {
 			return 1

@@ -85,6 +85,11 @@ const pageTemplates = `
 {{range .}}<tr><td class="n">{{.Number}}</td><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{.Author}}</td><td>{{.Time}}</td></tr>
 {{end}}</tbody></table>
 {{end}}
+{{define "pages"}}<h2>Pages</h2><table><thead><tr><th>Title</th><th>URL</th><th>Captured</th></tr></thead><tbody>
+{{range .}}<tr><td><a href="{{.Link}}">{{if .Description}}{{.Description}}{{else}}{{.Name}}{{end}}</a></td><td>{{.Name}}</td><td>{{.Time}}</td></tr>
+{{end}}</tbody></table>
+<h2>All URLs</h2>
+{{end}}
 {{define "groups"}}<table><thead><tr><th>Group</th><th>Articles</th><th>Description</th></tr></thead><tbody>
 {{range .}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td class="n">{{.Number}}</td><td>{{.Description}}</td></tr>
 {{end}}</tbody></table>

@@ -469,12 +469,24 @@ func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.
 // urls answers /COLL/: the URLs the collection holds, each linked to
 // its captures (the first 10,000).
 func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Archive) {
+	// The pages its WACZ files list (pages/pages.jsonl), with their
+	// titles, as ReplayWeb.page lists them.
+	var listed []item
+	a.Pages(func(pg warc.Page) bool {
+		ts := pg.Time.UTC().Format("20060102150405")
+		listed = append(listed, item{Name: protocols.Printable(url.RedactString(pg.URL)), Description: protocols.Printable(pg.Title),
+			Link: basePath(r) + "/" + coll + "/" + ts + "/" + pg.URL, Time: pg.Time.UTC().Format("2006-01-02 15:04:05 UTC")})
+		return len(listed) < 10000
+	})
 	var rows []item
 	a.URLs(func(u string, n int) bool {
 		rows = append(rows, item{Name: protocols.Printable(url.RedactString(u)), Link: basePath(r) + "/" + coll + "/*/" + u, Number: int64(n)})
 		return len(rows) < 10000
 	})
 	startPage(w, head{Title: "Collection " + coll})
+	if len(listed) > 0 {
+		pages().ExecuteTemplate(w, "pages", listed)
+	}
 	pages().ExecuteTemplate(w, "overview", rows)
 	endPage(w)
 }

@@ -150,7 +150,7 @@ func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 		return err
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+"-*")
+	tmp, err := createBeside(out)
 	if err != nil {
 		return err
 	}

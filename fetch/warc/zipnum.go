@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -397,11 +398,11 @@ func WriteZipNum(name string, paths ...string) (err error) {
 	if _, err := sorted.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	cdx, err := os.CreateTemp(dir, "."+filepath.Base(cdxPath)+"-*")
+	cdx, err := createBeside(cdxPath)
 	if err != nil {
 		return err
 	}
-	idx, err := os.CreateTemp(dir, "."+filepath.Base(idxPath)+"-*")
+	idx, err := createBeside(idxPath)
 	if err != nil {
 		cdx.Close()
 		os.Remove(cdx.Name())
@@ -456,6 +457,21 @@ func (a *Archive) zipnumFile(path string) error {
 	ix.closer = closeAll(func() []io.Closer { return opened })
 	a.indexes = append(a.indexes, ix)
 	return nil
+}
+
+// createBeside creates a file to be renamed to final when whole: in
+// final's folder, named ".NAME-RANDOM", its mode that of a file made
+// for final (0666 less the umask), not os.CreateTemp's 0600.
+func createBeside(final string) (*os.File, error) {
+	dir, base := filepath.Split(final)
+	for {
+		var b [6]byte
+		rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, "."+base+"-"+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !os.IsExist(err) {
+			return f, err
+		}
+	}
 }
 
 // closeAll closes what list gives when it is called.
