@@ -35,7 +35,8 @@ address on standard output, logs each request on standard error (Common
 Log Format, or JSON with --log-json) and stops on an interrupt.
 
 With --archive PATH (WARC files, or folders of them, as deref --warc-file
-and wget --warc-file write them) it is a Wayback Machine instead: each
+and wget --warc-file write them; WACZ files, read in place; CDXJ or ZipNum
+indexes) it is a Wayback Machine instead: each
 PATH is a collection named after it, /COLL/TIMESTAMP/URL shows the
 capture of URL nearest that time as the live gateway would, every link
 leading to its capture at that time (or to a page saying it was not

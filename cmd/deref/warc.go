@@ -310,20 +310,26 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const waczUsage = `usage: deref wacz create -o OUT.wacz WARC...
+const waczUsage = `usage: deref wacz create [--title TITLE] -o OUT.wacz WARC...
        deref wacz validate FILE.wacz
 
 create packs WARC files (deref's, wget's) into a WACZ 1.1.1, as py-wacz's
-wacz create does: archive/ the WARC files stored as they are,
-indexes/index.cdxj their index, pages/pages.jsonl the captures a person
-would open (HTML pages, Gopher menus, folders, gemtext pages, searches),
-datapackage.json with every file's sha256 and size, and
-datapackage-digest.json; nothing is left under OUT's name unless the
-package is whole. validate checks what py-wacz's wacz validate checks (the
-required files, every file listed with its hash and size, the manifest's
-digest, the WARC files stored) and that every index line points at a
-whole record of its URL: one line a problem, exit 0 only when there is
-none (7 otherwise).
+wacz create does: archive/ the WARC files stored as they are; indexes/
+their index, keyed as ReplayWeb.page looks captures up (index.cdxj, or
+past 3,000 captures the ZipNum pair index.idx and index.cdx.gz);
+pages/pages.jsonl the captures a person would open (HTML pages, Gopher
+menus, FTP folders, newsgroups, gemtext pages, searches) with their
+titles; datapackage.json with every file's sha256 and size; and
+datapackage-digest.json. Every entry is stored, for readers that take it
+by ranges; nothing is left under OUT's name unless the package is whole.
+--wacz on deref, deref crawl and deref mirror does the same when the run
+ends. validate checks what py-wacz's wacz validate checks (the required
+files, every file listed with its hash and size, the manifest's digest,
+the WARC files stored) and that every index line (CDXJ, and every block
+of a ZipNum index) points at a whole record of its URL: one line a
+problem, exit 0 only when there is none (7 otherwise). The hash js-wacz
+0.1.6 records for WARC files (their bytes read twice, harvard-lil/js-wacz
+#127) is named as such.
 `
 
 // runWACZ is deref wacz.
@@ -337,11 +343,14 @@ func runWACZ(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "create":
-		out, files := "", []string{}
+		out, title, files := "", "", []string{}
 		for i := 1; i < len(args); i++ {
 			switch a := args[i]; {
 			case a == "-o" && i+1 < len(args):
 				out = args[i+1]
+				i++
+			case a == "--title" && i+1 < len(args):
+				title = args[i+1]
 				i++
 			case strings.HasPrefix(a, "-o="), strings.HasPrefix(a, "--output="):
 				_, out, _ = strings.Cut(a, "=")
@@ -356,7 +365,7 @@ func runWACZ(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "deref wacz create: -o OUT.wacz and at least one WARC file are needed\n"+waczUsage)
 			return 1
 		}
-		if err := warc.CreateWACZ(out, files, warc.WACZOptions{Software: version.UserAgent()}); err != nil {
+		if err := warc.CreateWACZ(out, files, warc.WACZOptions{Title: title, Software: version.UserAgent()}); err != nil {
 			fmt.Fprintln(stderr, "deref wacz create: "+oneLine(err.Error()))
 			if errors.Is(err, os.ErrNotExist) {
 				return 1

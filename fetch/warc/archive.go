@@ -30,7 +30,7 @@ type Capture struct {
 	Mime     string    // the record's payload type ("text/html", "application/gopher-menu")
 	Status   string    // an HTTP response's status code; "-" for the rest
 	Digest   string    // the payload's digest, "sha1:..."; "" when not recorded
-	File     string    // the WARC file's path
+	File     string    // the WARC file's path; in a WACZ, the WACZ's, "#" and its name there ("x.wacz#archive/data.warc.gz")
 	Offset   int64     // where the record starts in it
 	Protocol string    // WARC-Protocol, where recorded
 	// RefersToURL and RefersToTime name the record a revisit repeats the
@@ -136,8 +136,10 @@ func lookupKey(raw string) string {
 }
 
 // Open reads the WARC files at paths (files, gzip or not, and folders of
-// them, a --warc-max-size series included; deref's and wget's; or CDXJ
-// indexes, NAME.cdxj, of WARC files beside them) into an Archive. A WARC file whose CDXJ index is beside it is known by the
+// them, a --warc-max-size series included; deref's and wget's; CDXJ
+// indexes, NAME.cdxj, of WARC files beside them; ZipNum indexes, NAME.idx,
+// as WriteZipNum writes them, a folder's index.idx standing for its WARC
+// files; WACZ packages, NAME.wacz, read in place) into an Archive. A WARC file whose CDXJ index is beside it is known by the
 // index; the others are read through once, record by record, never held
 // whole, and indexed together in a temporary file.
 func Open(paths ...string) (*Archive, error) {
@@ -345,21 +347,38 @@ func (ls *lineSorter) merge(w io.Writer) error {
 			heads = append(heads, head{sc.Text(), sc})
 		}
 	}
-	for len(heads) > 0 {
-		least := 0
-		for i := range heads {
-			if heads[i].line < heads[least].line {
-				least = i
+	// A binary heap of the runs' heads, least line first.
+	less := func(i, j int) bool { return heads[i].line < heads[j].line }
+	down := func(i int) {
+		for {
+			l, least := 2*i+1, i
+			if l < len(heads) && less(l, least) {
+				least = l
 			}
+			if r := l + 1; r < len(heads) && less(r, least) {
+				least = r
+			}
+			if least == i {
+				return
+			}
+			heads[i], heads[least] = heads[least], heads[i]
+			i = least
 		}
-		if _, err := io.WriteString(w, heads[least].line+"\n"); err != nil {
+	}
+	for i := len(heads)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(heads) > 0 {
+		if _, err := io.WriteString(w, heads[0].line+"\n"); err != nil {
 			return err
 		}
-		if heads[least].sc.Scan() {
-			heads[least].line = heads[least].sc.Text()
+		if heads[0].sc.Scan() {
+			heads[0].line = heads[0].sc.Text()
 		} else {
-			heads = append(heads[:least], heads[least+1:]...)
+			heads[0] = heads[len(heads)-1]
+			heads = heads[:len(heads)-1]
 		}
+		down(0)
 	}
 	return nil
 }

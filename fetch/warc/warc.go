@@ -15,6 +15,11 @@
 // archive of small pages costs a write per batch, not a write, a flush
 // and a stat per record as gowarc's file writer makes them.
 //
+// The archives are read back by Open (WARC files, their CDXJ or ZipNum
+// indexes, and WACZ packages read in place), packed by CreateWACZ and
+// checked by ValidateWACZ; WriteZipNum writes the sharded index of a
+// large collection.
+//
 // What each protocol's records hold, and the --warc-* flags of the
 // command that drive this package: deref help warc
 // (cmd/deref/help/warc.md).

@@ -137,7 +137,7 @@ func writeZipNum(r io.Reader, cdx, idx io.Writer, cdxName string) error {
 	for sc.Scan() {
 		if n == 0 {
 			first = sc.Text()
-			gz, _ = gzip.NewWriterLevel(&block, gzip.BestCompression)
+			gz, _ = gzip.NewWriterLevel(&block, gzip.DefaultCompression)
 		}
 		gz.Write(sc.Bytes())
 		gz.Write([]byte{'\n'})
@@ -371,8 +371,9 @@ func WriteZipNum(name string, paths ...string) (err error) {
 				if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
 					file = filepath.ToSlash(rel)
 				}
+				quoted, _ := json.Marshal(file)
 				var m map[string]any
-				if json.Unmarshal([]byte(j), &m) == nil {
+				if !strings.Contains(j, `"filename":`+string(quoted)) && json.Unmarshal([]byte(j), &m) == nil {
 					m["filename"] = file
 					b, _ := json.Marshal(m)
 					j = string(b)
