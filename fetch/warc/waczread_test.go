@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -356,5 +357,52 @@ func TestWACZKey(t *testing.T) {
 		if got := waczKey(in); got != want {
 			t.Errorf("waczKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Browsertrix's layout: its WARC file named rec-*.warc.gz, the ZipNum
+// pair with numbers for numbers, and two page lists (pages.jsonl, the
+// seeds, and extraPages.jsonl), one of them deflated.
+func TestWACZBrowsertrixLayout(t *testing.T) {
+	dir := t.TempDir()
+	warcFile := writeSite(t, filepath.Join(dir, "rec-20260102-crawler"), 10)
+	var lines []string
+	err := scanEach(warcFile, func(e cdxEntry, end int64) {
+		j, _ := json.Marshal(map[string]any{"url": e.url, "mime": e.mime, "status": e.status, "offset": e.offset, "length": end - e.offset, "filename": filepath.Base(warcFile)})
+		lines = append(lines, waczKey(e.url)+" "+e.date.Format(cdxTime)+" "+string(j))
+	}, func(int64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(lines)
+	var cdx, idx bytes.Buffer
+	if err := writeZipNum(strings.NewReader(strings.Join(lines, "\n")+"\n"), &cdx, &idx, "index.cdx.gz"); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(warcFile)
+	out := filepath.Join(dir, "btrix.wacz")
+	rezip(t, out, []zipEntry{
+		{name: "archive/" + filepath.Base(warcFile), data: w},
+		{name: "indexes/index.cdx.gz", data: cdx.Bytes()},
+		{name: "indexes/index.idx", data: idx.Bytes(), deflate: true},
+		{name: "pages/pages.jsonl", data: []byte(`{"format": "json-pages-1.0", "id": "pages", "title": "Seed Pages"}` + "\n" + `{"id": "a", "url": "http://127.0.0.1:8080/", "title": "Home", "loadState": 4, "ts": "2026-01-02T03:04:05Z", "seed": true}` + "\n")},
+		{name: "pages/extraPages.jsonl", data: []byte(`{"format": "json-pages-1.0", "id": "extra-pages", "title": "Non-Seed Pages"}` + "\n" + `{"id": "b", "url": "gopher://127.0.0.1:7070/1/", "title": "Menu", "ts": "2026-01-02T03:04:05Z"}` + "\n"), deflate: true},
+		{name: "datapackage.json", data: []byte(`{"profile": "data-package", "wacz_version": "1.1.1", "resources": []}`)},
+	})
+	a, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := payloadOf(t, a, "gopher://127.0.0.1:7070/0/f00007"); got != "file 7\n" {
+		t.Errorf("%q", got)
+	}
+	if got := payloadOf(t, a, "http://127.0.0.1:8080/i.png"); got != "\x89PNG fake" {
+		t.Errorf("%q", got)
+	}
+	var pages []string
+	a.Pages(func(p Page) bool { pages = append(pages, p.Title+" "+p.Time.Format(cdxTime)); return true })
+	if strings.Join(pages, "|") != "Home 20260102030405|Menu 20260102030405" {
+		t.Errorf("pages: %q", pages)
 	}
 }
