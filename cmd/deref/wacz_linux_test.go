@@ -141,6 +141,10 @@ func TestWACZDiskFull(t *testing.T) {
 			t.Errorf("stderr: %s", stderr)
 		}
 		noWACZ(t, disk)
+		if code, stderr := runIn(t, bin, disk, "wacz", "create", "-o", filepath.Join(disk, "x.wacz"), filepath.Join(disk, "w.warc.gz")); code != 8 || !strings.Contains(stderr, "no space left") {
+			t.Errorf("deref wacz create: exit %d, want 8\n%s", code, stderr)
+		}
+		noWACZ(t, disk)
 		a, err := warc.Open(filepath.Join(disk, "w.warc.gz"))
 		if err != nil {
 			t.Fatal(err)

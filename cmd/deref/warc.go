@@ -367,7 +367,10 @@ func runWACZ(args []string, stdout, stderr io.Writer) int {
 		}
 		if err := warc.CreateWACZ(out, files, warc.WACZOptions{Title: title, Software: version.UserAgent()}); err != nil {
 			fmt.Fprintln(stderr, "deref wacz create: "+oneLine(err.Error()))
-			if errors.Is(err, os.ErrNotExist) {
+			switch {
+			case fetch.Unwritable(err):
+				return 8 // a full disk, a read-only one: a write error
+			case errors.Is(err, os.ErrNotExist):
 				return 1
 			}
 			return 7
