@@ -110,6 +110,13 @@ type Options struct {
 // script, styles, images and media from the gateway only.
 const csp = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
+// rawCSP is the Content-Security-Policy of an object sent as it is (a
+// Gopher h item, an .html file, a capture's id_ payload): csp, and a
+// sandbox, so that HTML a server wrote can do nothing on the gateway's
+// origin: no script, no form, no <meta http-equiv=refresh> taking the
+// browser elsewhere, no plugin, no navigation of the top page.
+const rawCSP = csp + "; sandbox"
+
 // paged is what c's scheme table says of a scheme the gateway has pages
 // for: one whose folders are menus, listings, groups or searches (not the
 // web, whose pages a browser shows itself).
@@ -739,6 +746,7 @@ func (g *gateway) send(w *logWriter, r *http.Request, resp *fetch.Response, down
 		body = br
 	}
 	h.Set("Content-Type", ctype)
+	h.Set("Content-Security-Policy", rawCSP)
 	if !resp.ModTime.IsZero() {
 		h.Set("Last-Modified", resp.ModTime.UTC().Format(http.TimeFormat))
 	}

@@ -292,7 +292,7 @@ func TestFTPPages(t *testing.T) {
 		}
 	}
 	resp, body := get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin")
-	if resp.StatusCode != 200 || body != string(data) || resp.Header.Get("Content-Length") != "10000" || resp.Header.Get("Last-Modified") == "" {
+	if resp.StatusCode != 200 || body != string(data) || resp.Header.Get("Content-Length") != "10000" || resp.Header.Get("Last-Modified") == "" || !strings.HasSuffix(resp.Header.Get("Content-Security-Policy"), "; sandbox") {
 		t.Errorf("the file: %d, %d bytes, %v", resp.StatusCode, len(body), resp.Header)
 	}
 	resp, body = get(t, s.URL+"/ftp/"+fs.Addr()+"/pub/data.bin", "Range", "bytes=9990-")

@@ -302,6 +302,7 @@ func (p *replayer) payload(w *logWriter, r *http.Request, c warc.Capture) {
 		ctype = "application/octet-stream"
 	}
 	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Security-Policy", rawCSP) // as it was recorded: it can do nothing here
 	w.WriteHeader(status)
 	if r.Method == http.MethodGet {
 		io.Copy(w, pl)

@@ -535,3 +535,37 @@ func TestMementoLinkHeader(t *testing.T) {
 		t.Errorf("%d mementos in the TimeMap:\n%s", mementos, tm)
 	}
 }
+
+// HTML served as it is (a capture's id_ payload, live or replayed
+// objects) comes sandboxed, so that a refresh or a script in it can do
+// nothing on the gateway's origin; a replayed page's SVG links, href
+// and xlink:href alike, lead into the archive, a javascript: one
+// nowhere.
+func TestReplaySandboxAndSVG(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><head><meta http-equiv="refresh" content="0; url=http://elsewhere.invalid/"></head><body>`+
+			`<svg><a xlink:href="javascript:alert(1)"><text>x</text></a><a href="javascript:alert(2)">y</a><image xlink:href="/pic.png"/><use href="/s.svg#i"/></svg></body></html>`)
+	}))
+	a := archiveOf(t, t.TempDir(), web.URL+"/")
+	web.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"c": a}, gateway.Options{}))
+	defer s.Close()
+	ts := a.Captures(web.URL + "/")[0].Timestamp()
+	resp, page := get(t, s.URL+"/c/"+ts+"id_/"+web.URL+"/")
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") || !strings.Contains(page, "elsewhere.invalid") {
+		t.Errorf("id_: CSP %q\n%s", csp, page)
+	}
+	resp, page = get(t, s.URL+"/c/"+ts+"/"+web.URL+"/")
+	for _, want := range []string{`xlink:href="#"`, `<a href="#">y</a>`, `xlink:href="/c/` + ts + `/` + web.URL + `/pic.png"`, `href="/c/` + ts + `/` + web.URL + `/s.svg#i"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %s in\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "javascript:") {
+		t.Errorf("a javascript: link survives:\n%s", page)
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("the replayed page's CSP: %q", csp)
+	}
+}

@@ -192,7 +192,7 @@ func (rw *rewriter) html(w *bufio.Writer, r io.Reader) {
 					val = rw.srcset(val)
 				case k == "style":
 					val = rw.css(val)
-				case k == "action" && tag == "form", contains(follows, k):
+				case k == "action" && tag == "form", contains(follows, k), k == "xlink:href", k == "href" && inSVG(tag):
 					val = rw.link(val)
 				case refresh && k == "content":
 					if i := strings.Index(strings.ToLower(val), "url="); i >= 0 {
@@ -224,6 +224,18 @@ func (rw *rewriter) banner(w *bufio.Writer) {
 	w.WriteString(`<div class="deref-replay">Archived ` + html.EscapeString(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
 		`: <a class="live" href="` + html.EscapeString(rw.base.String()) + `">` + html.EscapeString(rw.base.Redacted()) + `</a> (live) · <a href="` + html.EscapeString(rw.v.base) + `/` +
 		html.EscapeString(rw.v.coll) + `/*/` + html.EscapeString(rw.base.String()) + `">every capture</a></div>`)
+}
+
+// inSVG says whether tag is one of SVG's that link (a, image, use,
+// feImage, textPath, pattern, linearGradient, radialGradient, filter,
+// script, animate and set), whose href (and xlink:href) lead
+// somewhere as an HTML link does.
+func inSVG(tag string) bool {
+	switch tag {
+	case "a", "image", "use", "feimage", "textpath", "pattern", "lineargradient", "radialgradient", "filter", "script", "animate", "set", "mpath":
+		return true
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
