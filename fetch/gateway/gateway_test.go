@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -601,5 +602,24 @@ func TestTimeout(t *testing.T) {
 	resp, body = get(t, s.URL+"/gopher/"+ln.Addr().String()+"/9/silent.bin")
 	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(body, "no answer within 300ms") {
 		t.Errorf("a silent server: %d %q", resp.StatusCode, body)
+	}
+}
+
+// The front page's ?url= leads to a page of the gateway or to the form
+// again, never off it, whatever is typed.
+func TestURLFormStaysOn(t *testing.T) {
+	s := start(t, gateway.Options{AllowPrivate: true})
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, typed := range []string{"//evil.invalid/x", "http://evil.invalid/", "https://evil.invalid/", "javascript:alert(1)", "/\\evil.invalid", "\\\\evil.invalid",
+		"gopher:////evil.invalid/1/", "gopher://evil.invalid\r\nLocation: http://x.invalid/", "data:text/html,<script>alert(1)</script>", "gopher://127.0.0.1:7/1//evil.invalid"} {
+		resp, err := noFollow.Get(s.URL + "/?url=" + neturl.QueryEscape(typed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") || strings.ContainsAny(loc, "\r\n")) {
+			t.Errorf("?url=%q: Location %q", typed, loc)
+		}
 	}
 }

@@ -182,6 +182,12 @@ func (g *gateway) redirectToPage(w *logWriter, r *http.Request, raw string) {
 		g.failForm(w, r, http.StatusBadRequest, msg, raw)
 		return
 	}
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		// Never off the gateway: a path a browser would read as another
+		// server's ("//host", "/\\host").
+		g.failForm(w, r, http.StatusBadRequest, "no page here for that URL", raw)
+		return
+	}
 	redirect(w, p)
 }
 
