@@ -324,13 +324,15 @@ func startMirror(t *tour) ([]string, func(), error) {
 	stop := func() { s.Stop(); os.RemoveAll(dst) }
 	src := "ftp://" + s.Addr() + "/pub/"
 	fmt.Printf("\n== mirror %s\n", src)
-	for _, o := range []mirror.Options{{}, {OnlyNewer: true}} {
-		rep, err := mirror.Run(context.Background(), t.client, src, dst, o)
+	// deref mirror's way twice: the first run fetches every file, the
+	// second skips those unchanged (mirror.DefaultOptions).
+	for _, run := range []string{"first run", "run again"} {
+		rep, err := mirror.Run(context.Background(), t.client, src, dst, mirror.DefaultOptions())
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
-		fmt.Printf("   only-newer=%v: %d new, %d updated, %d unchanged, %d failed, %d bytes\n", o.OnlyNewer, rep.New, rep.Updated, rep.Unchanged, rep.Failed, rep.Bytes)
+		fmt.Printf("   %s: %d new, %d updated, %d unchanged (skipped), %d failed, %d bytes\n", run, rep.New, rep.Updated, rep.Unchanged, rep.Failed, rep.Bytes)
 		if rep.Failed > 0 {
 			stop()
 			return nil, nil, rep.FirstError()
