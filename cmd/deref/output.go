@@ -23,8 +23,9 @@ import (
 // and for the other schemes curl's header lines (Content-Length,
 // Accept-ranges where the protocol can resume, Last-Modified, in curl's
 // order for FTP and file:) and Content-Type where known, with no blank
-// line after them, as curl has it; a folder or group has no length. Gopher+ attributes follow as "+NAME: value". -I
-// --json prints deref's own fields.
+// line after them, as curl has it; a folder or group has no length.
+// Header lines only: a Gopher+ item's attributes are -I --json's
+// (deref's own fields).
 func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, heads string) error {
 	var b strings.Builder
 	if heads != "" {
@@ -52,12 +53,6 @@ func printHead(w io.Writer, c *fetch.Client, u *url.URL, r *fetch.Response, head
 			fmt.Fprintf(&b, "Content-Type: %s; charset=%s\r\n", r.MediaType, oneLine(r.Charset))
 		} else if r.MediaType != "" {
 			fmt.Fprintf(&b, "Content-Type: %s\r\n", r.MediaType)
-		}
-		for _, a := range r.Attributes {
-			fmt.Fprintf(&b, "+%s: %s\r\n", a.Name, oneLine(a.Value))
-			for _, l := range a.Lines {
-				fmt.Fprintf(&b, "  %s\r\n", oneLine(l))
-			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

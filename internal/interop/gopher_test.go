@@ -5,11 +5,13 @@ package interop
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,10 +140,31 @@ func TestGopherPlus(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--no-netrc", "-I", base+"/0/hello.txt").CombinedOutput()
 	want, _ = os.ReadFile(filepath.Join(root, "hello.txt"))
-	for _, line := range []string{fmt.Sprintf("Content-Length: %d\r\n", len(want)), "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n", "+ADMIN:", "+VIEWS:", "  text/plain"} {
+	for _, line := range []string{fmt.Sprintf("Content-Length: %d\r\n", len(want)), "Last-Modified: Thu, 02 Jan 2020 03:04:05 GMT\r\n"} {
 		if err != nil || !strings.Contains(string(out), line) {
 			t.Errorf("deref -I lacks %q: %s %v", line, out, err)
 		}
+	}
+	// Header lines only, as curl -I: the attributes are -I --json's.
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\r\n"), "\r\n") {
+		if k, _, ok := strings.Cut(l, ": "); !ok || strings.HasPrefix(k, "+") || strings.HasPrefix(k, " ") {
+			t.Errorf("deref -I prints a line that is no header line: %q", l)
+		}
+	}
+	out, err = exec.Command(bin, "--no-netrc", "-I", "--json", base+"/0/hello.txt").CombinedOutput()
+	var meta struct {
+		Attributes []struct {
+			Name  string
+			Lines []string
+		}
+	}
+	if err != nil || json.Unmarshal(out, &meta) != nil || !slices.ContainsFunc(meta.Attributes, func(a struct {
+		Name  string
+		Lines []string
+	}) bool {
+		return a.Name == "VIEWS" && len(a.Lines) > 0 && strings.Contains(a.Lines[0], "text/plain")
+	}) {
+		t.Errorf("deref -I --json: %v %s", err, out)
 	}
 	if _, _, err := read(t, c, base+"/0/nope%09%09+"); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Gopher+ missing item: %v", err)
