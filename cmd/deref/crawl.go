@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"sync"
 	"time"
 
@@ -198,9 +199,19 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// A full disk stops the crawl: its line is said, and not a line
+	// "interrupted" for each URL it stops.
+	var diskSaid atomic.Bool
 	co.Events = func(ev crawl.Event) {
 		if status != nil {
 			status.event(ev)
+		}
+		if fetch.Unwritable(ev.Err) {
+			if diskSaid.Swap(true) {
+				return
+			}
+		} else if diskSaid.Load() && errors.Is(ev.Err, context.Canceled) {
+			return
 		}
 		if o.c.nv && ev.Err == nil && ev.File != "" {
 			errMu.Lock()
@@ -261,6 +272,9 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
+	case fetch.Unwritable(err) && !diskSaid.Load():
+		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error())) // before any URL: the state file, the folder
+		return fetch.ExitCode(err)
 	case fetch.Unwritable(err), saidArchive && errors.Is(err, fetch.ErrWrite):
 		return fetch.ExitCode(err) // said on its URL's line, or the archive's
 	case err != nil:

@@ -468,3 +468,53 @@ func TestStopSignalsTrees(t *testing.T) {
 		}
 	}
 }
+
+// deref crawl stopped by a full disk says so on one line, and nothing
+// of the URLs it stops (no "interrupted" line for each); with no byte
+// free at all it says so too; and where other URLs failed as well (a
+// host's 404s) the disk is why it stopped: exit 8.
+func TestDiskFullCrawlSaysOnce(t *testing.T) {
+	bin := buildDeref(t)
+	site, _ := fullDiskSite(t)
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	for _, c := range []struct {
+		name   string
+		fill   bool
+		extra  []string
+		reason string
+	}{
+		{"full on the way", false, nil, "no space left"},
+		{"no byte free", true, nil, "no space left"},
+		{"with 404s", false, []string{missing.URL + "/a", missing.URL + "/b"}, "no space left"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			disk, _ := smallDisk(t, "4m")
+			if c.fill {
+				f, _ := os.Create(filepath.Join(disk, "filler"))
+				b := make([]byte, 64<<10)
+				for {
+					if _, err := f.Write(b); err != nil {
+						break
+					}
+				}
+				for {
+					if _, err := f.Write(b[:1]); err != nil {
+						break
+					}
+				}
+				f.Close()
+			}
+			args := append([]string{"crawl", "-s", "--output-dir", filepath.Join(disk, "site"), "--state", filepath.Join(disk, "c.state")}, c.extra...)
+			args = append(args, site)
+			code, stderr := runIn(t, bin, disk, args...)
+			if code != 8 {
+				t.Errorf("exit %d, want 8\n%s", code, stderr)
+			}
+			saidOnce(t, c.name, stderr, c.reason)
+			if strings.Contains(stderr, "interrupted") {
+				t.Errorf("a line for each URL stopped:\n%s", stderr)
+			}
+		})
+	}
+}
