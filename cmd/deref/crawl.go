@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -272,11 +272,13 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return 130
+	case saidArchive && errors.Is(err, fetch.ErrWrite):
+		return fetch.ExitCode(err) // said on the archive's line
 	case fetch.Unwritable(err) && !diskSaid.Load():
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error())) // before any URL: the state file, the folder
 		return fetch.ExitCode(err)
-	case fetch.Unwritable(err), saidArchive && errors.Is(err, fetch.ErrWrite):
-		return fetch.ExitCode(err) // said on its URL's line, or the archive's
+	case fetch.Unwritable(err):
+		return fetch.ExitCode(err) // said on its URL's line
 	case err != nil:
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(contextWords(err, err.Error(), &o)))
 		return fetch.ExitCode(err)
