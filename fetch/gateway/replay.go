@@ -88,8 +88,34 @@ func (v *replayView) raw(u *url.URL) string {
 // head is the top of a replayed page: the live gateway's, with the
 // capture's time and the original URL.
 func (v *replayView) head(u *url.URL, title string) head {
-	return head{Title: title, URL: u.Redacted(), Raw: v.raw(u), Download: v.path(u) + "?download=1",
+	h := head{Title: title, URL: u.Redacted(), Raw: v.raw(u), Download: v.path(u) + "?download=1",
 		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(u.String()), Calendar: v.base + "/" + v.coll + "/*/" + u.String()}
+	h.Prev, h.Next = v.neighbours(u)
+	return h
+}
+
+// neighbours are the mementos of u just before and just after the
+// capture shown, "" where there is none.
+func (v *replayView) neighbours(u *url.URL) (prev, next string) {
+	if v.a == nil {
+		return "", ""
+	}
+	caps := v.a.Captures(u.String())
+	i := sort.Search(len(caps), func(i int) bool { return !caps[i].Time.Before(v.at) })
+	memento := func(c warc.Capture) string { return v.base + "/" + v.coll + "/" + c.Timestamp() + "/" + u.String() }
+	for j := i - 1; j >= 0; j-- {
+		if caps[j].Timestamp() != v.ts {
+			prev = memento(caps[j])
+			break
+		}
+	}
+	for j := i; j < len(caps); j++ {
+		if caps[j].Timestamp() > v.ts {
+			next = memento(caps[j])
+			break
+		}
+	}
+	return prev, next
 }
 
 // timestamp reads a replay path's time element: 1 to 14 digits, then
@@ -270,7 +296,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		p.payload(w, r, c)
 		return
 	}
-	if _, own := p.g.replayer(u); !own && c.Status != "" && c.Status != "-" { // an HTTP exchange (or a revisit of one): a web page
+	if _, own := p.g.replayer(u); !own && (c.Status != "" && c.Status != "-" || c.Type == "revisit") { // an HTTP exchange (or a revisit of one): a web page; webPage sends any other payload as it is
 		p.webPage(w, r, u, c)
 		return
 	}

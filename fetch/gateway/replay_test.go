@@ -569,3 +569,61 @@ func TestReplaySandboxAndSVG(t *testing.T) {
 		t.Errorf("the replayed page's CSP: %q", csp)
 	}
 }
+
+// The banner of a memento moves through time: the capture before and
+// the one after, on the gateway's pages and on a replayed web page,
+// whose banner is ASCII whatever the page's character set.
+func TestReplayBannerNeighbours(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "n"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	menu, page := "gopher://h.invalid/1/", "http://h.invalid/caf%C3%A9"
+	var times []time.Time
+	for i := range 3 {
+		at := time.Date(2026, 1, 2+i, 3, 4, 5, 0, time.UTC)
+		times = append(times, at)
+		w.Write(warc.Record{Type: "resource", URI: menu, Date: at, MediaType: "application/gopher-menu", Protocol: "gopher", Status: "-",
+			Body: strings.NewReader(fmt.Sprintf("iCapture %d\tfake\t(NULL)\t0\r\n.\r\n", i))})
+		body := "<html><body>caf\xe9</body></html>" // Latin-1, no charset named
+		head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n", len(body))
+		w.Write(warc.Record{Type: "response", URI: page, Date: at, MediaType: "application/http;msgtype=response", Body: strings.NewReader(head + body),
+			PayloadOffset: int64(len(head)), PayloadType: "text/html", Status: "200"})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(filepath.Join(dir, "n.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"n": a}, gateway.Options{}))
+	defer s.Close()
+	ts := func(i int) string { return times[i].Format("20060102150405") }
+	for _, u := range []string{menu, page} {
+		_, mid := get(t, s.URL+"/n/"+ts(1)+"/"+u)
+		if !strings.Contains(mid, `rel="prev" href="/n/`+ts(0)+`/`) || !strings.Contains(mid, `rel="next" href="/n/`+ts(2)+`/`) {
+			t.Errorf("%s, the middle capture:\n%s", u, mid)
+		}
+		_, first := get(t, s.URL+"/n/"+ts(0)+"/"+u)
+		if strings.Contains(first, `rel="prev"`) || !strings.Contains(first, `rel="next" href="/n/`+ts(1)+`/`) {
+			t.Errorf("%s, the first capture:\n%s", u, first)
+		}
+	}
+	_, p := get(t, s.URL+"/n/"+ts(1)+"/"+page)
+	i := strings.Index(p, `<div class="deref-replay">`)
+	if i < 0 {
+		t.Fatalf("no banner:\n%s", p)
+	}
+	banner := p[i : i+strings.Index(p[i:], "</div>")]
+	for _, c := range []byte(banner) {
+		if c >= 0x80 {
+			t.Fatalf("the banner holds a byte past ASCII: %q", banner)
+		}
+	}
+	if !strings.Contains(banner, "&#183;") || !strings.Contains(banner, "caf&#233;") && !strings.Contains(banner, "caf%C3%A9") {
+		t.Errorf("banner %q", banner)
+	}
+}

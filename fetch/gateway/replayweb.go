@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"fmt"
 	"html"
 	"io"
 	"mime"
@@ -220,10 +221,36 @@ func (rw *rewriter) html(w *bufio.Writer, r io.Reader) {
 }
 
 // banner names the capture shown, its original URL and the live page.
+// It is written in ASCII, every other character a numeric reference, so
+// that it reads right in whatever character set the page is (an nginx
+// index page declaring none is read as windows-1252), and names the
+// captures just before and after.
 func (rw *rewriter) banner(w *bufio.Writer) {
-	w.WriteString(`<div class="deref-replay">Archived ` + html.EscapeString(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
-		`: <a class="live" href="` + html.EscapeString(rw.base.String()) + `">` + html.EscapeString(rw.base.Redacted()) + `</a> (live) · <a href="` + html.EscapeString(rw.v.base) + `/` +
-		html.EscapeString(rw.v.coll) + `/*/` + html.EscapeString(rw.base.String()) + `">every capture</a></div>`)
+	prev, next := rw.v.neighbours(rw.base)
+	b := `<div class="deref-replay">Archived ` + asciiHTML(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
+		`: <a class="live" href="` + asciiHTML(rw.base.String()) + `">` + asciiHTML(rw.base.Redacted()) + `</a> (live) &#183; `
+	if prev != "" {
+		b += `<a rel="prev" href="` + asciiHTML(prev) + `">previous capture</a> &#183; `
+	}
+	if next != "" {
+		b += `<a rel="next" href="` + asciiHTML(next) + `">next capture</a> &#183; `
+	}
+	w.WriteString(b + `<a href="` + asciiHTML(rw.v.base) + `/` + asciiHTML(rw.v.coll) + `/*/` + asciiHTML(rw.base.String()) + `">every capture</a></div>`)
+}
+
+// asciiHTML escapes s for HTML text or a quoted attribute, every
+// character past ASCII as a numeric character reference.
+func asciiHTML(s string) string {
+	s = html.EscapeString(s)
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "&#%d;", r)
+		}
+	}
+	return b.String()
 }
 
 // inSVG says whether tag is one of SVG's that link (a, image, use,
