@@ -85,6 +85,13 @@ const pageTemplates = `
 {{range .}}<tr><td class="n">{{.Number}}</td><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{.Author}}</td><td>{{.Time}}</td></tr>
 {{end}}</tbody></table>
 {{end}}
+{{define "captures"}}{{if .Months}}<table class="calendar"><thead><tr><th>Month</th><th>Captures</th></tr></thead><tbody>
+{{range .Months}}<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td class="n">{{.Count}}</td></tr>
+{{end}}</tbody></table>
+{{end}}<table><thead><tr><th>Captured</th><th>Status or kind</th><th>Media type</th><th>Archived</th></tr></thead><tbody>
+{{range .Rows}}<tr{{if and $.Months .First}} id="{{.Month}}"{{end}}><td><a href="{{.Link}}">{{.Time}}</a></td><td>{{.Status}}</td><td>{{.Mime}}</td><td class="n">{{.Bytes}}</td></tr>
+{{end}}</tbody></table>
+{{end}}
 {{define "pages"}}<h2>Pages</h2><table><thead><tr><th>Title</th><th>URL</th><th>Captured</th></tr></thead><tbody>
 {{range .}}<tr><td><a href="{{.Link}}">{{if .Description}}{{.Description}}{{else}}{{.Name}}{{end}}</a></td><td>{{.Name}}</td><td>{{.Time}}</td></tr>
 {{end}}</tbody></table>

@@ -477,20 +477,90 @@ func (p *replayer) timemap(w *logWriter, coll string, a *warc.Archive, u *url.UR
 	io.WriteString(w, b.String())
 }
 
-// calendar answers /COLL/*/URL: every capture of URL, linked.
+// calendar answers /COLL/*/URL: every capture of URL, linked, with its
+// time, its status (an HTTP response's) or kind, its media type and the
+// bytes its record takes in the archive; where there are more than
+// calendarPast, a calendar first, by year and month, each month linked
+// to its captures below.
 func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.Archive, u *url.URL) {
 	caps := a.Captures(u.String())
-	var rows []item
-	for _, c := range caps {
-		rows = append(rows, item{Name: c.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Link: basePath(r) + "/" + coll + "/" + c.Timestamp() + "/" + u.String(), Size: c.Type, Time: c.Mime})
-	}
-	if len(rows) == 0 {
+	if len(caps) == 0 {
 		p.notArchived(w, r, coll, u)
 		return
 	}
-	startPage(w, head{Title: fmt.Sprintf("%d captures of %s", len(rows), u.Redacted()), URL: u.Redacted(), Live: template.URL(u.String())})
-	pages().ExecuteTemplate(w, "listing", rows)
+	type capRow struct {
+		Time, Link, Status, Mime, Bytes, Month string
+		First                              bool // the first of its month
+	}
+	type month struct {
+		Name, Anchor string
+		Count        int
+	}
+	var rows []capRow
+	var months []month
+	for _, c := range caps {
+		status := c.Status
+		switch {
+		case c.Type == "revisit":
+			status = "revisit (unchanged)"
+		case status == "" || status == "-":
+			status = c.Type
+		}
+		mt := c.Mime
+		if mt == "" {
+			mt = "-"
+		}
+		bytes := "-"
+		if c.Length > 0 {
+			bytes = humanSize(c.Length)
+		}
+		m := c.Time.UTC().Format("2006-01")
+		row := capRow{Time: c.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Link: basePath(r) + "/" + coll + "/" + c.Timestamp() + "/" + u.String(),
+			Status: status, Mime: mt, Bytes: bytes, Month: "m" + strings.ReplaceAll(m, "-", "")}
+		if len(months) == 0 || months[len(months)-1].Anchor != row.Month {
+			months = append(months, month{Name: c.Time.UTC().Format("January 2006"), Anchor: row.Month})
+			row.First = true
+		}
+		months[len(months)-1].Count++
+		rows = append(rows, row)
+	}
+	title := fmt.Sprintf("%s of %s", plural(len(caps), "capture", "captures"), u.Redacted())
+	startPage(w, head{Title: title, URL: u.Redacted(), Live: template.URL(u.String())})
+	data := struct {
+		Rows   []capRow
+		Months []month
+	}{Rows: rows}
+	if len(caps) > calendarPast {
+		data.Months = months
+	}
+	pages().ExecuteTemplate(w, "captures", data)
 	endPage(w)
+}
+
+// calendarPast is how many captures a URL has before its page starts
+// with a calendar.
+const calendarPast = 20
+
+// plural is n and the noun for it: "1 capture", "2 captures".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// humanSize is a byte count as people read it: "512 B", "3.4 KiB".
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // urls answers /COLL/: the URLs the collection holds, each linked to

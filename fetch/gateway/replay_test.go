@@ -627,3 +627,45 @@ func TestReplayBannerNeighbours(t *testing.T) {
 		t.Errorf("banner %q", banner)
 	}
 }
+
+// A URL's captures: a list of each one's time, kind, media type and
+// archived size where there are few, a calendar by month first where
+// there are many; the count's noun agrees with it.
+func TestReplayCapturesPage(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "c"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, many := "gopher://h.invalid/0/one", "gopher://h.invalid/1/"
+	w.Write(warc.Record{Type: "resource", URI: one, Date: time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), MediaType: "text/plain", Protocol: "gopher", Status: "-", Body: strings.NewReader("one\n")})
+	for i := range 25 {
+		w.Write(warc.Record{Type: "resource", URI: many, Date: time.Date(2025, time.Month(1+i/10), 1+i, 0, 0, 0, 0, time.UTC), MediaType: "application/gopher-menu", Protocol: "gopher", Status: "-",
+			Body: strings.NewReader(fmt.Sprintf("iMenu %d\tfake\t(NULL)\t0\r\n.\r\n", i))})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(filepath.Join(dir, "c.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"c": a}, gateway.Options{}))
+	defer s.Close()
+	_, page := get(t, s.URL+"/c/*/"+one)
+	for _, want := range []string{"<title>1 capture of " + one, "<th>Media type</th>", "<td>text/plain</td>", "<td>resource</td>", " B</td>", "2025-05-01 00:00:00 UTC"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("one capture: no %q in\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, `class="calendar"`) {
+		t.Errorf("a calendar for one capture:\n%s", page)
+	}
+	_, page = get(t, s.URL+"/c/*/"+many)
+	for _, want := range []string{"<title>25 captures of " + many, `class="calendar"`, `<a href="#m202501">January 2025</a></td><td class="n">10</td>`, `<a href="#m202503">March 2025</a></td><td class="n">5</td>`, `id="m202502"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("25 captures: no %q in\n%s", want, page)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type Capture struct {
 	Digest   string    // the payload's digest, "sha1:..."; "" when not recorded
 	File     string    // the WARC file's path; in a WACZ, the WACZ's, "#" and its name there ("x.wacz#archive/data.warc.gz")
 	Offset   int64     // where the record starts in it
+	Length   int64     // the record's length there (compressed, as stored); 0 where the index does not say
 	Protocol string    // WARC-Protocol, where recorded
 	// RefersToURL and RefersToTime name the record a revisit repeats the
 	// payload of, where it says so.
@@ -659,7 +660,7 @@ func (lf *lineForm) capture(line string) (Capture, bool) {
 		return Capture{}, false
 	}
 	var j struct {
-		URL, Mime, Status, Digest, Offset, Filename, Protocol jsonText
+		URL, Mime, Status, Digest, Offset, Length, Filename, Protocol jsonText
 	}
 	if err := json.Unmarshal([]byte(parts[2]), &j); err != nil || j.Filename == "" {
 		return Capture{}, false
@@ -681,7 +682,8 @@ func (lf *lineForm) capture(line string) (Capture, bool) {
 	case !filepath.IsAbs(file):
 		file = filepath.Join(lf.dir, filepath.Base(file))
 	}
-	c := Capture{URL: strings.Trim(string(j.URL), "<>"), Time: t, Type: "resource", Mime: string(j.Mime), Status: string(j.Status), File: file, Offset: off, Protocol: string(j.Protocol)}
+	length, _ := strconv.ParseInt(string(j.Length), 10, 64)
+	c := Capture{URL: strings.Trim(string(j.URL), "<>"), Time: t, Type: "resource", Mime: string(j.Mime), Status: string(j.Status), File: file, Offset: off, Length: length, Protocol: string(j.Protocol)}
 	if j.Digest != "" {
 		c.Digest = "sha1:" + strings.TrimPrefix(string(j.Digest), "sha1:")
 	}
