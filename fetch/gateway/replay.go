@@ -490,7 +490,7 @@ func (p *replayer) calendar(w *logWriter, r *http.Request, coll string, a *warc.
 	}
 	type capRow struct {
 		Time, Link, Status, Mime, Bytes, Month string
-		First                              bool // the first of its month
+		First                                  bool // the first of its month
 	}
 	type month struct {
 		Name, Anchor string
