@@ -19,6 +19,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/urlderef/deref/fetch"
+	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/url"
 )
 
 // ZipNumLines is how many index lines a block of a ZipNum index holds,
@@ -46,24 +50,24 @@ func (t *jsonText) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var wwwPrefix = regexp.MustCompile(`^(https?://)www\d*\.`)
+var wwwPrefix = regexp.MustCompile(`^www\d*\.`)
 
 // waczKey is the key of a URL's lines in a WACZ's index, as wabac.js
-// computes it to look them up: for an http(s) URL a SURT (a leading
-// "www", "www2" ... dropped, the URL in lower case, the host's labels
-// reversed and joined by commas, its port where it names one, ")", the
-// path, and the query's parameters sorted); any other URL is its own
-// key, as wabac.js makes SURTs of http(s) URLs only.
+// computes it to look them up: for a URL of the web (the schemes whose
+// folders are index pages: http, https) a SURT (a leading "www",
+// "www2" ... dropped, the URL in lower case, the host's labels reversed
+// and joined by commas, its port where it names one, ")", the path, and
+// the query's parameters sorted); any other URL is its own key, as
+// wabac.js makes SURTs of http(s) URLs only.
 func waczKey(raw string) string {
-	if !strings.HasPrefix(raw, "http:") && !strings.HasPrefix(raw, "https:") {
-		return raw
-	}
-	s := strings.ToLower(wwwPrefix.ReplaceAllString(raw, "$1"))
-	u, err := neturl.Parse(s)
+	u, err := neturl.Parse(raw)
 	if err != nil || u.Host == "" {
 		return raw
 	}
-	h := u.Hostname()
+	if sc, _ := fetch.DefaultClient().Scheme(strings.ToLower(u.Scheme)); sc.Tree != protocols.TreeIndexPage {
+		return raw
+	}
+	h := strings.ToLower(wwwPrefix.ReplaceAllString(u.Hostname(), ""))
 	if strings.Contains(h, ":") {
 		h = "[" + h + "]"
 	}
@@ -72,16 +76,16 @@ func waczKey(raw string) string {
 		labels[i], labels[j] = labels[j], labels[i]
 	}
 	k := strings.Join(labels, ",")
-	if p := u.Port(); p != "" && !(p == "80" && u.Scheme == "http" || p == "443" && u.Scheme == "https") {
+	if p := u.Port(); p != "" && p != strconv.Itoa(url.DefaultPorts[strings.ToLower(u.Scheme)]) {
 		k += ":" + p
 	}
-	p := u.EscapedPath()
+	p := strings.ToLower(u.EscapedPath())
 	if p == "" {
 		p = "/"
 	}
 	k += ")" + p
 	if u.RawQuery != "" {
-		params := strings.Split(u.RawQuery, "&")
+		params := strings.Split(strings.ToLower(u.RawQuery), "&")
 		sort.Strings(params)
 		k += "?" + strings.Join(params, "&")
 	}
