@@ -138,7 +138,7 @@ func TestWACZFlag(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, page := get("/crawl/"); code != 200 || !strings.Contains(page, "A Small Site") || !strings.Contains(page, "<h2>Pages</h2>") {
+	if code, page := get("/crawl/"); code != 200 || !strings.Contains(page, "A Small Site") || !strings.Contains(page, "<h2>Start here</h2>") {
 		t.Errorf("the collection: %d\n%s", code, page)
 	}
 	if code, page := get("/crawl/" + site + "style.css"); code != 200 || !strings.Contains(page, "rgb(255, 0, 0)") {

@@ -92,10 +92,15 @@ const pageTemplates = `
 {{range .Rows}}<tr{{if and $.Months .First}} id="{{.Month}}"{{end}}><td><a href="{{.Link}}">{{.Time}}</a></td><td>{{.Status}}</td><td>{{.Mime}}</td><td class="n">{{.Bytes}}</td></tr>
 {{end}}</tbody></table>
 {{end}}
-{{define "pages"}}<h2>Pages</h2><table><thead><tr><th>Title</th><th>URL</th><th>Captured</th></tr></thead><tbody>
-{{range .}}<tr><td><a href="{{.Link}}">{{if .Description}}{{.Description}}{{else}}{{.Name}}{{end}}</a></td><td>{{.Name}}</td><td>{{.Time}}</td></tr>
+{{define "collection"}}{{if .Start}}<h2>Start here</h2><table><thead><tr><th>Page</th><th>URL</th><th>Captured</th></tr></thead><tbody>
+{{range .Start}}<tr><td><a href="{{.Link}}">{{if .Description}}{{.Description}}{{else}}{{.Name}}{{end}}</a></td><td>{{.Name}}</td><td>{{.Time}}</td></tr>
 {{end}}</tbody></table>
-<h2>All URLs</h2>
+{{end}}<form class="search" action="{{.Action}}" method="get"><input type="text" name="url" aria-label="a URL, or a prefix ending in *" placeholder="a URL, or gopher://host/1/* for those under it" value="{{if .Prefix}}{{.Prefix}}*{{end}}"><button>Find</button></form>
+<h2>{{if .Prefix}}URLs under {{.Prefix}}{{else}}All URLs{{end}}</h2>
+{{if .Rows}}<table><thead><tr><th>URL</th><th>Media type</th><th>Captures</th><th>First</th><th>Last</th></tr></thead><tbody>
+{{range .Rows}}<tr><td><a href="{{.Link}}">{{.URL}}</a></td><td>{{.Mime}}</td><td class="n">{{.Captures}}</td><td><a href="{{.FirstLink}}">{{.First}}</a></td><td><a href="{{.LastLink}}">{{.Last}}</a></td></tr>
+{{end}}</tbody></table>{{else}}<p>None.</p>{{end}}
+<nav>{{if .Pager.Prev}}<a rel="prev" href="{{.Pager.Prev}}">previous {{len .Rows}}</a>{{end}}{{if and .Pager.Prev .Pager.Next}} · {{end}}{{if .Pager.Next}}<a rel="next" href="{{.Pager.Next}}">next</a>{{end}}</nav>
 {{end}}
 {{define "groups"}}<table><thead><tr><th>Group</th><th>Articles</th><th>Description</th></tr></thead><tbody>
 {{range .}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td class="n">{{.Number}}</td><td>{{.Description}}</td></tr>

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"sort"
 	"strings"
 	"time"
@@ -162,7 +163,7 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rest == "" {
-		p.urls(lw, r, coll, a)
+		p.urls(lw, r, coll, a, "")
 		return
 	}
 	first, after, _ := strings.Cut(rest, "/")
@@ -171,6 +172,8 @@ func (p *replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if u, ok := p.target(lw, r, strings.TrimPrefix(rest, "timemap/link/")); ok {
 			p.timemap(lw, coll, a, u)
 		}
+	case first == "*" && strings.HasSuffix(after, "*"):
+		p.urls(lw, r, coll, a, schemeSlashes(strings.TrimSuffix(after, "*"))) // pywb's prefix form
 	case first == "*":
 		if u, ok := p.target(lw, r, after); ok {
 			p.calendar(lw, r, coll, a, u)
@@ -563,28 +566,78 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// urls answers /COLL/: the URLs the collection holds, each linked to
-// its captures (the first 10,000).
-func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Archive) {
-	// The pages its WACZ files list (pages/pages.jsonl), with their
-	// titles, as ReplayWeb.page lists them.
-	var listed []item
-	a.Pages(func(pg warc.Page) bool {
-		ts := pg.Time.UTC().Format("20060102150405")
-		listed = append(listed, item{Name: protocols.Printable(url.RedactString(pg.URL)), Description: protocols.Printable(pg.Title),
-			Link: basePath(r) + "/" + coll + "/" + ts + "/" + pg.URL, Time: pg.Time.UTC().Format("2006-01-02 15:04:05 UTC")})
-		return len(listed) < 10000
-	})
-	var rows []item
-	a.URLs(func(u string, n int) bool {
-		rows = append(rows, item{Name: protocols.Printable(url.RedactString(u)), Link: basePath(r) + "/" + coll + "/*/" + u, Number: int64(n)})
-		return len(rows) < 10000
-	})
-	startPage(w, head{Title: "Collection " + coll})
-	if len(listed) > 0 {
-		pages().ExecuteTemplate(w, "pages", listed)
+// urlsPerPage is how many URLs a page of a collection lists.
+const urlsPerPage = 100
+
+// urls answers /COLL/ (and /COLL/*/PREFIX*): the pages a person would
+// start from (its WACZ page list, where it has one), a box that finds a
+// URL's captures or the URLs under a prefix ("gopher://host/1/*"), and
+// the URLs it holds (or those under the prefix) in index order, each
+// with its media type, its captures' count and the first and last of
+// them, urlsPerPage at a time, with the pages before and after linked.
+func (p *replayer) urls(w *logWriter, r *http.Request, coll string, a *warc.Archive, prefix string) {
+	q := r.URL.Query()
+	if typed := strings.TrimSpace(q.Get("url")); typed != "" && prefix == "" {
+		if pre, ok := strings.CutSuffix(typed, "*"); ok {
+			redirect(w, basePath(r)+"/"+coll+"/*/"+pre+"*")
+		} else {
+			redirect(w, basePath(r)+"/"+coll+"/*/"+typed)
+		}
+		return
 	}
-	pages().ExecuteTemplate(w, "overview", rows)
+	base := basePath(r) + "/" + coll + "/"
+	if prefix != "" {
+		base += "*/" + prefix + "*"
+	}
+	after, back := q.Get("after"), false
+	if b := q.Get("before"); b != "" {
+		after, back = b, true
+	}
+	rows, more := a.Browse(prefix, after, back, urlsPerPage)
+	type urlRow struct {
+		URL, Link, Mime, First, FirstLink, Last, LastLink string
+		Captures                                          int
+	}
+	var list []urlRow
+	for _, ur := range rows {
+		mt := ur.Mime
+		if mt == "" {
+			mt = "-"
+		}
+		list = append(list, urlRow{URL: protocols.Printable(url.RedactString(ur.URL)), Link: basePath(r) + "/" + coll + "/*/" + ur.URL, Mime: mt, Captures: ur.Captures,
+			First: ur.First.UTC().Format("2006-01-02 15:04"), FirstLink: basePath(r) + "/" + coll + "/" + ur.First.UTC().Format("20060102150405") + "/" + ur.URL,
+			Last: ur.Last.UTC().Format("2006-01-02 15:04"), LastLink: basePath(r) + "/" + coll + "/" + ur.Last.UTC().Format("20060102150405") + "/" + ur.URL})
+	}
+	type pager struct{ Prev, Next string }
+	var pg pager
+	if len(rows) > 0 {
+		first, last := rows[0].URL, rows[len(rows)-1].URL
+		if back && more || !back && after != "" {
+			pg.Prev = base + "?before=" + neturl.QueryEscape(first)
+		}
+		if !back && more || back {
+			pg.Next = base + "?after=" + neturl.QueryEscape(last)
+		}
+	}
+	var start []item
+	if prefix == "" && after == "" {
+		for _, sp := range a.StartPages(50) {
+			start = append(start, item{Name: protocols.Printable(url.RedactString(sp.URL)), Description: protocols.Printable(sp.Title),
+				Link: basePath(r) + "/" + coll + "/" + sp.Time.UTC().Format("20060102150405") + "/" + sp.URL, Time: sp.Time.UTC().Format("2006-01-02 15:04:05 UTC")})
+		}
+	}
+	title := "Collection " + coll
+	if prefix != "" {
+		title = "URLs under " + url.RedactString(prefix) + " in " + coll
+	}
+	startPage(w, head{Title: title})
+	pages().ExecuteTemplate(w, "collection", struct {
+		Start  []item
+		Action string
+		Prefix string
+		Rows   []urlRow
+		Pager  pager
+	}{start, basePath(r) + "/" + coll + "/", prefix, list, pg})
 	endPage(w)
 }
 

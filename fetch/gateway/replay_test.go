@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -668,4 +669,79 @@ func TestReplayCapturesPage(t *testing.T) {
 			t.Errorf("25 captures: no %q in\n%s", want, page)
 		}
 	}
+}
+
+// A collection's page: the pages to start from, a box that finds a URL
+// or a prefix, the URLs with what each column says, 100 at a time with
+// the pages before and after linked; the prefix form /COLL/*/PREFIX*.
+func TestReplayCollectionPage(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(filepath.Join(dir, "c"), warc.Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h.invalid/1/", Date: at, MediaType: "application/gopher-menu", Protocol: "gopher", Status: "-", Body: strings.NewReader("iroot\tfake\t(NULL)\t0\r\n.\r\n")})
+	for i := range 250 {
+		w.Write(warc.Record{Type: "resource", URI: fmt.Sprintf("gopher://h.invalid/0/f%03d", i), Date: at, MediaType: "text/plain", Protocol: "gopher", Status: "-", Body: strings.NewReader(fmt.Sprintf("%d\n", i))})
+	}
+	w.Write(warc.Record{Type: "resource", URI: "gopher://h.invalid/0/f007", Date: at.Add(time.Hour), MediaType: "text/plain", Protocol: "gopher", Status: "-", Body: strings.NewReader("again\n")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(filepath.Join(dir, "c.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := httptest.NewServer(gateway.Archive(map[string]*warc.Archive{"c": a}, gateway.Options{}))
+	defer s.Close()
+	_, page := get(t, s.URL+"/c/")
+	for _, want := range []string{"<h2>Start here</h2>", `<a href="/c/20250501000000/gopher://h.invalid/1/">gopher://h.invalid/1/</a>`,
+		"<th>URL</th><th>Media type</th><th>Captures</th><th>First</th><th>Last</th>", `name="url"`, `rel="next" href="/c/?after=`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the collection: no %q in\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, `rel="prev"`) || strings.Count(page, `<td class="n">`) != 100 {
+		t.Errorf("the first page: %d rows\n%s", strings.Count(page, `<td class="n">`), page)
+	}
+	if !strings.Contains(page, `f007</a></td><td>text/plain</td><td class="n">2</td><td><a href="/c/20250501000000/gopher://h.invalid/0/f007">2025-05-01 00:00</a></td><td><a href="/c/20250501010000/gopher://h.invalid/0/f007">2025-05-01 01:00</a>`) {
+		t.Errorf("f007's row:\n%s", page)
+	}
+	// Through the pages, forward and back.
+	next := func(page, rel string) string {
+		i := strings.Index(page, `rel="`+rel+`" href="`)
+		if i < 0 {
+			return ""
+		}
+		rest := page[i+len(`rel="`+rel+`" href="`):]
+		return html.UnescapeString(rest[:strings.IndexByte(rest, '"')])
+	}
+	_, p2 := get(t, s.URL+next(page, "next"))
+	_, p3 := get(t, s.URL+next(p2, "next"))
+	if n := strings.Count(p3, `<td class="n">`); n != 51 || next(p3, "next") != "" || !strings.Contains(p3, "f249") {
+		t.Errorf("the last page: %d rows\n%s", n, p3)
+	}
+	_, back := get(t, s.URL+next(p3, "prev"))
+	if back != p2 {
+		t.Errorf("back from the last page is not the second:\n%s", back)
+	}
+	// A prefix, typed or in pywb's form.
+	resp, _ := get(t, s.URL+"/c/?url="+neturlQuery("gopher://h.invalid/0/f24*"))
+	if loc := resp.Header.Get("Location"); loc != "/c/*/gopher://h.invalid/0/f24*" {
+		t.Errorf("the box's prefix led to %q", loc)
+	}
+	_, pre := get(t, s.URL+"/c/*/gopher://h.invalid/0/f24*")
+	if n := strings.Count(pre, `<td class="n">`); n != 10 || !strings.Contains(pre, "URLs under gopher://h.invalid/0/f24") {
+		t.Errorf("the prefix: %d rows\n%s", n, pre)
+	}
+	resp, _ = get(t, s.URL+"/c/?url="+neturlQuery("gopher://h.invalid/0/f100"))
+	if loc := resp.Header.Get("Location"); loc != "/c/*/gopher://h.invalid/0/f100" {
+		t.Errorf("the box's URL led to %q", loc)
+	}
+}
+
+func neturlQuery(s string) string {
+	return strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", "#", "%23", " ", "+").Replace(s)
 }

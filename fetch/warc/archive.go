@@ -67,6 +67,12 @@ type capIndex interface {
 	find(key string, fn func(line string))
 	// each calls fn with every line, in order, until fn returns false.
 	each(fn func(line string) bool)
+	// from calls fn with every line from key's on, in order, until fn
+	// returns false.
+	from(key string, fn func(line string) bool)
+	// before is up to n URLs whose keys come just before key and begin
+	// with prefix, in order.
+	before(lf *lineForm, key, prefix string, n int) []URLRow
 	// lineForm says how the lines name keys and files.
 	form() *lineForm
 	close() error
