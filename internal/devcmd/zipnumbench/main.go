@@ -5,8 +5,10 @@
 // --zipnum writes it, and says both sizes; measure opens the ZipNum
 // index as deref serve --archive does and looks up captures at random
 // (a tenth of them not archived), and says the time to open it, the
-// lookups' 50th, 99th and 100th percentiles, and the process's peak
-// resident memory. Lookups touch the index only: the WARC files named
+// lookups' 50th, 99th and 100th percentiles, those of a collection
+// page's 100 URLs after and before a URL at random (warc.Archive.Browse),
+// and the process's peak resident memory; -flat measures the flat CDXJ
+// index instead. Lookups touch the index only: the WARC files named
 // are not made.
 //
 //	go run ./internal/devcmd/zipnumbench gen -n 10000000 DIR
@@ -38,6 +40,7 @@ func main() {
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	n := fs.Int("n", 10_000_000, "captures to generate (gen)")
 	lookups := fs.Int("lookups", 20000, "lookups to time (measure)")
+	flat := fs.Bool("flat", false, "measure the flat CDXJ index instead (measure)")
 	fs.Parse(os.Args[2:])
 	if fs.NArg() != 1 {
 		usage()
@@ -48,7 +51,7 @@ func main() {
 	case "gen":
 		err = gen(dir, *n)
 	case "measure":
-		err = measure(dir, *lookups)
+		err = measure(dir, *lookups, *flat)
 	default:
 		usage()
 	}
@@ -127,7 +130,7 @@ func size(p string) int64 {
 }
 
 // measure opens DIR/index.idx and times lookups.
-func measure(dir string, lookups int) error {
+func measure(dir string, lookups int, flat bool) error {
 	b, err := os.ReadFile(filepath.Join(dir, "captures"))
 	if err != nil {
 		return fmt.Errorf("run gen first: %w", err)
@@ -135,7 +138,11 @@ func measure(dir string, lookups int) error {
 	var n int
 	fmt.Sscan(string(b), &n)
 	start := time.Now()
-	a, err := warc.Open(filepath.Join(dir, "index.idx"))
+	index := filepath.Join(dir, "index.idx")
+	if flat {
+		index = filepath.Join(dir, "flat.cdxj")
+	}
+	a, err := warc.Open(index)
 	if err != nil {
 		return err
 	}
@@ -164,11 +171,36 @@ func measure(dir string, lookups int) error {
 			return fmt.Errorf("%s: %d captures", u, len(caps))
 		}
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	pct := func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))].Microseconds()) / 1000 }
-	fmt.Printf("%d captures: opened in %.1f ms; %d lookups (%d found, %d not archived): p50 %.2f ms, p99 %.2f ms, max %.2f ms; peak resident memory %s\n",
-		n, float64(opened.Microseconds())/1000, lookups, found, missing, pct(0.5), pct(0.99), pct(1), peakRSS())
+	pct := percentiles(times)
+	fmt.Printf("%d captures: opened in %.1f ms; %d lookups (%d found, %d not archived): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		n, float64(opened.Microseconds())/1000, lookups, found, missing, pct(0.5), pct(0.99), pct(1))
+	// The collection's page: 100 URLs after a URL anywhere, and the 100
+	// before it, as deref serve --archive lists them.
+	pagesTimed := 500
+	fwd, back := make([]time.Duration, pagesTimed), make([]time.Duration, pagesTimed)
+	for i := range pagesTimed {
+		k := r.IntN(n)
+		u := pageURL(k/per, k%per)
+		t0 := time.Now()
+		rows, _ := a.Browse("", u, false, 100)
+		fwd[i] = time.Since(t0)
+		t0 = time.Now()
+		prev, _ := a.Browse("", u, true, 100)
+		back[i] = time.Since(t0)
+		if len(rows) == 0 || len(prev) == 0 && k >= 100 {
+			return fmt.Errorf("a page after %s: %d rows, before it %d", u, len(rows), len(prev))
+		}
+	}
+	pf, pb := percentiles(fwd), percentiles(back)
+	fmt.Printf("%d pages of 100 URLs after a URL at random: p50 %.2f ms, p99 %.2f ms; before it: p50 %.2f ms, p99 %.2f ms; peak resident memory %s\n",
+		pagesTimed, pf(0.5), pf(0.99), pb(0.5), pb(0.99), peakRSS())
 	return nil
+}
+
+// percentiles sorts times and returns their percentiles in ms.
+func percentiles(times []time.Duration) func(p float64) float64 {
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))].Microseconds()) / 1000 }
 }
 
 // peakRSS is the process's peak resident memory (VmHWM), where the
