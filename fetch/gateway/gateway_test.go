@@ -473,6 +473,17 @@ func TestNewsPages(t *testing.T) {
 	if !strings.Contains(page, `<span class="quote">&gt; a quoted &lt;line&gt;</span>`) || !strings.Contains(page, "<b>Subject</b>: article 7 &lt;b&gt;") {
 		t.Errorf("the article:\n%s", page)
 	}
+	// Titles that name what is shown, and an article's way back.
+	if _, page := get(t, s.URL+"/news/local.test"); !strings.Contains(page, "<title>Articles in local.test</title>") {
+		t.Errorf("the group's title:\n%s", page)
+	}
+	if !strings.Contains(page, "<title>article 7 &lt;b&gt;</title>") || !strings.Contains(page, `href="/news/local.test">up</a>`) {
+		t.Errorf("the article's title and way back:\n%s", page)
+	}
+	_, page = get(t, s.URL+"/nntp/"+ns.Addr()+"/local.test/7")
+	if !strings.Contains(page, "<title>article 7 &lt;b&gt;</title>") || !strings.Contains(page, `/local.test">up</a>`) {
+		t.Errorf("the nntp: article's title and way back:\n%s", page)
+	}
 }
 
 // A Gopher+ form (an item flagged "?") is an HTML form of its +ASK
@@ -621,5 +632,22 @@ func TestURLFormStaysOn(t *testing.T) {
 		if loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") || strings.ContainsAny(loc, "\r\n")) {
 			t.Errorf("?url=%q: Location %q", typed, loc)
 		}
+	}
+}
+
+// A menu's title names it, and its blank info lines stay blank lines
+// (they are its layout).
+func TestMenuTitleAndBlankLines(t *testing.T) {
+	addr := gopherServer(t, map[string]string{
+		"/":     "iFirst\t\terror.host\t1\r\ni\t\terror.host\t1\r\niThird\t\terror.host\t1\r\n1Docs\t/docs\tHOST\tPORT\r\n.\r\n",
+		"/docs": "0A file\t/docs/a\tHOST\tPORT\r\n.\r\n",
+	})
+	s := start(t, gateway.Options{AllowPrivate: true})
+	_, page := get(t, s.URL+"/gopher/"+addr+"/1/")
+	if !strings.Contains(page, "<title>The root menu of "+addr+"</title>") || !strings.Contains(page, `<li class="i">First</li>`+"\n"+`<li class="i">&#160;</li>`+"\n"+`<li class="i">Third</li>`) {
+		t.Errorf("the root menu:\n%s", page)
+	}
+	if _, page := get(t, s.URL+"/gopher/"+addr+"/1/docs"); !strings.Contains(page, "<title>Menu /docs on "+addr+"</title>") {
+		t.Errorf("a menu:\n%s", page)
 	}
 }

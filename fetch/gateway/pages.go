@@ -73,7 +73,7 @@ const pageTemplates = `
 {{template "foot"}}{{end}}
 {{define "search"}}{{template "head" .}}<form class="search" method="get"><input type="text" name="q" aria-label="words to search for" value="{{.Query}}" autofocus><button>Search</button></form>
 {{template "foot"}}{{end}}
-{{define "item"}}{{if .Info}}<li class="i">{{.Name}}</li>
+{{define "item"}}{{if .Info}}<li class="i">{{if .Name}}{{.Name}}{{else}}&#160;{{end}}</li>
 {{else if .Link}}<li><span class="kind">{{.Kind}}</span> <a href="{{.Link}}">{{.Name}}</a>{{if .Plus}} <a href="{{.Plus}}" title="Gopher+ attributes and views">+</a>{{end}}</li>
 {{else}}<li><span class="kind">{{.Kind}}</span> {{.Name}}</li>
 {{end}}{{end}}
@@ -91,6 +91,10 @@ const pageTemplates = `
 {{end}}<table><thead><tr><th>Captured</th><th>Status or kind</th><th>Media type</th><th>Archived</th></tr></thead><tbody>
 {{range .Rows}}<tr{{if and $.Months .First}} id="{{.Month}}"{{end}}><td><a href="{{.Link}}">{{.Time}}</a></td><td>{{.Status}}</td><td>{{.Mime}}</td><td class="n">{{.Bytes}}</td></tr>
 {{end}}</tbody></table>
+{{end}}
+{{define "collections"}}<ul class="collections">
+{{range .}}<li><a href="{{.Link}}">{{.Name}}</a></li>
+{{end}}</ul>
 {{end}}
 {{define "collection"}}{{if .Start}}<h2>Start here</h2><table><thead><tr><th>Page</th><th>URL</th><th>Captured</th></tr></thead><tbody>
 {{range .Start}}<tr><td><a href="{{.Link}}">{{if .Description}}{{.Description}}{{else}}{{.Name}}{{end}}</a></td><td>{{.Name}}</td><td>{{.Time}}</td></tr>
@@ -366,9 +370,9 @@ func (g *gateway) gopherMenu(w *logWriter, r *http.Request, u *url.URL, gp *url.
 		return
 	}
 	defer done()
-	title := "Menu " + gp.Selector
+	title := "Menu " + gp.Selector + " on " + u.Site()
 	if gp.Selector == "" || gp.Selector == "/" {
-		title = u.Hostname()
+		title = "The root menu of " + u.Site()
 	}
 	if hasSearch {
 		title = "Results for " + search
@@ -589,11 +593,28 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 			title = u.Redacted()
 		}
 	}
-	startPage(w, headFor(u, title, r))
-	io.WriteString(w, "<pre>")
 	br := bufio.NewReaderSize(io.LimitReader(resp.Body, g.o.MaxPage), 64<<10)
 	first, _ := br.Peek(64 << 10)
 	latin1 := !validUTF8Prefix(first)
+	h := headFor(u, title, r)
+	if article {
+		// An article is titled by its Subject, and leads back to its
+		// group: the folder above it, or the first group it names.
+		subject, groups := articleFields(first)
+		if subject != "" {
+			h.Title = protocols.Printable(subject)
+		}
+		if p := strings.TrimSuffix(u.Path, "/"); strings.LastIndex(p, "/") > 0 {
+			v := *u
+			v.Path = p[:strings.LastIndex(p, "/")] // the group itself (nntp://host/group/7's)
+			h.Parent = pageOf(r, &v)
+		} else if groups != "" { // a message-id names no group: the first it was posted to
+			group, _, _ := strings.Cut(groups, ",")
+			h.Parent = link(r, u.Scheme+":"+strings.TrimSpace(group))
+		}
+	}
+	startPage(w, h)
+	io.WriteString(w, "<pre>")
 	inBody := !article
 	lines := 0
 	for {
@@ -636,6 +657,26 @@ func (g *gateway) textFrom(w *logWriter, r *http.Request, u *url.URL, resp *fetc
 	}
 	io.WriteString(w, "</pre>\n")
 	endPage(w)
+}
+
+// articleFields are the Subject and Newsgroups of an article's head,
+// read from its first bytes.
+func articleFields(b []byte) (subject, groups string) {
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if l == "" {
+			break
+		}
+		k, v, ok := strings.Cut(l, ":")
+		switch {
+		case !ok:
+		case strings.EqualFold(k, "subject"):
+			subject = strings.TrimSpace(v)
+		case strings.EqualFold(k, "newsgroups"):
+			groups = strings.TrimSpace(v)
+		}
+	}
+	return subject, groups
 }
 
 // validUTF8Prefix says whether b is UTF-8 but for a rune cut at its end.
@@ -722,7 +763,7 @@ func (g *gateway) listingPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 	entries := resp.Entries
 	switch {
 	case resp.Kind == fetch.KindArticleList:
-		g.overviewPage(w, r, u, entries)
+		g.overviewPage(w, r, u, protocols.Printable(resp.Name), entries)
 	case g.tree(u) == protocols.TreeSearch:
 		var hits []item
 		for _, e := range entries {
@@ -820,7 +861,7 @@ func (g *gateway) gemtextPage(w *logWriter, r *http.Request, u *url.URL, resp *f
 const perPage = 50
 
 // overviewPage renders a group's articles, newest first, perPage a page.
-func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entries []protocols.Entry) {
+func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, group string, entries []protocols.Entry) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	page = max(page, 0)
 	var rows []item
@@ -828,7 +869,11 @@ func (g *gateway) overviewPage(w *logWriter, r *http.Request, u *url.URL, entrie
 		e := entries[i]
 		rows = append(rows, item{Number: e.Number, Name: protocols.Printable(e.Name), Link: link(r, e.URL), Author: protocols.Printable(e.Author), Time: timeText(e.ModTime)})
 	}
-	h := headFor(u, "Articles", r)
+	title := "Articles"
+	if group != "" {
+		title = "Articles in " + group
+	}
+	h := headFor(u, title, r)
 	startPage(w, h)
 	pages().ExecuteTemplate(w, "overview", rows)
 	type pager struct{ Prev, Next string }

@@ -649,6 +649,6 @@ func (p *replayer) collections(w *logWriter, r *http.Request) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	startPage(w, head{Title: "deref: archived collections"})
-	pages().ExecuteTemplate(w, "listing", rows)
+	pages().ExecuteTemplate(w, "collections", rows)
 	endPage(w)
 }
