@@ -271,10 +271,7 @@ func (ix *zipnumIndex) before(lf *lineForm, key, prefix string, n int) []URLRow 
 				return false
 			}
 			if !strings.HasPrefix(k, prefix) {
-				if k > prefix {
-					return false
-				}
-				return true
+				return k < prefix // before the prefix's keys: on; past them: done
 			}
 			if len(block) > 0 && block[len(block)-1].key == k {
 				return true
