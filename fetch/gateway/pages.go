@@ -129,7 +129,7 @@ const pageTemplates = `
 {{end}}
 {{define "pager"}}<nav>{{if .Prev}}<a href="{{.Prev}}">newer</a>{{end}}{{if and .Prev .Next}} · {{end}}{{if .Next}}<a href="{{.Next}}">older</a>{{end}}</nav>
 {{end}}
-{{define "attributes"}}<dl>{{range .}}<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{range .Views}}<dd><a href="{{.Link}}">{{.Name}}</a></dd>{{end}}{{end}}</dl>
+{{define "attributes"}}<dl>{{range .}}<dt>{{.Name}}</dt>{{if .Value}}<dd>{{.Value}}</dd>{{end}}{{range .Views}}<dd>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</dd>{{end}}{{end}}</dl>
 {{end}}
 {{define "ask"}}<form method="get"><input type="hidden" name="answered" value="1">
 {{range .}}{{if eq .Kind "Note"}}<p>{{.Prompt}}</p>
@@ -461,13 +461,24 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 	for _, at := range gopher.ParseAttributes(decodeText(string(b))) {
 		a := attr{Name: protocols.Printable(at.Name), Value: printableText(strings.TrimSpace(at.Value + "\n" + strings.Join(at.Lines, "\n")))}
 		if at.Name == "VIEWS" {
-			// Each view a link to the item in it: the Gopher+ string
-			// "+" and the view's type (RFC 1738 §3.4.9's gopher+_string).
-			for _, l := range at.Lines {
+			// Each view once, a link to the item in it: the Gopher+
+			// string "+" and the view's type (RFC 1738 §3.4.9's
+			// gopher+_string). A replay holds the item as it was
+			// fetched, in its first view: that one leads to it, the
+			// others are named.
+			a.Value = printableText(strings.TrimSpace(at.Value))
+			for i, l := range at.Lines {
 				name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
-				if v, err := gopher.WithPlus(u, "+"+strings.TrimSpace(name)); err == nil && name != "" {
-					a.Views = append(a.Views, view{Name: protocols.Printable(strings.TrimSpace(l)), Link: rawOf(r, v)})
+				if strings.TrimSpace(name) == "" {
+					continue
 				}
+				vw := view{Name: protocols.Printable(strings.TrimSpace(l))}
+				if v, err := gopher.WithPlus(u, "+"+strings.TrimSpace(name)); err == nil && replayOf(r) == nil {
+					vw.Link = rawOf(r, v)
+				} else if i == 0 && replayOf(r) != nil {
+					vw.Link = rawOf(r, plainItem(u))
+				}
+				a.Views = append(a.Views, vw)
 			}
 		}
 		out = append(out, a)
@@ -475,6 +486,21 @@ func (g *gateway) gopherAttributes(w *logWriter, r *http.Request, u *url.URL) {
 	startPage(w, headFor(u, "Gopher+ attributes", r))
 	pages().ExecuteTemplate(w, "attributes", out)
 	endPage(w)
+}
+
+// plainItem is a Gopher URL without its search and Gopher+ strings: the
+// item as a menu names it, as an archive holds it.
+func plainItem(u *url.URL) *url.URL {
+	g, err := u.Gopher()
+	if err != nil {
+		return u
+	}
+	v := *u
+	v.Path = "/" + url.EscapeGopher(string(g.Type)+g.Selector)
+	if w, err := url.Parse(v.String()); err == nil {
+		return w
+	}
+	return u
 }
 
 // askForm is the page of a Gopher+ item's +ASK form, as an HTML form.

@@ -408,7 +408,7 @@ func TestReplayGopherPlusAttributes(t *testing.T) {
 		case "/x":
 			io.WriteString(c, "the item\r\n.\r\n")
 		case "/x\t!":
-			fmt.Fprintf(c, "+-1\r\n+INFO: 0An item\t/x\t%s\t%s\t+\r\n+ADMIN:\r\n Admin: Someone <someone@example.invalid>\r\n.\r\n", host, port)
+			fmt.Fprintf(c, "+-1\r\n+INFO: 0An item\t/x\t%s\t%s\t+\r\n+ADMIN:\r\n Admin: Someone <someone@example.invalid>\r\n+VIEWS:\r\n text/plain: <1k>\r\n application/pdf: <9k>\r\n.\r\n", host, port)
 		}
 	})
 	if err != nil {
@@ -428,6 +428,13 @@ func TestReplayGopherPlusAttributes(t *testing.T) {
 	resp, page := follow(t, s.URL, "/p/"+ts+"/"+base+"/0/x?attributes=1")
 	if resp.StatusCode != 200 || !strings.Contains(page, "Admin: Someone") {
 		t.Errorf("the attributes: %d\n%s", resp.StatusCode, page)
+	}
+	// Each view once; the first leads to the item the archive holds, the
+	// other is named only.
+	its := strings.TrimPrefix(resp.Request.URL.Path, "/p/")[:14]
+	if strings.Count(page, "text/plain: &lt;1k&gt;") != 1 || strings.Count(page, "application/pdf: &lt;9k&gt;") != 1 ||
+		!strings.Contains(page, `<dd><a href="/p/`+its+`id_/`+base+`/0/x">text/plain: &lt;1k&gt;</a></dd><dd>application/pdf: &lt;9k&gt;</dd>`) {
+		t.Errorf("the views:\n%s", page)
 	}
 }
 
