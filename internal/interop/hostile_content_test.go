@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/urlderef/deref/internal/testserver"
+	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
 )
 
@@ -73,7 +75,7 @@ func hostileGopher(t *testing.T, canary string) string {
 	return "gopher://" + ln.Addr().String()
 }
 
-// TestHostileContent: menus, an HTML item and news articles that attack
+// TestHostileContent: menus, an HTML item, FTP names and news articles that attack
 // the pages showing them, opened in headless Chromium through deref
 // serve, live and replayed from deref crawl's archive: no script runs, no
 // dialog opens, no request reaches the canary (a listener every attack
@@ -111,9 +113,23 @@ func TestHostileContent(t *testing.T) {
 	defer ns.Close()
 	group := "nntp://" + ns.Addr() + "/local.hostile"
 
+	// FTP names: an FTP server (ftpserverlib) listing files named as
+	// attacks.
+	root := t.TempDir()
+	for _, name := range []string{`<img src=x onerror=alert(10)>.txt`, `"><script>alert(11)<`, `javascript:alert(12)`, "bad ÿþ.txt", "&lt;b&gt;.txt"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := ftpd.Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+
 	bin := buildDeref(t)
 	dir := t.TempDir()
-	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "h"), hole+"/1/", group)
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "h"), hole+"/1/", group, fs.URL())
 	live, _ := startServe(t)
 	replay, _ := startServe(t, "--archive", filepath.Join(dir, "h.warc.gz"))
 	ctx := browse(t, chromium, live)
@@ -173,6 +189,8 @@ func TestHostileContent(t *testing.T) {
 	open("the live HTML item, as it is", gopherPage+"/h/page.html", live)
 	open("the live group", live+"/nntp/"+ns.Addr()+"/local.hostile", live)
 	open("the live article", live+"/nntp/"+ns.Addr()+"/local.hostile/1", live)
+	open("the live FTP folder", live+"/ftp/"+fs.Addr()+"/", live)
+	open("the replayed FTP folder", replay+"/h/"+fs.URL(), replay)
 	open("the replayed menu", replay+"/h/"+hole+"/1/", replay)
 	open("the replayed HTML item", replay+"/h/"+hole+"/h/page.html", replay)
 	open("the replayed HTML item, id_, as it is", replay+"/h/"+time.Now().UTC().Format("20060102150405")+"id_/"+hole+"/h/page.html", replay)
