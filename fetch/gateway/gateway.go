@@ -43,6 +43,7 @@ import (
 	"github.com/urlderef/deref/internal/byterange"
 	"github.com/urlderef/deref/internal/walk"
 	"github.com/urlderef/deref/protocols"
+	"github.com/urlderef/deref/protocols/gopher"
 	"github.com/urlderef/deref/url"
 )
 
@@ -448,7 +449,20 @@ func (g *gateway) fetch(r *http.Request, u *url.URL, offset int64) (*fetch.Respo
 	// Anonymous: a visitor is answered with what the URL carries, never
 	// with the credentials the Client holds for the one running it.
 	// A HEAD asks for the metadata alone: FTP's SIZE and MDTM, no RETR.
-	resp, err := g.c.FetchWith(r.Context(), u, fetch.FetchOptions{Offset: offset, Anonymous: true, HeadOnly: r.Method == http.MethodHead})
+	fo := fetch.FetchOptions{Offset: offset, Anonymous: true, HeadOnly: r.Method == http.MethodHead}
+	fu := u
+	if r.URL.Query().Get("view") == "default" && g.menuScheme(u.Scheme) {
+		// A Gopher+ item (its menu line flagged "+"): its default view,
+		// whose length the server states, so that the object goes with
+		// its Content-Length.
+		if pu, err := gopher.WithPlus(u, "+"); err == nil {
+			fu = pu
+		}
+	}
+	resp, err := g.c.FetchWith(r.Context(), fu, fo)
+	if err != nil && fu != u {
+		resp, err = g.c.FetchWith(r.Context(), u, fo) // no Gopher+ after all
+	}
 	if err != nil {
 		release()
 		return nil, nil, err

@@ -421,6 +421,9 @@ func (g *gateway) gopherItem(r *http.Request, e protocols.Entry) item {
 			it.Link += "?ask=1"
 		case strings.HasSuffix(e.Type, "+") && gopherLink:
 			it.Plus = it.Link + "?attributes=1"
+			if t := e.Type[0]; t != '1' && t != '7' && replayOf(r) == nil {
+				it.Link += "?view=default" // its length stated: sent with Content-Length
+			}
 		}
 	}
 	return it

@@ -253,6 +253,17 @@ func TestGopherPlusDownload(t *testing.T) {
 	if resp.StatusCode != 200 || body != "hello" || resp.Header.Get("Content-Length") != "5" || resp.Header.Get("Last-Modified") != "Sat, 21 Nov 2026 10:30:00 GMT" {
 		t.Errorf("a Gopher+ download: %d %q %v", resp.StatusCode, body, resp.Header)
 	}
+	// The menu's link to a Gopher+ item (flagged "+") fetches its default
+	// view, whose length the server states: sent with Content-Length.
+	_, menu := get(t, s.URL+"/gopher/"+plus+"/1/")
+	link := `href="/gopher/` + plus + `/9f?view=default"`
+	if !strings.Contains(menu, link) {
+		t.Fatalf("no %s in\n%s", link, menu)
+	}
+	resp, body = get(t, s.URL+"/gopher/"+plus+"/9f?view=default")
+	if resp.StatusCode != 200 || body != "hello" || resp.Header.Get("Content-Length") != "5" {
+		t.Errorf("the menu's link: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
 }
 
 // gopherPlusServer answers the attributes ("!") and the data ("+") of
@@ -272,6 +283,11 @@ func gopherPlusServer(t *testing.T) string {
 			io.WriteString(c, "+-1\r\n+INFO: 9f\tf\thost\t70\t+\r\n+ADMIN:\r\n Admin: A <a@b>\r\n Mod-Date: Sat Nov 21 10:30:00 2026 <20261121103000>\r\n.\r\n")
 		case len(f) >= 2 && strings.TrimPrefix(f[0], "/") == "f" && strings.HasPrefix(plus, "+"):
 			io.WriteString(c, "+5\r\nhello")
+		case len(f) == 1 && f[0] == "f":
+			io.WriteString(c, "hello") // plain Gopher: no length
+		case strings.TrimPrefix(f[0], "/") == "" && !strings.HasPrefix(plus, "!"):
+			host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+			io.WriteString(c, "9The file\tf\t"+host+"\t"+port+"\t+\r\n.\r\n")
 		default:
 			io.WriteString(c, "--1\r\n1 A <a@b>\r\nno such item\r\n.\r\n")
 		}
