@@ -339,3 +339,31 @@ func servePeak(t *testing.T, log *accessLog) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
+
+// TestGatewayGopherPlusLength: through deref serve, pygopherd's menu
+// links its Gopher+ binary to its default view, and the object comes
+// with the Content-Length the server states (as deref -I says it).
+func TestGatewayGopherPlusLength(t *testing.T) {
+	base, _ := startServe(t)
+	pyg := strings.TrimPrefix(gopherServers(t)["pygopherd"], "gopher://")
+	resp, err := http.Get(base + "/gopher/" + pyg + "/1/pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	link := `/gopher/` + pyg + `/9/pub/random.bin?view=default"`
+	if !strings.Contains(string(b), link) {
+		t.Fatalf("no %s in pygopherd's menu page:\n%s", link, b)
+	}
+	resp, err = http.Get(base + strings.TrimSuffix(link, `"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	st, _ := os.Stat(filepath.Join(env(t, "DEREF_INTEROP_TREE"), "pub", "random.bin"))
+	if resp.StatusCode != 200 || resp.ContentLength != st.Size() || n != st.Size() {
+		t.Errorf("random.bin through the gateway: %d, Content-Length %d, %d bytes, want %d", resp.StatusCode, resp.ContentLength, n, st.Size())
+	}
+}
