@@ -127,7 +127,28 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "deref serve: "+oneLine(err.Error()))
 			return fetch.ExitCode(err)
 		}
-		handler = gateway.Archive(colls, so)
+		if _, ok := colls["live"]; ok {
+			for _, a := range colls {
+				a.Close()
+			}
+			return serveUsageError(stderr, "--archive: a collection may not be named live: /live/ is the live gateway's")
+		}
+		// The live gateway answers under /live/, where a replayed page's
+		// "live" link leads (a Gopher menu's page, which a browser can
+		// open); the rest is the archive's.
+		lo := so
+		lo.BasePath = strings.TrimSuffix(so.BasePath, "/") + "/live"
+		live := gateway.Handler(c, lo)
+		so.LivePath = lo.BasePath
+		archive := gateway.Archive(colls, so)
+		livePrefix := "/" + strings.Trim(lo.BasePath, "/") + "/"
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, livePrefix) && !r.URL.IsAbs() {
+				live.ServeHTTP(w, r)
+				return
+			}
+			archive.ServeHTTP(w, r)
+		})
 		defer func() {
 			for _, a := range colls {
 				a.Close() // the indexes made at start

@@ -126,6 +126,15 @@ func TestServeArchive(t *testing.T) {
 	if code != 200 || !strings.Contains(page, "docs") || !strings.Contains(page, "Archived ") {
 		t.Fatalf("the menu: %d\n%s", code, page)
 	}
+	// Its "live" link leads to the live gateway's page of the menu, on
+	// the same server (which refuses a loopback server without
+	// --allow-private, as the live gateway does).
+	if !strings.Contains(page, `class="live" href="/live/gopher/`+addr+`/1/"`) {
+		t.Errorf("the live link:\n%s", page)
+	}
+	if code, live := get("/live/gopher/" + addr + "/1/"); code != 403 || !strings.Contains(live, "--allow-private") {
+		t.Errorf("the live gateway at /live/: %d\n%s", code, live)
+	}
 	code, page = get("/hole/gopher://" + addr + "/0/docs/about.txt")
 	if code != 200 || !strings.Contains(page, "about &lt;this&gt;") {
 		t.Errorf("the text: %d\n%s", code, page)

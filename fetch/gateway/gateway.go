@@ -59,6 +59,12 @@ type Options struct {
 	// Home, when set, is the URL whose page the front page is: "/" is
 	// redirected to it (the URL form stays at "/?url=").
 	Home string
+	// LivePath, for Archive, is the path of the same server where a live
+	// gateway answers (a Handler mounted there, its BasePath): a
+	// replayed page's "live" link leads to the page of its URL there, a
+	// link a browser can open. Empty means the URL itself (which a
+	// browser opens for the web's schemes only).
+	LivePath string
 	// BasePath is the path the gateway is mounted at behind a reverse
 	// proxy ("/gw/": nginx's location /gw/ { proxy_pass ... }): requests
 	// below it are served with it taken off, and every link, form and

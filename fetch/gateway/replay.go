@@ -66,6 +66,22 @@ type replayView struct {
 	ts   string    // the capture's 14-digit time
 	at   time.Time // the capture's time
 	a    *warc.Archive
+	// live is where the server's live gateway answers (Options.LivePath),
+	// table the scheme table its pages are made by.
+	live  string
+	table *fetch.Client
+}
+
+// liveLink is where the banner's "live" leads: the page of u on the
+// server's live gateway where there is one and u's scheme has pages
+// there, else u itself.
+func (v *replayView) liveLink(u *url.URL) string {
+	if v.live != "" && v.table != nil {
+		if p := pagePath(v.table, u); p != "" {
+			return "/" + strings.Trim(v.live, "/") + p
+		}
+	}
+	return u.String()
 }
 
 type replayKey struct{}
@@ -90,7 +106,7 @@ func (v *replayView) raw(u *url.URL) string {
 // capture's time and the original URL.
 func (v *replayView) head(u *url.URL, title string) head {
 	h := head{Title: title, URL: u.Redacted(), Raw: v.raw(u), Download: v.path(u) + "?download=1",
-		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(u.String()), Calendar: v.base + "/" + v.coll + "/*/" + u.String()}
+		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(v.liveLink(u)), Calendar: v.base + "/" + v.coll + "/*/" + u.String()}
 	h.Prev, h.Next = v.neighbours(u)
 	return h
 }
@@ -269,7 +285,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 	if !ok && p.g.source(u).Wordless && !raw {
 		// A search asked for no words, which no archive holds: its form,
 		// whose words lead to the searches archived.
-		view := &replayView{base: basePath(r), coll: coll, ts: ts, at: parseTimestamp(ts), a: a}
+		view := &replayView{base: basePath(r), coll: coll, ts: ts, at: parseTimestamp(ts), a: a, live: p.g.o.LivePath, table: p.g.c}
 		p.g.page(w, r.WithContext(context.WithValue(r.Context(), replayKey{}, view)), u)
 		return
 	}
@@ -291,7 +307,7 @@ func (p *replayer) memento(w *logWriter, r *http.Request, coll string, a *warc.A
 		return
 	}
 	mementoHeaders(w, coll, a, u, c)
-	view := &replayView{base: basePath(r), coll: coll, ts: ts, at: c.Time, a: a}
+	view := &replayView{base: basePath(r), coll: coll, ts: ts, at: c.Time, a: a, live: p.g.o.LivePath, table: p.g.c}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), replayKey{}, view), p.g.o.Timeout)
 	defer cancel()
 	r = r.WithContext(ctx)

@@ -228,7 +228,7 @@ func (rw *rewriter) html(w *bufio.Writer, r io.Reader) {
 func (rw *rewriter) banner(w *bufio.Writer) {
 	prev, next := rw.v.neighbours(rw.base)
 	b := `<div class="deref-replay">Archived ` + asciiHTML(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
-		`: <a class="live" href="` + asciiHTML(rw.base.String()) + `">` + asciiHTML(rw.base.Redacted()) + `</a> (live) &#183; `
+		`: <a class="live" href="` + asciiHTML(rw.v.liveLink(rw.base)) + `">` + asciiHTML(rw.base.Redacted()) + `</a> (live) &#183; `
 	if prev != "" {
 		b += `<a rel="prev" href="` + asciiHTML(prev) + `">previous capture</a> &#183; `
 	}
