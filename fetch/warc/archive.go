@@ -631,6 +631,24 @@ func (ix *sortedIndex) lineStart(off int64) int64 {
 // find calls fn with each line whose key (the text before its first
 // space) is key, in order: a binary search for the first, then on.
 func (ix *sortedIndex) find(key string, fn func(line string)) {
+	for off := ix.firstAt(key); off < ix.size; {
+		l, err := ix.lineAt(off)
+		if err != nil {
+			return
+		}
+		k, _, _ := strings.Cut(l, " ")
+		if k != key {
+			return
+		}
+		fn(l)
+		off += int64(len(l)) + 1
+	}
+}
+
+// firstAt is where the first line whose key is key or after it starts
+// (size when there is none): a binary search of the file's bytes, each
+// probe the line after it.
+func (ix *sortedIndex) firstAt(key string) int64 {
 	first := sort.Search(int(ix.size), func(mid int) bool {
 		s := ix.lineStart(int64(mid))
 		if s >= ix.size {
@@ -643,18 +661,7 @@ func (ix *sortedIndex) find(key string, fn func(line string)) {
 		k, _, _ := strings.Cut(l, " ")
 		return k >= key
 	})
-	for off := ix.lineStart(int64(first)); off < ix.size; {
-		l, err := ix.lineAt(off)
-		if err != nil {
-			return
-		}
-		k, _, _ := strings.Cut(l, " ")
-		if k != key {
-			return
-		}
-		fn(l)
-		off += int64(len(l)) + 1
-	}
+	return ix.lineStart(int64(first))
 }
 
 // capture reads a CDXJ line; ok is false for a line that is not one.

@@ -149,19 +149,7 @@ func prefixKey(lf *lineForm, prefix string) string {
 // from calls fn with every line whose key is key or after it, in order,
 // until fn returns false.
 func (ix *sortedIndex) from(key string, fn func(line string) bool) {
-	first := sort.Search(int(ix.size), func(mid int) bool {
-		s := ix.lineStart(int64(mid))
-		if s >= ix.size {
-			return true
-		}
-		l, err := ix.lineAt(s)
-		if err != nil {
-			return true
-		}
-		k, _, _ := strings.Cut(l, " ")
-		return k >= key
-	})
-	for off := ix.lineStart(int64(first)); off < ix.size; {
+	for off := ix.firstAt(key); off < ix.size; {
 		l, err := ix.lineAt(off)
 		if err != nil || !fn(l) {
 			return
@@ -173,19 +161,7 @@ func (ix *sortedIndex) from(key string, fn func(line string) bool) {
 // before is up to n URLs whose keys come just before key (and begin
 // with prefix), in order: read backwards from key's place.
 func (ix *sortedIndex) before(lf *lineForm, key, prefix string, n int) []URLRow {
-	first := sort.Search(int(ix.size), func(mid int) bool {
-		s := ix.lineStart(int64(mid))
-		if s >= ix.size {
-			return true
-		}
-		l, err := ix.lineAt(s)
-		if err != nil {
-			return true
-		}
-		k, _, _ := strings.Cut(l, " ")
-		return k >= key
-	})
-	end := ix.lineStart(int64(first))
+	end := ix.firstAt(key)
 	var rows []URLRow // newest first
 	for end > 0 {
 		start := ix.prevLineStart(end)

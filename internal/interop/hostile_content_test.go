@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
@@ -130,8 +132,28 @@ func TestHostileContent(t *testing.T) {
 	bin := buildDeref(t)
 	dir := t.TempDir()
 	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "h"), hole+"/1/", group, fs.URL())
+	// An archive that attacks too: its fields (the URI, the media type)
+	// as markup, shown on the collection's and the captures' pages.
+	w, err := warc.Create(filepath.Join(dir, "evil"), warc.Options{Software: "deref-interop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evilURI := `gopher://h.invalid/0/"><script>alert(13)</script>`
+	for _, r := range []warc.Record{
+		{Type: "resource", URI: evilURI, MediaType: `text/html"><img src=` + canary + `/mime onerror=alert(14)>`, Protocol: "gopher", Status: "-", Body: strings.NewReader("<script>alert(15)</script>")},
+		{Type: "resource", URI: "gopher://h.invalid/1/", MediaType: "application/gopher-menu", Protocol: "gopher", Status: "-",
+			Body: strings.NewReader("hx\tURL:javascript:alert(16)\th.invalid\t70\r\n0<img src=" + canary + "/menu>\t/\"><b>\th.invalid\t70\r\n.\r\n")},
+	} {
+		r.Date = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		if _, err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	live, _ := startServe(t)
-	replay, _ := startServe(t, "--archive", filepath.Join(dir, "h.warc.gz"))
+	replay, _ := startServe(t, "--archive", filepath.Join(dir, "h.warc.gz"), "--archive", filepath.Join(dir, "evil.warc.gz"))
 	ctx := browse(t, chromium, live)
 
 	const scriptLinks = `Array.from(document.querySelectorAll('a, area')).filter(a => /^\s*(javascript|vbscript|data):/i.test((a.getAttribute('href') || '') + ' ' + (a.getAttribute('xlink:href') || '')) ||
@@ -197,6 +219,10 @@ func TestHostileContent(t *testing.T) {
 	open("the replayed group", replay+"/h/"+group, replay)
 	open("the collection", replay+"/h/", replay)
 	open("the captures", replay+"/h/*/"+hole+"/1/", replay)
+	open("a hostile archive's collection", replay+"/evil/", replay)
+	open("a hostile archive's captures", replay+"/evil/*/"+url.PathEscape(evilURI), replay)
+	open("a hostile archive's menu", replay+"/evil/20260102030405/gopher://h.invalid/1/", replay)
+	open("a hostile archive's object, as it is", replay+"/evil/20260102030405id_/"+url.PathEscape(evilURI), replay)
 
 	// No header split by a name with a CR in it, live or replayed.
 	for _, u := range []string{gopherPage + "/9/f%0DX-Injected:%201?download=1", gopherPage + "/9/f%0DX-Injected:%201"} {
