@@ -68,6 +68,16 @@ func htmlSite(t *testing.T) string {
 	return s.URL + "/"
 }
 
+// listOf writes a URL list for -i in dir.
+func listOf(t *testing.T, dir string, urls ...string) string {
+	t.Helper()
+	p := filepath.Join(dir, "urls.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // tinyPNG is a 1x1 PNG.
 var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
 
@@ -93,6 +103,7 @@ func TestWACZFlag(t *testing.T) {
 	}{
 		{"crawl", []string{"crawl", "-q", "--wacz", filepath.Join(dir, "crawl.wacz"), site}, site + "style.css"},
 		{"get", []string{"-s", "-O", "--output-dir", filepath.Join(dir, "got"), "--wacz", filepath.Join(dir, "get.wacz"), site + "style.css", "gopher://" + gs.Addr() + "/0/docs/about.txt"}, site + "style.css"},
+		{"list", []string{"-s", "-i", listOf(t, dir, site+"pic.png", site+"style.css"), "-O", "--output-dir", filepath.Join(dir, "listed"), "--wacz", filepath.Join(dir, "list.wacz")}, site + "pic.png"},
 		{"mirror", []string{"mirror", "-s", "--wacz", filepath.Join(dir, "mirror.wacz"), "--warc-file", filepath.Join(dir, "m"), hole, filepath.Join(dir, "tree")}, "gopher://" + gs.Addr() + "/0/docs/about.txt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
