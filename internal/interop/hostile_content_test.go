@@ -24,10 +24,13 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/urlderef/deref/fetch/gateway"
 	"github.com/urlderef/deref/fetch/warc"
 	"github.com/urlderef/deref/internal/testserver"
 	"github.com/urlderef/deref/internal/testserver/ftpd"
 	"github.com/urlderef/deref/internal/testserver/nntpd"
+	"github.com/urlderef/deref/internal/testserver/waisd"
+	derefurl "github.com/urlderef/deref/url"
 )
 
 // hostileGopher serves a menu whose every field is an attack on the page
@@ -77,7 +80,12 @@ func hostileGopher(t *testing.T, canary string) string {
 	return "gopher://" + ln.Addr().String()
 }
 
-// TestHostileContent: menus, an HTML item, FTP names and news articles that attack
+// gopherPageOf is the live gateway's path of a Gopher server.
+func gopherPageOf(live, hole string) string {
+	return live + "/gopher/" + strings.TrimPrefix(hole, "gopher://")
+}
+
+// TestHostileContent: menus, an HTML item, FTP names, WAIS headlines and news articles that attack
 // the pages showing them, opened in headless Chromium through deref
 // serve, live and replayed from deref crawl's archive: no script runs, no
 // dialog opens, no request reaches the canary (a listener every attack
@@ -129,9 +137,20 @@ func TestHostileContent(t *testing.T) {
 	}
 	defer fs.Close()
 
+	// WAIS headlines: a document named as an attack, found by a search
+	// for its name.
+	ws := waisd.New()
+	evilDoc := `"><img src=x onerror=alert(17)>`
+	ws.Add(evilDoc, "<script>alert(18)</script>\n")
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	search := "wais://" + ws.Addr() + "/test?" + url.QueryEscape(strings.ToLower(evilDoc))
+
 	bin := buildDeref(t)
 	dir := t.TempDir()
-	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "h"), hole+"/1/", group, fs.URL())
+	runTool(t, bin, "crawl", "-s", "--no-netrc", "--warc-file", filepath.Join(dir, "h"), hole+"/1/", group, fs.URL(), search)
 	// An archive that attacks too: its fields (the URI, the media type)
 	// as markup, shown on the collection's and the captures' pages.
 	w, err := warc.Create(filepath.Join(dir, "evil"), warc.Options{Software: "deref-interop"})
@@ -204,13 +223,35 @@ func TestHostileContent(t *testing.T) {
 			t.Errorf("%s: %d requests reached the canary: %s", name, n, hitPaths())
 		}
 	}
-	gopherPage := live + "/gopher/" + strings.TrimPrefix(hole, "gopher://")
+	gopherPage := gopherPageOf(live, hole)
 	open("the live menu", gopherPage+"/1/", live)
 	open("the live menu of entities", gopherPage+"/1/e", live)
 	open("a live text", gopherPage+"/0/long", live)
 	open("the live HTML item, as it is", gopherPage+"/h/page.html", live)
 	open("the live group", live+"/nntp/"+ns.Addr()+"/local.hostile", live)
 	open("the live article", live+"/nntp/"+ns.Addr()+"/local.hostile/1", live)
+	su, err := derefurl.Parse(search)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open("the live WAIS search", live+gateway.PagePath(su), live)
+	// Shown, as text: the attacks are there to be seen, escaped.
+	for _, c := range []struct{ u, want string }{
+		{live + gateway.PagePath(su), "&lt;img src=x onerror=alert(17)&gt;"},
+		{gopherPageOf(live, hole) + "/1/", "&lt;script&gt;fetch("},
+		{live + "/ftp/" + fs.Addr() + "/", "&lt;img src=x onerror=alert(10)&gt;.txt"},
+	} {
+		resp, err := http.Get(c.u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %d, no %q in\n%.2000s", c.u, resp.StatusCode, c.want, b)
+		}
+	}
+	open("the replayed WAIS search", replay+"/h/"+search, replay)
 	open("the live FTP folder", live+"/ftp/"+fs.Addr()+"/", live)
 	open("the replayed FTP folder", replay+"/h/"+fs.URL(), replay)
 	open("the replayed menu", replay+"/h/"+hole+"/1/", replay)
