@@ -56,7 +56,7 @@ const pageTemplates = `
 <title>{{.Title}}</title><link rel="stylesheet" href="{{.Base}}/style.css"></head>
 <body><header><a href="{{.Base}}/">deref</a>{{if .URL}} <input class="url" readonly value="{{.URL}}" aria-label="the URL shown">
 <nav>{{if .Raw}}<a href="{{.Raw}}">raw</a> · <a href="{{.Download}}">download</a>{{end}}{{if .Parent}} · <a href="{{.Parent}}">up</a>{{end}}</nav>{{end}}</header>
-{{if .Captured}}<p class="replay">Archived {{.Captured}} · {{if .Prev}}<a rel="prev" href="{{.Prev}}">previous capture</a> · {{end}}{{if .Next}}<a rel="next" href="{{.Next}}">next capture</a> · {{end}}<a class="live" href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
+{{if .Captured}}<p class="replay">Archived {{.Captured}} · {{if .First}}<a rel="first" href="{{.First}}">first capture</a> · {{end}}{{if .Prev}}<a rel="prev" href="{{.Prev}}">previous capture</a> · {{end}}{{if .Next}}<a rel="next" href="{{.Next}}">next capture</a> · {{end}}{{if .Last}}<a rel="last" href="{{.Last}}">last capture</a> · {{end}}<a class="live" href="{{.Live}}">live</a> · <a href="{{.Calendar}}">every capture</a></p>{{end}}
 <main><h1>{{.Title}}</h1>
 {{end}}
 {{define "foot"}}</main></body></html>
@@ -149,8 +149,9 @@ type head struct {
 	// the capture's calendar.
 	Captured, Calendar string
 	Live               template.URL
-	// The mementos just before and after it, where there are.
-	Prev, Next string
+	// The mementos around it, as its Link header names them: the first
+	// and the last of the URL's, those just before and after.
+	First, Prev, Next, Last string
 }
 
 // headFor is the head of the page of u.

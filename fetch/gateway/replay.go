@@ -107,32 +107,48 @@ func (v *replayView) raw(u *url.URL) string {
 func (v *replayView) head(u *url.URL, title string) head {
 	h := head{Title: title, URL: u.Redacted(), Raw: v.raw(u), Download: v.path(u) + "?download=1",
 		Captured: v.at.UTC().Format("2006-01-02 15:04:05 UTC"), Live: template.URL(v.liveLink(u)), Calendar: v.base + "/" + v.coll + "/*/" + u.String()}
-	h.Prev, h.Next = v.neighbours(u)
+	n := v.neighbours(u)
+	h.First, h.Prev, h.Next, h.Last = n.first, n.prev, n.next, n.last
 	return h
 }
 
-// neighbours are the mementos of u just before and just after the
-// capture shown, "" where there is none.
-func (v *replayView) neighbours(u *url.URL) (prev, next string) {
+// around are the mementos of a URL around the one shown: the first and
+// the last of the collection's, and those just before and after; ""
+// where there is none other (the first is none when the one shown is
+// the first, or the one before it).
+type around struct{ first, prev, next, last string }
+
+// neighbours are u's mementos around the capture shown, as the Link
+// header names them (first, prev, next, last).
+func (v *replayView) neighbours(u *url.URL) around {
+	var n around
 	if v.a == nil {
-		return "", ""
+		return n
 	}
 	caps := v.a.Captures(u.String())
 	i := sort.Search(len(caps), func(i int) bool { return !caps[i].Time.Before(v.at) })
 	memento := func(c warc.Capture) string { return v.base + "/" + v.coll + "/" + c.Timestamp() + "/" + u.String() }
 	for j := i - 1; j >= 0; j-- {
 		if caps[j].Timestamp() != v.ts {
-			prev = memento(caps[j])
+			n.prev = memento(caps[j])
 			break
 		}
 	}
 	for j := i; j < len(caps); j++ {
 		if caps[j].Timestamp() > v.ts {
-			next = memento(caps[j])
+			n.next = memento(caps[j])
 			break
 		}
 	}
-	return prev, next
+	if len(caps) > 0 {
+		if f := memento(caps[0]); f != n.prev && caps[0].Timestamp() < v.ts {
+			n.first = f
+		}
+		if l := memento(caps[len(caps)-1]); l != n.next && caps[len(caps)-1].Timestamp() > v.ts {
+			n.last = l
+		}
+	}
+	return n
 }
 
 // timestamp reads a replay path's time element: 1 to 14 digits, then

@@ -616,8 +616,14 @@ func TestReplayBannerNeighbours(t *testing.T) {
 			t.Errorf("%s, the middle capture:\n%s", u, mid)
 		}
 		_, first := get(t, s.URL+"/n/"+ts(0)+"/"+u)
-		if strings.Contains(first, `rel="prev"`) || !strings.Contains(first, `rel="next" href="/n/`+ts(1)+`/`) {
+		if strings.Contains(first, `rel="prev"`) || strings.Contains(first, `rel="first"`) || !strings.Contains(first, `rel="next" href="/n/`+ts(1)+`/`) ||
+			!strings.Contains(first, `rel="last" href="/n/`+ts(2)+`/`) {
 			t.Errorf("%s, the first capture:\n%s", u, first)
+		}
+		_, last := get(t, s.URL+"/n/"+ts(2)+"/"+u)
+		if strings.Contains(last, `rel="next"`) || strings.Contains(last, `rel="last"`) || !strings.Contains(last, `rel="prev" href="/n/`+ts(1)+`/`) ||
+			!strings.Contains(last, `rel="first" href="/n/`+ts(0)+`/`) {
+			t.Errorf("%s, the last capture:\n%s", u, last)
 		}
 	}
 	_, p := get(t, s.URL+"/n/"+ts(1)+"/"+page)

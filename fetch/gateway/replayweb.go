@@ -226,14 +226,13 @@ func (rw *rewriter) html(w *bufio.Writer, r io.Reader) {
 // index page declaring none is read as windows-1252), and names the
 // captures just before and after.
 func (rw *rewriter) banner(w *bufio.Writer) {
-	prev, next := rw.v.neighbours(rw.base)
+	n := rw.v.neighbours(rw.base)
 	b := `<div class="deref-replay">Archived ` + asciiHTML(rw.v.at.UTC().Format("2006-01-02 15:04:05 UTC")) +
 		`: <a class="live" href="` + asciiHTML(rw.v.liveLink(rw.base)) + `">` + asciiHTML(rw.base.Redacted()) + `</a> (live) &#183; `
-	if prev != "" {
-		b += `<a rel="prev" href="` + asciiHTML(prev) + `">previous capture</a> &#183; `
-	}
-	if next != "" {
-		b += `<a rel="next" href="` + asciiHTML(next) + `">next capture</a> &#183; `
+	for _, l := range []struct{ rel, href, text string }{{"first", n.first, "first capture"}, {"prev", n.prev, "previous capture"}, {"next", n.next, "next capture"}, {"last", n.last, "last capture"}} {
+		if l.href != "" {
+			b += `<a rel="` + l.rel + `" href="` + asciiHTML(l.href) + `">` + l.text + `</a> &#183; `
+		}
 	}
 	w.WriteString(b + `<a href="` + asciiHTML(rw.v.base) + `/` + asciiHTML(rw.v.coll) + `/*/` + asciiHTML(rw.base.String()) + `">every capture</a></div>`)
 }
