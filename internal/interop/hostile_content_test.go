@@ -126,7 +126,7 @@ func TestHostileContent(t *testing.T) {
 	// FTP names: an FTP server (ftpserverlib) listing files named as
 	// attacks.
 	root := t.TempDir()
-	for _, name := range []string{`<img src=x onerror=alert(10)>.txt`, `"><script>alert(11)<`, `javascript:alert(12)`, "bad ÿþ.txt", "&lt;b&gt;.txt"} {
+	for _, name := range []string{`<img src=x onerror=alert(10)>.txt`, `"><script>alert(11)<`, `javascript:alert(12)`, "bad \xff\xfe.txt", "&lt;b&gt;.txt", "cr\rX-Injected: 1.txt"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte("x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -265,8 +265,10 @@ func TestHostileContent(t *testing.T) {
 	open("a hostile archive's menu", replay+"/evil/20260102030405/gopher://h.invalid/1/", replay)
 	open("a hostile archive's object, as it is", replay+"/evil/20260102030405id_/"+url.PathEscape(evilURI), replay)
 
-	// No header split by a name with a CR in it, live or replayed.
-	for _, u := range []string{gopherPage + "/9/f%0DX-Injected:%201?download=1", gopherPage + "/9/f%0DX-Injected:%201"} {
+	// No header split by a name with a CR in it (or an LF, in a URL: no
+	// listing can carry one, its lines ending there).
+	for _, u := range []string{gopherPage + "/9/f%0DX-Injected:%201?download=1", gopherPage + "/9/f%0DX-Injected:%201",
+		live + "/ftp/" + fs.Addr() + "/cr%0DX-Injected:%201.txt?download=1", live + "/ftp/" + fs.Addr() + "/lf%0AX-Injected:%201.txt?download=1"} {
 		resp, err := http.Get(u)
 		if err != nil {
 			t.Fatal(err)
