@@ -198,13 +198,22 @@ func Open(paths ...string) (*Archive, error) {
 			return nil, fmt.Errorf("warc: %w", err)
 		}
 		// A folder's ZipNum index (index.idx, as deref index --zipnum
-		// writes it) stands for its WARC files.
+		// writes it) stands for its WARC files, but for those written
+		// after it (a crawl that went on), read as if it had none.
+		var indexed time.Time
 		zipnum := slices.ContainsFunc(des, func(de os.DirEntry) bool { return de.Name() == "index.idx" && !de.IsDir() })
 		if zipnum {
 			if err := a.zipnumFile(filepath.Join(p, "index.idx")); err != nil {
 				a.Close()
 				return nil, err
 			}
+			if st, err := os.Stat(filepath.Join(p, "index.idx")); err == nil {
+				indexed = st.ModTime()
+			}
+		}
+		newer := func(de os.DirEntry) bool {
+			info, err := de.Info()
+			return err == nil && info.ModTime().After(indexed)
 		}
 		for _, de := range des {
 			n := de.Name()
@@ -215,7 +224,7 @@ func Open(paths ...string) (*Archive, error) {
 					a.Close()
 					return nil, err
 				}
-			case !zipnum && (strings.HasSuffix(n, ".warc") || strings.HasSuffix(n, ".warc.gz")):
+			case (!zipnum || newer(de)) && (strings.HasSuffix(n, ".warc") || strings.HasSuffix(n, ".warc.gz")):
 				files = append(files, filepath.Join(p, n))
 			}
 		}

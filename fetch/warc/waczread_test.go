@@ -342,6 +342,25 @@ func TestZipNumBeside(t *testing.T) {
 	if got := payloadOf(t, a, "gopher://127.0.0.1:7070/0/f03000"); got != "file 3000\n" {
 		t.Errorf("%q", got)
 	}
+	// A WARC file written after the index is read all the same.
+	later := time.Now().Add(time.Minute)
+	w, err := Create(filepath.Join(coll, "b"), Options{Software: "deref/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(Record{Type: "resource", URI: "gopher://127.0.0.1:7070/0/later", Date: later, MediaType: "text/plain", Protocol: "gopher", Status: "-", Body: strings.NewReader("later\n")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(coll, "b.warc.gz"), later, later)
+	b, err := Open(coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := payloadOf(t, b, "gopher://127.0.0.1:7070/0/later"); got != "later\n" || len(b.Captures("gopher://127.0.0.1:7070/0/f03000")) != 1 {
+		t.Errorf("a file newer than the index: %q, %d captures of an older one", got, len(b.Captures("gopher://127.0.0.1:7070/0/f03000")))
+	}
 }
 
 // The keys of a WACZ's index are those wabac.js looks captures up by.
