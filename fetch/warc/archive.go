@@ -399,6 +399,27 @@ func (ls *lineSorter) merge(w io.Writer) error {
 	return nil
 }
 
+// sorted writes every line added, in order, to a temporary file, and
+// returns it open at its start; its caller closes and removes it.
+func (ls *lineSorter) sorted() (*os.File, error) {
+	f, err := os.CreateTemp("", "deref-sorted-*.cdxj")
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	if err := errors.Join(ls.merge(bw), bw.Flush()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
 // cleanup removes the runs' files.
 func (ls *lineSorter) cleanup() {
 	for _, name := range ls.runs {

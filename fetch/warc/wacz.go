@@ -139,16 +139,12 @@ func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 	if err := pw.Flush(); err != nil {
 		return err
 	}
-	sorted, err := os.CreateTemp("", "deref-wacz-*.cdxj")
+	sorted, err := ls.sorted()
 	if err != nil {
 		return err
 	}
 	defer os.Remove(sorted.Name())
 	defer sorted.Close()
-	sw := bufio.NewWriterSize(sorted, 256<<10)
-	if err := errors.Join(ls.merge(sw), sw.Flush()); err != nil {
-		return err
-	}
 
 	tmp, err := createBeside(out)
 	if err != nil {
@@ -187,9 +183,6 @@ func CreateWACZ(out string, warcs []string, o WACZOptions) (err error) {
 		if err != nil {
 			return err
 		}
-	}
-	if _, err := sorted.Seek(0, io.SeekStart); err != nil {
-		return err
 	}
 	if lines <= ZipNumLines {
 		if err := add("indexes/index.cdxj", bufio.NewReader(sorted)); err != nil {

@@ -280,37 +280,16 @@ func (ix *zipnumIndex) block(i int, fn func(line string) bool) error {
 	return sc.Err()
 }
 
-// find calls fn with each line whose key is key: the block before the
-// first whose key is not less than key is read (lines of key may end
-// it), and the blocks after it while their lines have key. A line that
-// ends a block and starts the next (as js-wacz writes them) is given
-// once.
+// find calls fn with each line whose key is key: from the block where
+// key's lines may begin (from), until a key past it.
 func (ix *zipnumIndex) find(key string, fn func(line string)) {
-	i := sort.Search(len(ix.blocks), func(i int) bool { return ix.blocks[i].key >= key })
-	if i > 0 {
-		i--
-	}
-	last := ""
-	for ; i < len(ix.blocks); i++ {
-		past := false
-		if ix.block(i, func(l string) bool {
-			k, _, _ := strings.Cut(l, " ")
-			switch {
-			case k < key:
-				return true
-			case k > key:
-				past = true
-				return false
-			}
-			if l != last {
-				fn(l)
-				last = l
-			}
-			return true
-		}) != nil || past {
-			return
+	ix.from(key, func(l string) bool {
+		if k, _, _ := strings.Cut(l, " "); k != key {
+			return false
 		}
-	}
+		fn(l)
+		return true
+	})
 }
 
 // each calls fn with every line, in order.
@@ -390,19 +369,12 @@ func WriteZipNum(name string, paths ...string) (err error) {
 			return werr
 		}
 	}
-	sorted, err := os.CreateTemp("", "deref-zipnum-*.cdxj")
+	sorted, err := ls.sorted()
 	if err != nil {
 		return err
 	}
 	defer os.Remove(sorted.Name())
 	defer sorted.Close()
-	bw := bufio.NewWriterSize(sorted, 256<<10)
-	if err := errors.Join(ls.merge(bw), bw.Flush()); err != nil {
-		return err
-	}
-	if _, err := sorted.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	cdx, err := createBeside(cdxPath)
 	if err != nil {
 		return err
