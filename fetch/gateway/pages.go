@@ -422,8 +422,10 @@ func (g *gateway) gopherItem(r *http.Request, e protocols.Entry) item {
 			it.Link += "?ask=1"
 		case strings.HasSuffix(e.Type, "+") && gopherLink:
 			it.Plus = it.Link + "?attributes=1"
-			if t := e.Type[0]; t != '1' && t != '7' && replayOf(r) == nil {
-				it.Link += "?view=default" // its length stated: sent with Content-Length
+			if !strings.ContainsRune("0137hi8T2", rune(e.Type[0])) && replayOf(r) == nil {
+				// An object sent as it is (not a page made of it: a text,
+				// a menu): its length stated, it goes with Content-Length.
+				it.Link += "?view=default"
 			}
 		}
 	}

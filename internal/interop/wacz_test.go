@@ -124,33 +124,38 @@ func replayed(t *testing.T, browser context.Context, rwp, name, target string) (
 	page := rwp + "/?wacz=" + url.QueryEscape(name) + "&url=" + url.QueryEscape(target)
 	const expr = `(() => { const img = document.querySelector('img'); const b = document.body;
 		return {Title: document.title, Width: img ? img.naturalWidth : -1, Background: b ? getComputedStyle(b).backgroundImage : '', Text: b ? b.innerText : ''}; })()`
+	type shown = struct {
+		Title, Background, Text string
+		Width                   int
+	}
 	for try := range 3 {
 		if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
 			t.Fatal(err)
 		}
-		v, _, found := inFrame[struct {
-			Title, Background, Text string
-			Width                   int
-		}](ctx, "mp_/"+target, expr, 20*time.Second)
-		if found && (v.Width != 0 || v.Text != "") {
-			// Its image may come a moment later.
-			for i := 0; i < 20 && v.Width == 0; i++ {
-				time.Sleep(250 * time.Millisecond)
-				v, _, _ = inFrame[struct {
-					Title, Background, Text string
-					Width                   int
-				}](ctx, "mp_/"+target, expr, 5*time.Second)
+		// The frame comes, then its document fills: waited for until it
+		// shows its text and its image has loaded (or 30 s).
+		var v shown
+		found := false
+		for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(250 * time.Millisecond) {
+			var ok bool
+			if v, _, ok = inFrame[shown](ctx, "mp_/"+target, expr, 5*time.Second); ok {
+				found = true
+				if strings.TrimSpace(v.Text) != "" && v.Width != 0 {
+					return v, true
+				}
 			}
-			return v, true
 		}
-		t.Logf("%s: no replay frame for %s (try %d)", name, target, try+1)
+		if found && strings.TrimSpace(v.Text) != "" {
+			return v, true // no image, or one that never loads: the caller says so
+		}
+		t.Logf("%s: no replayed page for %s (try %d): %+v", name, target, try+1, v)
 	}
 	return got, false
 }
 
 // pageList is the text of NAME.wacz's page list in ReplayWeb.page: its
 // nested shadow roots walked.
-func pageList(t *testing.T, browser context.Context, rwp, name, want string) string {
+func pageList(t *testing.T, browser context.Context, rwp, name string, wants ...string) string {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
 	defer cancel()
@@ -164,7 +169,11 @@ func pageList(t *testing.T, browser context.Context, rwp, name, want string) str
 		}
 		for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(500 * time.Millisecond) {
 			text, _, _ = inFrame[string](ctx, "/replay/?source=", expr, 5*time.Second)
-			if strings.Contains(text, want) {
+			all := true
+			for _, w := range wants {
+				all = all && strings.Contains(text, w)
+			}
+			if all {
 				return text
 			}
 		}
@@ -194,7 +203,7 @@ func TestWACZInReplayWebPage(t *testing.T) {
 	rwp := replayWeb(t, dir)
 	browser := browse(t, chromium, rwp)
 
-	list := pageList(t, browser, rwp, "web", "page 2")
+	list := pageList(t, browser, rwp, "web", "replay", site, "page 2")
 	for _, want := range []string{"replay", site, "page 2"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the page list lacks %q: %q", want, list)
