@@ -292,26 +292,8 @@ func (ix *zipnumIndex) find(key string, fn func(line string)) {
 	})
 }
 
-// each calls fn with every line, in order.
-func (ix *zipnumIndex) each(fn func(line string) bool) {
-	last := ""
-	for i := range ix.blocks {
-		stop := false
-		if ix.block(i, func(l string) bool {
-			if l == last {
-				return true
-			}
-			last = l
-			if !fn(l) {
-				stop = true
-				return false
-			}
-			return true
-		}) != nil || stop {
-			return
-		}
-	}
-}
+// each calls fn with every line, in order: from the first key on.
+func (ix *zipnumIndex) each(fn func(line string) bool) { ix.from("", fn) }
 
 // ZipNumNames are the files of the ZipNum form of a collection's index
 // that WriteZipNum writes: NAME.idx and NAME.cdx.gz.
