@@ -63,11 +63,14 @@ type crawlSettings struct {
 	spider bool
 	// nv: wget's -nv, a line a file written.
 	nv bool
-	// worker, lease and status: the shared frontier's --worker, --lease
-	// and --status.
-	worker string
-	lease  float64
-	status bool
+	// worker, lease, status, stateTimeout and stateReplicas: the shared
+	// frontier's --worker, --lease, --status, --state-timeout and
+	// --state-replicas.
+	worker        string
+	lease         float64
+	status        bool
+	stateTimeout  float64
+	stateReplicas int
 }
 
 func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -109,8 +112,8 @@ func runCrawl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.version:
 		printVersion(stdout)
 		return 0
-	case (o.c.worker != "" || o.c.lease > 0 || o.c.status) && !shared.IsStoreURL(o.c.opts.State):
-		return crawlUsageError(stderr, "--worker, --lease and --status go with a shared crawl's --state redis://HOST:PORT/DB")
+	case (o.c.worker != "" || o.c.lease > 0 || o.c.status || o.c.stateTimeout > 0 || o.c.stateReplicas > 0) && !shared.IsStoreURL(o.c.opts.State):
+		return crawlUsageError(stderr, "--worker, --lease, --status, --state-timeout and --state-replicas go with a shared crawl's --state redis://HOST:PORT/DB")
 	case o.c.status:
 		return printSharedStatus(o.c.opts.State, stdout, stderr)
 	case len(pos) == 0:
@@ -490,6 +493,7 @@ func openShared(o *options, co crawl.Options, stderr io.Writer, cmd string) (*sh
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return shared.Open(ctx, co.State, shared.Options{Worker: o.c.worker, PerHost: co.PerHost, Wait: co.Wait, RandomWait: co.RandomWait, MaxItems: co.MaxItems, Lease: lease,
+		StateTimeout: seconds(o.c.stateTimeout), Replicas: o.c.stateReplicas,
 		Notify: func(m string) {
 			errMu.Lock()
 			defer errMu.Unlock()
@@ -512,6 +516,10 @@ func printSharedStatus(raw string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "deref crawl: "+oneLine(err.Error()))
 		return 6
+	}
+	if ok, err := f.Exists(ctx); err == nil && !ok {
+		fmt.Fprintln(stderr, "deref crawl: "+oneLine("the store at "+f.Where()+" holds no crawl under its prefix: none began there, or the store lost it (restarted without its data, or its keys deleted)"))
+		return 4
 	}
 	fmt.Fprintf(stdout, "%-40s %9s %7s %9s %7s %8s\n", "host", "queued", "leased", "settled", "failed", "excluded")
 	for _, h := range st.Hosts {

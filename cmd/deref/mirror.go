@@ -78,8 +78,8 @@ func runMirror(args []string, stdout, stderr io.Writer) int {
 		return mirrorUsageError(stderr, literalCookies)
 	case o.m.state != "" && !shared.IsStoreURL(o.m.state):
 		return mirrorUsageError(stderr, "--state shares the mirror through a store: redis://HOST:PORT/DB (or rediss:, valkey:, valkeys:)")
-	case (o.c.worker != "" || o.c.lease > 0) && o.m.state == "":
-		return mirrorUsageError(stderr, "--worker and --lease go with a shared mirror's --state redis://HOST:PORT/DB")
+	case (o.c.worker != "" || o.c.lease > 0 || o.c.stateTimeout > 0 || o.c.stateReplicas > 0) && o.m.state == "":
+		return mirrorUsageError(stderr, "--worker, --lease, --state-timeout and --state-replicas go with a shared mirror's --state redis://HOST:PORT/DB")
 	case o.m.state != "" && (o.m.shard != "" || o.m.opts.ChecksumFile != ""):
 		return mirrorUsageError(stderr, "--state shares the tree out by folders: not with --shard, nor --checksum-file (a folder's sums file is read where the folder is)")
 	}

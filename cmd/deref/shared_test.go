@@ -15,9 +15,9 @@ import (
 // --state redis://... crawl a Gopher server once between them, each into
 // its own WARC series (NAME-WORKER-00000.warc.gz); --status prints the
 // shared crawl's progress; deref index makes one index of both series;
-// the shared flags without a store, a bad store URL and a store that
-// does not answer are one-line errors with their exit codes, the
-// password hidden.
+// the shared flags without a store, a bad store URL, a store that does
+// not answer and --status of a prefix no crawl began under are one-line
+// errors with their exit codes, the password hidden.
 func TestCrawlSharedState(t *testing.T) {
 	s := redisd.Start(t)
 	root := t.TempDir()
@@ -68,6 +68,10 @@ func TestCrawlSharedState(t *testing.T) {
 		want string
 	}{
 		{[]string{"--worker", "w", start}, 1, "go with a shared crawl"},
+		{[]string{"--state-timeout", "5", start}, 1, "go with a shared crawl"},
+		{[]string{"--state", s.URL("none"), "--status"}, 4, "holds no crawl under its prefix"},
+		{[]string{"--state", "redis-cluster://127.0.0.1:1/?shards=x", start}, 2, `shards="x"`},
+		{[]string{"--state", "redis-sentinel://127.0.0.1:1/", start}, 2, "/MASTER/DB"},
 		{[]string{"--state", "redis://127.0.0.1:1/0?prefx=a", start}, 2, `unknown option "prefx"`},
 		{[]string{"--state", "redis://u:s3cret@127.0.0.1:1/0", start}, 6, "does not answer"},
 	} {

@@ -230,7 +230,12 @@ func mendWARC(path string, end int64, w *warc.Writer) error {
 	return nil
 }
 
-// errState wraps an error of the state file.
+// errState wraps an error of the state file, or of a shared frontier's
+// store: one that does not answer (fetch.ErrNetwork) or no longer holds
+// the crawl (fetch.ErrProtocol) keeps its kind, and exit code.
 func errState(err error) error {
+	if errors.Is(err, fetch.ErrNetwork) || errors.Is(err, fetch.ErrProtocol) {
+		return &fetch.Error{Op: "crawl", Err: fmt.Errorf("--state: %w", err)}
+	}
 	return &fetch.Error{Op: "crawl", Err: fetch.WriteError(fmt.Errorf("--state: %w", err))}
 }

@@ -7,13 +7,30 @@ import (
 )
 
 // script is a Lua script made (its SHA-1 computed) when first run, not
-// when a command that never runs it starts.
+// when a command that never runs it starts. Each begins "#!lua": Redis 7
+// then refuses it whole, before it runs, when the store is past its
+// maxmemory (without the line it runs a script whose first write is a
+// deletion, these scripts' case, to its end past the limit), and it
+// keeps it to its declared key's slot in a cluster.
 func script(src string) func() *redis.Script {
-	return sync.OnceValue(func() *redis.Script { return redis.NewScript(src) })
+	return sync.OnceValue(func() *redis.Script { return redis.NewScript("#!lua\n" + src) })
 }
 
-// The store's keys, below the prefix P (Open's prefix=):
+// The store's keys, below each shard's base P: the prefix (Open's
+// prefix=) on one store; "{PREFIX:N}" in a cluster, so that a shard's
+// keys share a slot (the crawl's root, "{PREFIX}", holds the record, the
+// robots.txt rules and the workers' files):
 //
+//	P:crawl       a hash: the crawl's record: id (every script is given
+//	              it and refuses to run where it differs: a store emptied
+//	              under the crawl), shards (the root's: the shards' tags),
+//	              created (s), by (the worker that began it)
+//	P:cids        a hash: the claim ID of each lease -> its token, so
+//	              that a claim repeated after its reply was lost gets the
+//	              lease it made
+//	P:gen         how many URLs the shard admitted (a crawl of several
+//	              shards is done when two rounds find them all empty
+//	              and unchanged)
 //	P:seen:B      a set of integers: the seen URLs whose fingerprint's top
 //	              16 bits are B, each its low 48 bits (an intset: 8 bytes
 //	              a URL)
@@ -27,20 +44,27 @@ func script(src string) func() *redis.Script {
 //	P:hosts       a set of every host
 //	P:stats       a hash: queued, leased, settled, failed, excluded
 //	P:token       the last fencing token given
-//	P:leases      a hash: token -> "WORKER\nHOST\nITEM"
+//	P:leases      a hash: token -> "CID WORKER\nHOST\nITEM"
 //	P:expiry      a sorted set: tokens by the time (ms) they expire
 //	P:again       a list: "HOST\nITEM" of the items left unsettled (a
 //	              failure that may pass), queued again when a worker starts
 //	P:robots      a hash: robots.txt URL -> its rules, JSON
 //	P:w:WORKER    a hash: the worker's WARC files -> where its settled
 //	              records end (-1: none)
+//	P:ws:WORKER   a hash: the tokens the worker settled last, by token
+//	              mod 128, so that a settle asked again is known for one
 //
 // Times are the store's own (TIME), so that workers whose clocks differ
 // keep one host's pace.
 
-// common are the functions the scripts share.
+// common are the functions the scripts share, after the check that the
+// crawl the worker opened is the one in the store. KEYS[1] is P:crawl,
+// ARGV[1] the crawl's id.
 const common = `
-local p = ARGV[1]
+local p = string.sub(KEYS[1], 1, -7)
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then
+  return redis.error_reply('NOCRAWL the crawl record ' .. KEYS[1] .. ' is gone')
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -56,10 +80,13 @@ local function ready(host, perhost)
   end
 end
 
+-- split reads a lease: its claim ID, worker, host and item.
 local function split(s)
   local a, b = string.find(s, '\n', 1, true)
   local c, d = string.find(s, '\n', b + 1, true)
-  return string.sub(s, 1, a - 1), string.sub(s, b + 1, c - 1), string.sub(s, d + 1)
+  local w = string.sub(s, 1, a - 1)
+  local sp = string.find(w, ' ', 1, true)
+  return string.sub(w, 1, sp - 1), string.sub(w, sp + 1), string.sub(s, b + 1, c - 1), string.sub(s, d + 1)
 end
 
 local function reap(perhost)
@@ -69,7 +96,8 @@ local function reap(perhost)
     redis.call('ZREM', p .. ':expiry', tok)
     if l then
       redis.call('HDEL', p .. ':leases', tok)
-      local _, host, item = split(l)
+      local cid, _, host, item = split(l)
+      redis.call('HDEL', p .. ':cids', cid)
       local hk = p .. ':h:' .. host
       redis.call('LPUSH', p .. ':q:' .. host, item)
       redis.call('HINCRBY', hk, 'leased', -1)
@@ -100,6 +128,7 @@ local function admit(link, perhost, maxitems)
   end
   redis.call('SADD', p .. ':seen:' .. bucket, member)
   redis.call('INCR', p .. ':seencount')
+  redis.call('INCR', p .. ':gen')
   redis.call('RPUSH', p .. ':q:' .. host, item)
   redis.call('SADD', p .. ':hosts', host)
   redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
@@ -109,7 +138,7 @@ local function admit(link, perhost, maxitems)
 end
 `
 
-// addScript: ARGV p, perhost, maxitems, links... Returns a string of "0"
+// addScript: ARGV id, perhost, maxitems, links... Returns a string of "0"
 // and "1", one a link.
 var addScript = script(common + `
 local perhost = tonumber(ARGV[2])
@@ -121,20 +150,30 @@ end
 return table.concat(out)
 `)
 
-// claimScript: ARGV p, worker, perhost, wait (ms), ttl (ms). Returns {0}
-// when nothing is queued nor leased, {1, ms} when nothing may be claimed
-// for ms, {2, token, host, item, expires (ms)} for a lease.
+// claimScript: ARGV id, worker, perhost, wait (ms), ttl (ms), claim ID.
+// Returns {0, gen} when nothing is queued nor leased, {1, ms} when
+// nothing may be claimed for ms, {2, token, host, item, expires (ms)} for
+// a lease: the one this claim ID made, if it made one and it is held.
 var claimScript = script(common + `
 local worker = ARGV[2]
 local perhost = tonumber(ARGV[3])
 local wait = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[5])
+local cid = ARGV[6]
+local made = redis.call('HGET', p .. ':cids', cid)
+if made then
+  local l = redis.call('HGET', p .. ':leases', made)
+  if l then
+    local _, _, host, item = split(l)
+    return {2, tonumber(made), host, item, tonumber(redis.call('ZSCORE', p .. ':expiry', made))}
+  end
+end
 reap(perhost)
 local h = redis.call('ZRANGEBYSCORE', p .. ':ready', '-inf', now, 'LIMIT', 0, 1)
 if #h == 0 then
   local st = redis.call('HMGET', p .. ':stats', 'queued', 'leased')
   if tonumber(st[1] or '0') <= 0 and tonumber(st[2] or '0') <= 0 then
-    return {0}
+    return {0, tonumber(redis.call('GET', p .. ':gen') or '0')}
   end
   local soonest = 1000
   local r = redis.call('ZRANGE', p .. ':ready', 0, 0, 'WITHSCORES')
@@ -157,24 +196,34 @@ redis.call('HINCRBY', p .. ':stats', 'leased', 1)
 redis.call('HSET', hk, 'next', now + wait)
 ready(host, perhost)
 local tok = redis.call('INCR', p .. ':token')
-redis.call('HSET', p .. ':leases', tok, worker .. '\n' .. host .. '\n' .. item)
+redis.call('HSET', p .. ':leases', tok, cid .. ' ' .. worker .. '\n' .. host .. '\n' .. item)
+redis.call('HSET', p .. ':cids', cid, tok)
 redis.call('ZADD', p .. ':expiry', now + ttl, tok)
 return {2, tok, host, item, now + ttl}
 `)
 
-// extendScript: ARGV p, token, ttl (ms). Returns the new expiry (ms), or
-// -1 for a lease no longer held.
+// extendScript: ARGV id, token, ttl (ms), worker, item. Returns the new
+// expiry (ms), or -1 for a lease no longer held (by that worker, of that
+// item: a store failed over may give a token again).
 var extendScript = script(common + `
-if redis.call('HEXISTS', p .. ':leases', ARGV[2]) == 0 then
+local l = redis.call('HGET', p .. ':leases', ARGV[2])
+if not l then
+  return -1
+end
+local _, worker, _, item = split(l)
+if worker ~= ARGV[4] or item ~= ARGV[5] then
   return -1
 end
 redis.call('ZADD', p .. ':expiry', now + tonumber(ARGV[3]), ARGV[2])
 return now + tonumber(ARGV[3])
 `)
 
-// settleScript: ARGV p, token, kind (settled, failed, excluded, again),
-// perhost, wait (ms), maxitems, worker, file, at, links... Returns -1 for
-// a lease no longer held, else the string of "0" and "1" add returns.
+// settleScript: ARGV id, token, kind (settled, failed, excluded, again),
+// perhost, wait (ms), maxitems, worker, file, at, item, links... Returns
+// -1 for a lease no longer held (by that worker, of that item), -2 for
+// one this worker settled already (a settle asked again after its reply
+// was lost: it changes nothing), else the string of "0" and "1" add
+// returns.
 var settleScript = script(common + `
 local tok = ARGV[2]
 local kind = ARGV[3]
@@ -182,12 +231,22 @@ local perhost = tonumber(ARGV[4])
 local wait = tonumber(ARGV[5])
 local maxitems = tonumber(ARGV[6])
 local l = redis.call('HGET', p .. ':leases', tok)
-if not l then
+local ring = p .. ':ws:' .. ARGV[7]
+local slot = tostring(tonumber(tok) % 128)
+local cid, worker, host, item
+if l then
+  cid, worker, host, item = split(l)
+end
+if not l or worker ~= ARGV[7] or item ~= ARGV[10] then
+  if redis.call('HGET', ring, slot) == tok then
+    return -2
+  end
   return -1
 end
+redis.call('HSET', ring, slot, tok)
 redis.call('HDEL', p .. ':leases', tok)
+redis.call('HDEL', p .. ':cids', cid)
 redis.call('ZREM', p .. ':expiry', tok)
-local _, host, item = split(l)
 local hk = p .. ':h:' .. host
 redis.call('HINCRBY', hk, 'leased', -1)
 redis.call('HINCRBY', p .. ':stats', 'leased', -1)
@@ -204,7 +263,7 @@ else
   if ARGV[8] ~= '' then
     redis.call('HSET', p .. ':w:' .. ARGV[7], ARGV[8], ARGV[9])
   end
-  for i = 10, #ARGV do
+  for i = 11, #ARGV do
     out[#out + 1] = tostring(admit(ARGV[i], perhost, maxitems))
   end
 end
@@ -212,7 +271,7 @@ ready(host, perhost)
 return table.concat(out)
 `)
 
-// againScript: ARGV p, perhost. Queues the items left unsettled again, at
+// againScript: ARGV id, perhost. Queues the items left unsettled again, at
 // the front of their hosts' queues; returns how many.
 var againScript = script(common + `
 local perhost = tonumber(ARGV[2])
@@ -226,12 +285,25 @@ while true do
   redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
   redis.call('HINCRBY', p .. ':stats', 'queued', 1)
   ready(host, perhost)
+  redis.call('INCR', p .. ':gen')
   n = n + 1
 end
 return n
 `)
 
-// reapScript: ARGV p, perhost. Returns how many leases it gave back.
+// reapScript: ARGV id, perhost. Returns how many leases it gave back.
 var reapScript = script(common + `
 return reap(tonumber(ARGV[2]))
 `)
+
+// recordScript: KEYS[1] P:crawl; ARGV id, shards, by. Writes the crawl's
+// record unless there is one; returns the record's id and shards.
+var recordScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`#!lua
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local t = redis.call('TIME')
+  redis.call('HSET', KEYS[1], 'id', ARGV[1], 'shards', ARGV[2], 'created', t[1], 'by', ARGV[3])
+end
+return redis.call('HMGET', KEYS[1], 'id', 'shards')
+`)
+})
