@@ -3,6 +3,7 @@ package shared_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,12 +18,44 @@ import (
 
 // BenchmarkClaimSettle is the store alone: 32 workers claim and settle
 // URLs of 1,000 hosts as fast as the store lets them, each settle
-// adding one new link; pairs/s is claims plus settles per second.
+// adding one new link; pairs/s is claims plus settles per second. One
+// redis-server; through Sentinel (a master, a replica, three sentinels;
+// with replicas=1 each settle waits for the replica); and a cluster of
+// three masters, without replicas and with one each (the crawl in three
+// shards). On two cores the cluster's six processes share them: compare
+// one with the cluster without replicas, Sentinel with the cluster with.
 func BenchmarkClaimSettle(b *testing.B) {
-	s := redisd.Start(b)
+	// Each settle's link is of another host (as --span-hosts finds them:
+	// in a cluster, of another shard two times in three), or of the
+	// URL's own host (as a crawl of the default scope finds them).
+	links := func(b *testing.B, raw func(string) string, o shared.Options) {
+		b.Run("links=other-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("other-", b.N)), o, false) })
+		b.Run("links=same-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("same-", b.N)), o, true) })
+	}
+	b.Run("one", func(b *testing.B) {
+		s := redisd.Start(b)
+		links(b, s.URL, shared.Options{PerHost: 4})
+	})
+	b.Run("sentinel", func(b *testing.B) {
+		m := redisd.Start(b, "repl-diskless-sync-delay 0")
+		redisd.StartReplica(b, m)
+		ss := redisd.StartSentinels(b, m, 3, 1)
+		b.Run("replicas=0", func(b *testing.B) { links(b, ss.URL, shared.Options{PerHost: 4}) })
+		b.Run("replicas=1", func(b *testing.B) { links(b, ss.URL, shared.Options{PerHost: 4, Replicas: 1}) })
+	})
+	for _, replicas := range []int{0, 1} {
+		b.Run(fmt.Sprint("cluster/replicas=", replicas), func(b *testing.B) {
+			c := redisd.StartClusterOf(b, 3, replicas)
+			links(b, c.URL, shared.Options{PerHost: 4})
+		})
+	}
+}
+
+func claimSettle(b *testing.B, raw string, o shared.Options, sameHost bool) {
+	shared.QuietClient()
 	ctx := context.Background()
 	const workers = 32
-	f := open(b, s.URL("bench"), shared.Options{PerHost: 4})
+	f := open(b, raw, o)
 	var seed []crawl.Item
 	for h := range 1000 {
 		seed = append(seed, crawl.Item{URL: fmt.Sprintf("gopher://h%d.test:70/1/0", h)})
@@ -48,6 +81,9 @@ func BenchmarkClaimSettle(b *testing.B) {
 				}
 				n := next.Add(1)
 				link := []crawl.Item{{URL: fmt.Sprintf("gopher://h%d.test:70/1/%d", n%1000, n)}}
+				if sameHost {
+					link[0].URL = fmt.Sprintf("gopher://%s/1/%d", strings.TrimPrefix(l.Host, "gopher://"), n)
+				}
 				if _, err := f.Settle(ctx, l, crawl.Result{Bytes: 1}, link); err != nil {
 					b.Error(err)
 					return
@@ -57,6 +93,43 @@ func BenchmarkClaimSettle(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "pairs/s")
+}
+
+// BenchmarkFullStore adds URLs (about 60 bytes each, on 300 hosts) to a
+// crawl until its store is full: one redis-server of maxmemory 32 MB,
+// and a cluster of three masters of 32 MB each, the crawl spread over
+// them in three shards; URLs is how many each held when it refused.
+func BenchmarkFullStore(b *testing.B) {
+	fill := func(b *testing.B, raw string) int {
+		f := open(b, raw, shared.Options{})
+		ctx := context.Background()
+		n := 0
+		for {
+			batch := make([]crawl.Item, 1000)
+			for k := range batch {
+				batch[k] = crawl.Item{URL: fmt.Sprintf("gopher://host-%03d.example.test:70/0/archive/item-%08d.txt", (n+k)%300, n+k)}
+			}
+			if _, err := f.Add(ctx, batch); err != nil {
+				if !strings.Contains(err.Error(), "is full") {
+					b.Fatal(err)
+				}
+				return n
+			}
+			n += len(batch)
+		}
+	}
+	for range b.N {
+		s := redisd.Start(b, "maxmemory 32mb")
+		one := fill(b, s.URL("full"))
+		c := redisd.StartCluster(b, 3)
+		for _, node := range c.Nodes {
+			node.CLI("CONFIG", "SET", "maxmemory", "32mb")
+		}
+		three := fill(b, c.URL("full"))
+		b.ReportMetric(float64(one), "URLs-one")
+		b.ReportMetric(float64(three), "URLs-cluster3")
+		b.ReportMetric(float64(three)/float64(one), "ratio")
+	}
 }
 
 // BenchmarkStoreMemory adds 1,000,000 URLs (about 60 bytes each, on 100

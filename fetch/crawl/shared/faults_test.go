@@ -275,9 +275,9 @@ func TestRepeatedSteps(t *testing.T) {
 		t.Errorf("the claim asked again has token %d, want %d: the one the first made", l.Token, warm.Token+1)
 	}
 	st, _ = f.Status(ctx)
-	cids, _ := direct.HLen(ctx, "cut:cids").Result()
-	if relay.cuts.Load() != 2 || st.Leased != 1 || st.Queued != 3 || cids != 1 {
-		t.Errorf("after a claim cut (%d cuts): %+v and %d claim IDs, want the one lease it made", relay.cuts.Load(), st, cids)
+	leases, _ := direct.HLen(ctx, "cut:leases").Result()
+	if relay.cuts.Load() != 2 || st.Leased != 1 || st.Queued != 3 || leases != 1 {
+		t.Errorf("after a claim cut (%d cuts): %+v and %d leases, want the one lease it made", relay.cuts.Load(), st, leases)
 	}
 	relay.armed.Store(1)
 	_, err = f.Settle(ctx, l, crawl.Result{}, nil)
@@ -294,5 +294,35 @@ func TestRepeatedSteps(t *testing.T) {
 	}
 	if st, _ = f.Status(ctx); st.Settled != 2 {
 		t.Errorf("settled twice: %+v", st)
+	}
+}
+
+// A worker started again under its name gives back at once the leases
+// its stopped process held, rather than leave them to expire; another
+// worker's leases stay its own.
+func TestSameNameGivesBack(t *testing.T) {
+	s := redisd.Start(t)
+	ctx := context.Background()
+	a := open(t, s.URL("again"), shared.Options{Worker: "a", Lease: time.Hour, PerHost: 4})
+	b := open(t, s.URL("again"), shared.Options{Worker: "b", Lease: time.Hour, PerHost: 4})
+	seed(t, a)
+	a.Add(ctx, []crawl.Item{{URL: "gopher://h0.test:70/1/1"}, {URL: "gopher://h0.test:70/1/2"}})
+	la, _ := a.Claim(ctx)
+	a.Claim(ctx)
+	lb, _ := b.Claim(ctx)
+	a2 := open(t, s.URL("again"), shared.Options{Worker: "a", Lease: time.Hour, PerHost: 4})
+	st, _ := a2.Status(ctx)
+	if st.Leased != 1 || st.Queued != 2 {
+		t.Fatalf("after a started again: %+v, want a's two leases queued again and b's held", st)
+	}
+	l, err := a2.Claim(ctx)
+	if err != nil || l.URL == lb.URL {
+		t.Errorf("a's claim: %v, %v", l, err)
+	}
+	if _, err := a.Settle(ctx, la, crawl.Result{}, nil); !errors.Is(err, crawl.ErrStaleLease) {
+		t.Errorf("the old process's settle: %v, want ErrStaleLease", err)
+	}
+	if _, err := b.Settle(ctx, lb, crawl.Result{}, nil); err != nil {
+		t.Errorf("b's settle: %v", err)
 	}
 }

@@ -25,16 +25,12 @@ func script(src string) func() *redis.Script {
 //	              it and refuses to run where it differs: a store emptied
 //	              under the crawl), shards (the root's: the shards' tags),
 //	              created (s), by (the worker that began it)
-//	P:cids        a hash: the claim ID of each lease -> its token, so
-//	              that a claim repeated after its reply was lost gets the
-//	              lease it made
-//	P:gen         how many URLs the shard admitted (a crawl of several
-//	              shards is done when two rounds find them all empty
-//	              and unchanged)
 //	P:seen:B      a set of integers: the seen URLs whose fingerprint's top
 //	              16 bits are B, each its low 48 bits (an intset: 8 bytes
 //	              a URL)
-//	P:seencount   how many URLs were admitted (for MaxItems)
+//	P:seencount   how many URLs were admitted (for MaxItems; a crawl of
+//	              several shards is done when two rounds find them all
+//	              empty and admitting none between)
 //	P:q:HOST      a list: HOST's queued URLs, "DEPTH[+] URL" ("+": a
 //	              Gopher+ item)
 //	P:ready       a sorted set: the hosts with URLs queued and a slot
@@ -44,7 +40,9 @@ func script(src string) func() *redis.Script {
 //	P:hosts       a set of every host
 //	P:stats       a hash: queued, leased, settled, failed, excluded
 //	P:token       the last fencing token given
-//	P:leases      a hash: token -> "CID WORKER\nHOST\nITEM"
+//	P:leases      a hash: token -> "CID WORKER\nHOST\nITEM", CID the
+//	              claim's ID, so that a claim asked again after its reply
+//	              was lost finds the lease it made
 //	P:expiry      a sorted set: tokens by the time (ms) they expire
 //	P:again       a list: "HOST\nITEM" of the items left unsettled (a
 //	              failure that may pass), queued again when a worker starts
@@ -97,14 +95,13 @@ local function reap(perhost)
     if l then
       redis.call('HDEL', p .. ':leases', tok)
       local cid, _, host, item = split(l)
-      redis.call('HDEL', p .. ':cids', cid)
       local hk = p .. ':h:' .. host
       redis.call('LPUSH', p .. ':q:' .. host, item)
       redis.call('HINCRBY', hk, 'leased', -1)
       redis.call('HINCRBY', hk, 'queued', 1)
       redis.call('HINCRBY', p .. ':stats', 'leased', -1)
       redis.call('HINCRBY', p .. ':stats', 'queued', 1)
-      ready(host, perhost)
+    ready(host, perhost)
     end
   end
   return #gone
@@ -128,7 +125,6 @@ local function admit(link, perhost, maxitems)
   end
   redis.call('SADD', p .. ':seen:' .. bucket, member)
   redis.call('INCR', p .. ':seencount')
-  redis.call('INCR', p .. ':gen')
   redis.call('RPUSH', p .. ':q:' .. host, item)
   redis.call('SADD', p .. ':hosts', host)
   redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
@@ -150,8 +146,10 @@ end
 return table.concat(out)
 `)
 
-// claimScript: ARGV id, worker, perhost, wait (ms), ttl (ms), claim ID.
-// Returns {0, gen} when nothing is queued nor leased, {1, ms} when
+// claimScript: ARGV id, worker, perhost, wait (ms), ttl (ms), claim ID,
+// asked again ("1": the last asking's reply was lost; the leases, as
+// many as the transfers under way, are looked through for its ID).
+// Returns {0, admitted} when nothing is queued nor leased, {1, ms} when
 // nothing may be claimed for ms, {2, token, host, item, expires (ms)} for
 // a lease: the one this claim ID made, if it made one and it is held.
 var claimScript = script(common + `
@@ -160,12 +158,13 @@ local perhost = tonumber(ARGV[3])
 local wait = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[5])
 local cid = ARGV[6]
-local made = redis.call('HGET', p .. ':cids', cid)
-if made then
-  local l = redis.call('HGET', p .. ':leases', made)
-  if l then
-    local _, _, host, item = split(l)
-    return {2, tonumber(made), host, item, tonumber(redis.call('ZSCORE', p .. ':expiry', made))}
+if ARGV[7] == '1' then
+  local all = redis.call('HGETALL', p .. ':leases')
+  for i = 1, #all, 2 do
+    if string.sub(all[i + 1], 1, #cid + 1) == cid .. ' ' then
+      local _, _, host, item = split(all[i + 1])
+      return {2, tonumber(all[i]), host, item, tonumber(redis.call('ZSCORE', p .. ':expiry', all[i]))}
+    end
   end
 end
 reap(perhost)
@@ -173,7 +172,7 @@ local h = redis.call('ZRANGEBYSCORE', p .. ':ready', '-inf', now, 'LIMIT', 0, 1)
 if #h == 0 then
   local st = redis.call('HMGET', p .. ':stats', 'queued', 'leased')
   if tonumber(st[1] or '0') <= 0 and tonumber(st[2] or '0') <= 0 then
-    return {0, tonumber(redis.call('GET', p .. ':gen') or '0')}
+    return {0, tonumber(redis.call('GET', p .. ':seencount') or '0')}
   end
   local soonest = 1000
   local r = redis.call('ZRANGE', p .. ':ready', 0, 0, 'WITHSCORES')
@@ -197,7 +196,6 @@ redis.call('HSET', hk, 'next', now + wait)
 ready(host, perhost)
 local tok = redis.call('INCR', p .. ':token')
 redis.call('HSET', p .. ':leases', tok, cid .. ' ' .. worker .. '\n' .. host .. '\n' .. item)
-redis.call('HSET', p .. ':cids', cid, tok)
 redis.call('ZADD', p .. ':expiry', now + ttl, tok)
 return {2, tok, host, item, now + ttl}
 `)
@@ -245,7 +243,6 @@ if not l or worker ~= ARGV[7] or item ~= ARGV[10] then
 end
 redis.call('HSET', ring, slot, tok)
 redis.call('HDEL', p .. ':leases', tok)
-redis.call('HDEL', p .. ':cids', cid)
 redis.call('ZREM', p .. ':expiry', tok)
 local hk = p .. ':h:' .. host
 redis.call('HINCRBY', hk, 'leased', -1)
@@ -271,11 +268,30 @@ ready(host, perhost)
 return table.concat(out)
 `)
 
-// againScript: ARGV id, perhost. Queues the items left unsettled again, at
-// the front of their hosts' queues; returns how many.
+// againScript: ARGV id, perhost, worker. Queues the items left unsettled
+// again, at the front of their hosts' queues, and gives back the leases
+// of the worker's name, whose process is gone since one starts under it;
+// returns how many.
 var againScript = script(common + `
 local perhost = tonumber(ARGV[2])
 local n = 0
+local leases = redis.call('HGETALL', p .. ':leases')
+for i = 1, #leases, 2 do
+  local cid, worker, host, item = split(leases[i + 1])
+  if worker == ARGV[3] then
+    local tok = leases[i]
+    redis.call('HDEL', p .. ':leases', tok)
+    redis.call('ZREM', p .. ':expiry', tok)
+    local hk = p .. ':h:' .. host
+    redis.call('LPUSH', p .. ':q:' .. host, item)
+    redis.call('HINCRBY', hk, 'leased', -1)
+    redis.call('HINCRBY', hk, 'queued', 1)
+    redis.call('HINCRBY', p .. ':stats', 'leased', -1)
+    redis.call('HINCRBY', p .. ':stats', 'queued', 1)
+    ready(host, perhost)
+    n = n + 1
+  end
+end
 while true do
   local item = redis.call('RPOP', p .. ':again')
   if not item then break end
@@ -285,7 +301,6 @@ while true do
   redis.call('HINCRBY', p .. ':h:' .. host, 'queued', 1)
   redis.call('HINCRBY', p .. ':stats', 'queued', 1)
   ready(host, perhost)
-  redis.call('INCR', p .. ':gen')
   n = n + 1
 end
 return n

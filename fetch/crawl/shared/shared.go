@@ -166,7 +166,7 @@ var ErrCrawlGone = errors.New("the crawl's record is gone from the store")
 // master, as the first worker finds them). It checks that the store
 // answers, runs Lua scripts and does not evict keys when full before
 // anything is fetched, and queues again the URLs an earlier run left
-// unsettled.
+// unsettled and those a worker of the same name held when it stopped.
 func Open(ctx context.Context, raw string, o Options) (*Frontier, error) {
 	f, err := dial(raw, &o)
 	if err != nil {
@@ -308,7 +308,7 @@ func (f *Frontier) open(ctx context.Context, raw string) error {
 		return nil
 	}
 	for i := range f.shards {
-		if _, err := f.run(ctx, i, againScript(), false, f.o.PerHost); err != nil {
+		if _, err := f.run(ctx, i, againScript(), false, f.o.PerHost, f.o.Worker); err != nil {
 			return openError(fetch.ErrProtocol, "--state %s: %v", redact(raw), err)
 		}
 	}
@@ -455,13 +455,28 @@ func (f *Frontier) keys(shard int) []string { return []string{f.shards[shard] + 
 func (f *Frontier) run(ctx context.Context, shard int, s *redis.Script, replicate bool, args ...any) (any, error) {
 	args = append([]any{f.id}, args...)
 	keys := f.keys(shard)
+	again := -1
+	for i, a := range args {
+		if _, ok := a.(askedAgain); ok {
+			again, args[i] = i, "0"
+		}
+	}
 	return f.retry(ctx, func(ctx context.Context) (any, error) {
+		defer func() {
+			if again >= 0 {
+				args[again] = "1" // the next asking, if any, is again
+			}
+		}()
 		if replicate && f.o.Replicas > 0 {
 			return f.runWait(ctx, s, keys, args)
 		}
 		return s.Run(ctx, f.rdb, keys, args...).Result()
 	})
 }
+
+// askedAgain, an argument of run, is "0" the first time a script is
+// asked and "1" after.
+type askedAgain struct{}
 
 // runWait runs s and then WAIT on the same connection to its master,
 // again until Replicas hold the step (saying once that it waits): a
@@ -511,6 +526,7 @@ func (f *Frontier) runWait(ctx context.Context, s *redis.Script, keys []string, 
 // network failure, a store starting, loading its data or failing over),
 // saying so once, for at most StateTimeout.
 func (f *Frontier) retry(ctx context.Context, do func(context.Context) (any, error)) (any, error) {
+	failed := 0
 	for wait := 100 * time.Millisecond; ; wait = min(wait*2, 2*time.Second) {
 		v, err := do(ctx)
 		if err == nil || errors.Is(err, redis.Nil) {
@@ -523,9 +539,13 @@ func (f *Frontier) retry(ctx context.Context, do func(context.Context) (any, err
 		if !unreachable(err) {
 			return nil, f.refusal(ctx, err)
 		}
+		failed++
 		f.mu.Lock()
-		if !f.down {
-			f.down, f.downSince = true, time.Now()
+		if f.downSince.IsZero() {
+			f.downSince = time.Now()
+		}
+		if !f.down && failed >= 2 { // one lost reply, asked again at once, is not worth a line
+			f.down = true
 			if f.o.Notify != nil {
 				f.o.Notify(fmt.Sprintf("the store at %s does not answer (%v): waiting for it, up to %v (--state-timeout)", f.where, oneLine(err), f.o.StateTimeout))
 			}
@@ -577,6 +597,7 @@ func oneLine(v any) string {
 func (f *Frontier) back() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.downSince = time.Time{}
 	if f.down {
 		f.down = false
 		if f.o.Notify != nil {
@@ -744,7 +765,7 @@ func (f *Frontier) Claim(ctx context.Context) (*crawl.Lease, error) {
 		first := int(f.next.Add(1))
 		for k := range f.shards {
 			s := (first + k) % len(f.shards)
-			v, err := f.run(ctx, s, claimScript(), false, f.o.Worker, f.o.PerHost, f.pause(), f.o.Lease.Milliseconds(), cid)
+			v, err := f.run(ctx, s, claimScript(), false, f.o.Worker, f.o.PerHost, f.pause(), f.o.Lease.Milliseconds(), cid, askedAgain{})
 			if err != nil {
 				return nil, err
 			}

@@ -215,15 +215,21 @@ type Cluster struct {
 // cluster is ok and every replica is linked.
 func StartCluster(t testing.TB, masters int) *Cluster {
 	t.Helper()
+	return StartClusterOf(t, masters, 1)
+}
+
+// StartClusterOf is StartCluster with replicas a master (0: none).
+func StartClusterOf(t testing.TB, masters, replicas int) *Cluster {
+	t.Helper()
 	c := &Cluster{t: t}
 	var addrs []string
-	for range 2 * masters {
+	for range masters * (1 + replicas) {
 		s := startNode(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1500")
 		c.Nodes = append(c.Nodes, s)
 		addrs = append(addrs, s.Addr)
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	out, err := exec.Command(cliBinary(c.Nodes[0].bin), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("redis-cli --cluster create: %v: %s", err, out)
