@@ -1243,7 +1243,7 @@ var flagTable = []flagDef{
 	{long: "state-timeout", cmds: cmdCrawl | cmdMirror, group: "Crawl", arg: "SECONDS",
 		help: "with --state redis://...: how long a worker waits for a store that does not answer, pausing its transfers, before it stops (exit 6, its files whole, its leases left to expire; the same command later resumes the crawl) (default 5m)", set: secs(func(o *options) *float64 { return &o.c.stateTimeout })},
 	{long: "state-replicas", cmds: cmdCrawl | cmdMirror, group: "Crawl", arg: "N",
-		help: "with --state redis-sentinel://... or redis-cluster://...: after each URL settled, wait (up to 1 s, Redis's WAIT) until N replicas hold it, so that a failover of the master loses no settled URL to be fetched again", set: integer(func(o *options) *int { return &o.c.stateReplicas })},
+		help: "with --state redis-sentinel://..., redis-cluster://... or a master with replicas: after each URL settled, wait (Redis's WAIT, saying so once, for at most --state-timeout) until N replicas hold it, so that a failover of the master loses no settled URL to be fetched again (it costs about a third of the claims a second)", set: integer(func(o *options) *int { return &o.c.stateReplicas })},
 	{long: "status", cmds: cmdCrawl, group: "Crawl",
 		help: "with --state redis://...: print the shared crawl's progress (queued, leased, settled, failed, excluded, in all and by host) and crawl nothing", set: boolean(func(o *options) *bool { return &o.c.status })},
 	{long: "json", cmds: cmdCrawl, group: "Crawl",

@@ -3,6 +3,8 @@ package shared_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,12 +31,28 @@ func BenchmarkClaimSettle(b *testing.B) {
 	// in a cluster, of another shard two times in three), or of the
 	// URL's own host (as a crawl of the default scope finds them).
 	links := func(b *testing.B, raw func(string) string, o shared.Options) {
-		b.Run("links=other-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("other-", b.N)), o, false) })
-		b.Run("links=same-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("same-", b.N)), o, true) })
+		// A prefix of its own for each run: a crawl of the same store
+		// done already would have nothing to claim.
+		b.Run("links=other-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("other-", o.Replicas, "-", b.N)), o, false, nil) })
+		b.Run("links=same-host", func(b *testing.B) { claimSettle(b, raw(fmt.Sprint("same-", o.Replicas, "-", b.N)), o, true, nil) })
 	}
 	b.Run("one", func(b *testing.B) {
 		s := redisd.Start(b)
 		links(b, s.URL, shared.Options{PerHost: 4})
+	})
+	// One Redis with a replica, as Sentinel's master has: what its
+	// replication costs the master, beside what Sentinel adds.
+	// It reports the bytes of the replication stream a pair, which each
+	// replica receives and applies and the append-only file takes.
+	b.Run("one-with-replica", func(b *testing.B) {
+		s := redisd.Start(b, "repl-diskless-sync-delay 0")
+		redisd.StartReplica(b, s)
+		b.Run("links=other-host", func(b *testing.B) {
+			claimSettle(b, s.URL(fmt.Sprint("other-", b.N)), shared.Options{PerHost: 4}, false, s)
+		})
+		b.Run("links=same-host", func(b *testing.B) {
+			claimSettle(b, s.URL(fmt.Sprint("same-", b.N)), shared.Options{PerHost: 4}, true, s)
+		})
 	})
 	b.Run("sentinel", func(b *testing.B) {
 		m := redisd.Start(b, "repl-diskless-sync-delay 0")
@@ -51,7 +69,9 @@ func BenchmarkClaimSettle(b *testing.B) {
 	}
 }
 
-func claimSettle(b *testing.B, raw string, o shared.Options, sameHost bool) {
+// claimSettle measures claim-settle pairs a second, and where master is
+// given, the bytes of its replication stream a pair.
+func claimSettle(b *testing.B, raw string, o shared.Options, sameHost bool, master *redisd.Server) {
 	shared.QuietClient()
 	ctx := context.Background()
 	const workers = 32
@@ -66,6 +86,11 @@ func claimSettle(b *testing.B, raw string, o shared.Options, sameHost bool) {
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	var next atomic.Int64
+	var offset int64
+	if master != nil {
+		offset = master.Info("master_repl_offset")
+	}
+	cpu := busyCPU()
 	b.ResetTimer()
 	begin := time.Now()
 	var wg sync.WaitGroup
@@ -93,6 +118,12 @@ func claimSettle(b *testing.B, raw string, o shared.Options, sameHost bool) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "pairs/s")
+	if cpu >= 0 {
+		b.ReportMetric((busyCPU()-cpu)/float64(b.N)*1e6, "cpu-µs/pair")
+	}
+	if master != nil {
+		b.ReportMetric(float64(master.Info("master_repl_offset")-offset)/float64(b.N), "repl-B/pair")
+	}
 }
 
 // BenchmarkFullStore adds URLs (about 60 bytes each, on 300 hosts) to a
@@ -167,4 +198,30 @@ func BenchmarkStoreMemory(b *testing.B) {
 		b.ReportMetric(float64(seen-base)/n, "seen-B/URL")
 		b.ReportMetric(float64(all-seen)/n, "queued-B/URL")
 	}
+}
+
+// busyCPU is the seconds of processor time the machine has spent, on
+// every process (this one, the stores, the sentinels), from Linux's
+// /proc/stat: user, nice, system, irq and softirq, not idle, iowait nor
+// steal. A pair's share of it is what the pairs a second would be on a
+// machine of its own, whatever its neighbours take; -1 elsewhere.
+func busyCPU() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return -1
+	}
+	var busy float64
+	for _, i := range []int{1, 2, 3, 6, 7} { // user nice system irq softirq
+		n, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return -1
+		}
+		busy += n
+	}
+	return busy / 100 // USER_HZ
 }

@@ -188,11 +188,12 @@ if not item then
   redis.call('ZREM', p .. ':ready', host)
   return {1, 1}
 end
-redis.call('HINCRBY', hk, 'leased', 1)
-redis.call('HINCRBY', hk, 'queued', -1)
-redis.call('HINCRBY', p .. ':stats', 'queued', -1)
-redis.call('HINCRBY', p .. ':stats', 'leased', 1)
-redis.call('HSET', hk, 'next', now + wait)
+-- One write a hash, not one a field: each write is also the replicas'
+-- and the append-only file's.
+local hv = redis.call('HMGET', hk, 'leased', 'queued')
+redis.call('HSET', hk, 'leased', tonumber(hv[1] or '0') + 1, 'queued', tonumber(hv[2] or '0') - 1, 'next', now + wait)
+local sv = redis.call('HMGET', p .. ':stats', 'leased', 'queued')
+redis.call('HSET', p .. ':stats', 'leased', tonumber(sv[1] or '0') + 1, 'queued', tonumber(sv[2] or '0') - 1)
 ready(host, perhost)
 local tok = redis.call('INCR', p .. ':token')
 redis.call('HSET', p .. ':leases', tok, cid .. ' ' .. worker .. '\n' .. host .. '\n' .. item)
@@ -245,18 +246,27 @@ redis.call('HSET', ring, slot, tok)
 redis.call('HDEL', p .. ':leases', tok)
 redis.call('ZREM', p .. ':expiry', tok)
 local hk = p .. ':h:' .. host
-redis.call('HINCRBY', hk, 'leased', -1)
-redis.call('HINCRBY', p .. ':stats', 'leased', -1)
-local nx = tonumber(redis.call('HGET', hk, 'next') or '0')
-if now + wait > nx then
-  redis.call('HSET', hk, 'next', now + wait)
+-- One write a hash, as in the claim.
+local hv = redis.call('HMGET', hk, 'leased', 'next', kind)
+local sv = redis.call('HMGET', p .. ':stats', 'leased', kind)
+local hf = {'leased', tonumber(hv[1] or '0') - 1}
+local sf = {'leased', tonumber(sv[1] or '0') - 1}
+if now + wait > tonumber(hv[2] or '0') then
+  table.insert(hf, 'next')
+  table.insert(hf, now + wait)
 end
+if kind ~= 'again' then
+  table.insert(hf, kind)
+  table.insert(hf, tonumber(hv[3] or '0') + 1)
+  table.insert(sf, kind)
+  table.insert(sf, tonumber(sv[2] or '0') + 1)
+end
+redis.call('HSET', hk, unpack(hf))
+redis.call('HSET', p .. ':stats', unpack(sf))
 local out = {}
 if kind == 'again' then
   redis.call('RPUSH', p .. ':again', host .. '\n' .. item)
 else
-  redis.call('HINCRBY', hk, kind, 1)
-  redis.call('HINCRBY', p .. ':stats', kind, 1)
   if ARGV[8] ~= '' then
     redis.call('HSET', p .. ':w:' .. ARGV[7], ARGV[8], ARGV[9])
   end

@@ -14,6 +14,24 @@
 // comes back after its lease expired has its Settle refused, so that a
 // URL is never counted twice.
 //
+// The store's faults are a worker's: a call waits, with back-off, for
+// a store that does not answer (restarting, stopped, busy, paused,
+// failing over), at most Options.StateTimeout, then fails with an error
+// of fetch.ErrNetwork; each step is safe to repeat after a lost reply
+// (a claim asked again finds the lease it made, a settle asked again is
+// not counted twice). Each script declares itself (#!lua), so that a
+// store full past its maxmemory refuses it whole (fetch.ErrWrite); a
+// store that evicts keys is refused at Open. The first worker writes a
+// record of the crawl that every script checks: a store emptied under
+// the crawl fails with ErrCrawlGone, not as a crawl done.
+//
+// Open takes redis:// (rediss://, valkey://, valkeys://) for one store,
+// redis-sentinel://HOST:PORT,.../MASTER/DB for a master Sentinel
+// watches, and redis-cluster://HOST:PORT,.../ for a Redis Cluster, where
+// the crawl is kept in shards (one a master, each under its own hash
+// tag, a host's URLs in one shard). Options.Replicas waits for replicas
+// to hold each settle, so that a failover loses none.
+//
 // The command's use of it: deref crawl --state redis://HOST:PORT/DB
 // (deref help warc).
 package shared

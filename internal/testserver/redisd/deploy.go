@@ -88,6 +88,12 @@ func startNode(t testing.TB, args ...string) *Server {
 		"--repl-diskless-sync-delay", "0"}, args...)
 	s.start()
 	t.Cleanup(s.Stop)
+	t.Cleanup(func() {
+		if t.Failed() { // what each node did, to tell why
+			log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+			t.Logf("the log of the node on %s:\n%s", s.Addr, log[max(0, len(log)-6000):])
+		}
+	})
 	return s
 }
 
@@ -212,7 +218,7 @@ type Cluster struct {
 // StartCluster starts 2*masters nodes and makes them a cluster with
 // redis-cli --cluster create, one replica a master, failing a master
 // over after 1.5 s without an answer; it waits until every node says the
-// cluster is ok and every replica is linked.
+// cluster is ok and every master streams its writes to its replicas.
 func StartCluster(t testing.TB, masters int) *Cluster {
 	t.Helper()
 	return StartClusterOf(t, masters, 1)
@@ -239,7 +245,11 @@ func StartClusterOf(t testing.TB, masters, replicas int) *Cluster {
 		for range 400 {
 			info := s.CLI("CLUSTER", "INFO")
 			repl := s.CLI("INFO", "replication")
-			if strings.HasPrefix(info, "cluster_state:ok") && (strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up")) {
+			// A master is ready once it streams its writes to each of its
+			// replicas (state=online), not when they have its first copy
+			// only: a master killed before would lose them all.
+			master := strings.Contains(repl, "role:master") && strings.Count(repl, "state=online") == replicas
+			if strings.HasPrefix(info, "cluster_state:ok") && (master || strings.Contains(repl, "master_link_status:up")) {
 				ok = true
 				break
 			}
