@@ -87,21 +87,28 @@ local function split(s)
   return string.sub(w, 1, sp - 1), string.sub(w, sp + 1), string.sub(s, b + 1, c - 1), string.sub(s, d + 1)
 end
 
+-- giveback ends the lease tok, l its value, and queues its item again at
+-- the front of its host's queue.
+local function giveback(tok, l, perhost)
+  redis.call('HDEL', p .. ':leases', tok)
+  redis.call('ZREM', p .. ':expiry', tok)
+  local _, _, host, item = split(l)
+  local hk = p .. ':h:' .. host
+  redis.call('LPUSH', p .. ':q:' .. host, item)
+  redis.call('HINCRBY', hk, 'leased', -1)
+  redis.call('HINCRBY', hk, 'queued', 1)
+  redis.call('HINCRBY', p .. ':stats', 'leased', -1)
+  redis.call('HINCRBY', p .. ':stats', 'queued', 1)
+  ready(host, perhost)
+end
+
 local function reap(perhost)
   local gone = redis.call('ZRANGEBYSCORE', p .. ':expiry', '-inf', now, 'LIMIT', 0, 100)
   for _, tok in ipairs(gone) do
     local l = redis.call('HGET', p .. ':leases', tok)
     redis.call('ZREM', p .. ':expiry', tok)
     if l then
-      redis.call('HDEL', p .. ':leases', tok)
-      local cid, _, host, item = split(l)
-      local hk = p .. ':h:' .. host
-      redis.call('LPUSH', p .. ':q:' .. host, item)
-      redis.call('HINCRBY', hk, 'leased', -1)
-      redis.call('HINCRBY', hk, 'queued', 1)
-      redis.call('HINCRBY', p .. ':stats', 'leased', -1)
-      redis.call('HINCRBY', p .. ':stats', 'queued', 1)
-    ready(host, perhost)
+      giveback(tok, l, perhost)
     end
   end
   return #gone
@@ -287,18 +294,9 @@ local perhost = tonumber(ARGV[2])
 local n = 0
 local leases = redis.call('HGETALL', p .. ':leases')
 for i = 1, #leases, 2 do
-  local cid, worker, host, item = split(leases[i + 1])
+  local _, worker = split(leases[i + 1])
   if worker == ARGV[3] then
-    local tok = leases[i]
-    redis.call('HDEL', p .. ':leases', tok)
-    redis.call('ZREM', p .. ':expiry', tok)
-    local hk = p .. ':h:' .. host
-    redis.call('LPUSH', p .. ':q:' .. host, item)
-    redis.call('HINCRBY', hk, 'leased', -1)
-    redis.call('HINCRBY', hk, 'queued', 1)
-    redis.call('HINCRBY', p .. ':stats', 'leased', -1)
-    redis.call('HINCRBY', p .. ':stats', 'queued', 1)
-    ready(host, perhost)
+    giveback(leases[i], leases[i + 1], perhost)
     n = n + 1
   end
 end
