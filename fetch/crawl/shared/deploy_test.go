@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -240,11 +241,53 @@ func TestSentinelFailover(t *testing.T) {
 // hosts are spread over three shards, one a master (each shard's keys in
 // one hash tag, each tag's slot on its own master), every URL is settled
 // once by eight workers, each master holds a part of the crawl, and the
-// crawl goes on when a master is killed and its replica takes its slots.
+// crawl goes on when a master is killed and its replica takes its slots,
+// and when a replica takes them over from its master alive (CLUSTER
+// FAILOVER: the old master, a replica now, answers MOVED to the steps
+// sent to it).
 func TestClusterShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts six processes")
 	}
+	faults := []struct {
+		name  string
+		fault func(t *testing.T, c *redisd.Cluster) string
+	}{
+		{"master killed", func(t *testing.T, c *redisd.Cluster) string {
+			m := c.Masters()[0]
+			m.Kill()
+			return "master " + m.Addr + " killed"
+		}},
+		{"CLUSTER FAILOVER", func(t *testing.T, c *redisd.Cluster) string {
+			for _, r := range c.Nodes {
+				if !strings.Contains(r.CLI("INFO", "replication"), "role:slave") {
+					continue
+				}
+				// A manual failover waits for the replica to catch up
+				// with its master, which a busy master may not let it
+				// do in time (cluster-mf-timeout, 5 s): then FORCE.
+				for _, how := range [][]string{{"CLUSTER", "FAILOVER"}, {"CLUSTER", "FAILOVER", "FORCE"}} {
+					r.CLI(how...)
+					for range 300 {
+						if strings.Contains(r.CLI("INFO", "replication"), "role:master") {
+							return "replica " + r.Addr + " took over from its master (" + strings.Join(how, " ") + ")"
+						}
+						time.Sleep(25 * time.Millisecond)
+					}
+				}
+				t.Errorf("the replica on %s did not take over", r.Addr)
+				return "no failover"
+			}
+			t.Errorf("no replica")
+			return "no replica"
+		}},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) { clusterShards(t, f.fault) })
+	}
+}
+
+func clusterShards(t *testing.T, fault func(*testing.T, *redisd.Cluster) string) {
 	c := redisd.StartCluster(t, 3)
 	raw := c.URL("cl")
 	const hosts, n = 12, 100
@@ -274,7 +317,7 @@ func TestClusterShards(t *testing.T) {
 	g := newSettleLog()
 	var once sync.Once
 	var wg sync.WaitGroup
-	var killed *redisd.Server
+	var what string
 	for w := range 8 {
 		wg.Add(1)
 		go func() {
@@ -291,7 +334,7 @@ func TestClusterShards(t *testing.T) {
 					}
 				}
 				if k >= 500 {
-					once.Do(func() { g.fault.Store(true); killed = c.Masters()[0]; killed.Kill() })
+					once.Do(func() { g.fault.Store(true); what = fault(t, c) })
 				}
 			})
 		}()
@@ -301,7 +344,7 @@ func TestClusterShards(t *testing.T) {
 		t.Errorf("%d URLs settled, want %d", len(g.count), hosts*n)
 	}
 	all, lost := g.dups()
-	t.Logf("cluster: %d URLs settled twice, %d of them settled before master %s was killed; %d settles refused as stale", all, lost, killed.Addr, g.stale.Load())
+	t.Logf("cluster: %d URLs settled twice, %d of them settled before the fault (%s); %d settles refused as stale", all, lost, what, g.stale.Load())
 	st, err := first.Status(ctx)
 	if err != nil || st.Queued != 0 || st.Leased != 0 || st.Settled < int64(hosts*n) || len(st.Hosts) != hosts {
 		t.Errorf("status over the shards: %+v, %v", st, err)
