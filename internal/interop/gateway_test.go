@@ -56,21 +56,8 @@ func startServe(t *testing.T, args ...string) (string, *accessLog) {
 
 // accessLog is what deref serve writes on standard error.
 type accessLog struct {
-	mu  sync.Mutex
-	b   bytes.Buffer
+	lockedBuffer
 	pid int // the process's
-}
-
-func (l *accessLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *accessLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // browse starts headless Chromium on base's first page, for the test's

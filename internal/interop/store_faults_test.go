@@ -128,6 +128,8 @@ type worker struct {
 	code   int
 }
 
+// lockedBuffer is a process's standard error, written as it runs and
+// read at once.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
