@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,8 @@ type fleet struct {
 	bin   string
 	fm    *farm
 	dir   string
-	store string
+	store string // the workers' store
+	watch string // the test's own way to the store, past any relay
 	flags []string
 }
 
@@ -125,6 +127,7 @@ type worker struct {
 	name   string
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
+	done   <-chan struct{} // closed once the process has ended
 	code   int
 }
 
@@ -148,7 +151,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // start starts the workers named, each with --parallel 4 into its own
-// WARC series.
+// WARC series. A worker still running when the test ends is killed, so
+// that a subtest that failed leaves none to ask the farm in the next.
 func (fl *fleet) start(names ...string) []*worker {
 	var ws []*worker
 	for _, n := range names {
@@ -158,6 +162,17 @@ func (fl *fleet) start(names ...string) []*worker {
 		if err := w.cmd.Start(); err != nil {
 			fl.t.Fatal(err)
 		}
+		done := make(chan struct{})
+		w.done = done
+		go func() { w.cmd.Wait(); close(done) }()
+		fl.t.Cleanup(func() {
+			select {
+			case <-done:
+			default:
+				w.cmd.Process.Kill()
+				<-done
+			}
+		})
 		ws = append(ws, w)
 	}
 	return ws
@@ -166,13 +181,11 @@ func (fl *fleet) start(names ...string) []*worker {
 // wait waits for the workers, at most three minutes.
 func (fl *fleet) wait(ws []*worker) {
 	for _, w := range ws {
-		done := make(chan struct{})
-		go func() { w.cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-w.done:
 		case <-time.After(3 * time.Minute):
 			w.cmd.Process.Kill()
-			<-done
+			<-w.done
 			fl.t.Errorf("worker %s ran past three minutes: %s", w.name, w.stderr)
 		}
 		w.code = w.cmd.ProcessState.ExitCode()
@@ -181,7 +194,7 @@ func (fl *fleet) wait(ws []*worker) {
 
 // settled waits until the crawl has settled n URLs.
 func (fl *fleet) settled(n int64) {
-	f, err := shared.Open(context.Background(), fl.store, shared.Options{Watch: true})
+	f, err := shared.Open(context.Background(), fl.watch, shared.Options{Watch: true})
 	if err != nil {
 		fl.t.Fatal(err)
 	}
@@ -200,7 +213,7 @@ func (fl *fleet) settled(n int64) {
 // leased is how many leases the crawl holds: the URLs under way, some
 // fetched and waiting for their records to be written.
 func (fl *fleet) leased() int64 {
-	f, err := shared.Open(context.Background(), fl.store, shared.Options{Watch: true})
+	f, err := shared.Open(context.Background(), fl.watch, shared.Options{Watch: true})
 	if err != nil {
 		fl.t.Fatal(err)
 	}
@@ -255,7 +268,7 @@ func (fl *fleet) saidOnce(ws []*worker, faults int) {
 func (fl *fleet) check(maxExtra int64) int64 {
 	t := fl.t
 	t.Helper()
-	out, err := exec.Command(fl.bin, "crawl", "--state", fl.store, "--status").CombinedOutput()
+	out, err := exec.Command(fl.bin, "crawl", "--state", fl.watch, "--status").CombinedOutput()
 	if err != nil {
 		t.Fatalf("--status: %v: %s", err, out)
 	}
@@ -308,7 +321,19 @@ func newFleet(t *testing.T, bin string, fm *farm, store string, flags ...string)
 	if strings.Contains(store, "?") {
 		sep = "&"
 	}
-	return &fleet{t: t, bin: bin, fm: fm, dir: t.TempDir(), store: store + sep + "prefix=" + strings.ReplaceAll(t.Name(), "/", "-"), flags: flags}
+	url := store + sep + "prefix=" + strings.ReplaceAll(t.Name(), "/", "-")
+	return &fleet{t: t, bin: bin, fm: fm, dir: t.TempDir(), store: url, watch: url, flags: flags}
+}
+
+// through makes the workers reach the store at relay, a host:port that
+// relays to it; the test itself still reads the store directly.
+func (fl *fleet) through(relay string) {
+	u, err := neturl.Parse(fl.store)
+	if err != nil {
+		fl.t.Fatal(err)
+	}
+	u.Host = relay
+	fl.store = u.String()
 }
 
 // cutRelay is a relay to a store that cuts one reply in every, halfway:
@@ -328,13 +353,32 @@ func startCutRelay(t *testing.T, target string, every int64) *cutRelay {
 		t.Fatal(err)
 	}
 	r := &cutRelay{ln: ln, every: every}
-	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	t.Cleanup(func() { // the listener and every connection relayed
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for c := range open {
+			c.Close()
+		}
+	})
 	go testserver.Serve(ln, func(c net.Conn) {
 		s, err := net.Dial("tcp", target)
 		if err != nil {
+			c.Close()
 			return
 		}
-		defer s.Close()
+		mu.Lock()
+		open[c], open[s] = true, true
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			delete(open, c)
+			delete(open, s)
+			mu.Unlock()
+			s.Close()
+		}()
 		go io.Copy(s, c)
 		buf := make([]byte, 64<<10)
 		for {
@@ -416,7 +460,8 @@ func TestSharedStoreFaults(t *testing.T) {
 	})
 	t.Run("replies cut", func(t *testing.T) {
 		relay := startCutRelay(t, s.Addr, 100)
-		fl := newFleet(t, bin, fm, "redis://"+relay.ln.Addr().String()+"/0")
+		fl := newFleet(t, bin, fm, store)
+		fl.through(relay.ln.Addr().String())
 		ws, held := fl.crawl(func() {})
 		fl.exits(ws, 0, "")
 		extra := fl.check(underWay(held))
@@ -464,7 +509,7 @@ func TestSharedStoreFaults(t *testing.T) {
 		if n := len(readWithWarcio(t, files...)); n < 1000 {
 			t.Errorf("the workers' WARC files hold %d records, want at least the 1,000 settled before", n)
 		}
-		out, _ := exec.Command(bin, "crawl", "--state", fl.store, "--status").CombinedOutput()
+		out, _ := exec.Command(bin, "crawl", "--state", fl.watch, "--status").CombinedOutput()
 		if !strings.Contains(string(out), "holds no crawl") {
 			t.Errorf("--status of the emptied store: %s", out)
 		}
