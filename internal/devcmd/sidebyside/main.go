@@ -45,6 +45,7 @@ func main() {
 	size := flag.Int64("size", 1<<30, "size of the generated file in bytes")
 	runs := flag.Int("runs", 5, "runs per tool and target; the median is reported")
 	deref := flag.String("deref", "", "deref binary (default: build ./cmd/deref)")
+	against := flag.String("against", "", "for -mirror: another deref binary (an earlier build), timed in the same rounds as base and base-i")
 	serve := flag.String("serve", "", "for -url and -mirror: the local path the server serves the URL from; the runner writes the object there first and removes it at the end (it must not exist yet)")
 	files := flag.Int("files", 2000, "for -mirror with -serve: how many small files to write")
 	segments := flag.Int("segments", 0, "for -url: time deref --segments N against aria2c -x N -s N and curl, to a file")
@@ -119,7 +120,7 @@ func main() {
 				fatal("building ftpfloor: %v\n%s", err, out)
 			}
 		}
-		mirrorBench(bin, floor, *mirror, *dest, *runs, *parallel)
+		mirrorBench(bin, *against, floor, *mirror, *dest, *runs, *parallel)
 		return
 	}
 	urls := []string{*target}
@@ -309,7 +310,11 @@ func ratios(res map[string]measure, what string) {
 // mirror -P 4, with wget -m, and for ftp: URLs with ftpfloor (the least a
 // Go program does for the same copy: floor, built to floorBin); then it
 // runs each mirror again on its own result, where nothing has changed.
-func mirrorBench(bin, floorBin, dirURL, dest string, runs, parallel int) {
+// With baseBin, that build's mirror and -i are timed in the same rounds
+// (base, base-i): a file system's pace drifts between runs (a folder of
+// thousands of files just freed, a discard under way), so that two
+// builds are compared only in turns.
+func mirrorBench(bin, baseBin, floorBin, dirURL, dest string, runs, parallel int) {
 	if !strings.HasSuffix(dirURL, "/") {
 		dirURL += "/"
 	}
@@ -353,10 +358,22 @@ func mirrorBench(bin, floorBin, dirURL, dest string, runs, parallel int) {
 		},
 		"wget": first["wget"], // -m includes -N
 	}
-	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget", "floor"}
+	first["base"] = func(dir string) []string {
+		return []string{baseBin, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
+	}
+	first["base-i"] = func(dir string) []string {
+		return []string{baseBin, "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), "-O", "--output-dir", filepath.Join(dir, "out"), "-i", list}
+	}
+	again["base"] = func(dir string) []string {
+		return []string{baseBin, "mirror", "-s", "--no-netrc", "--only-newer", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
+	}
+	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget", "floor", "base", "base-i"}
 	names = slices.DeleteFunc(names, func(name string) bool {
-		if name == "floor" {
+		switch name {
+		case "floor":
 			return floorBin == ""
+		case "base", "base-i":
+			return baseBin == ""
 		}
 		_, err := exec.LookPath(name)
 		return !strings.HasPrefix(name, "deref") && err != nil
@@ -412,6 +429,17 @@ func mirrorBench(bin, floorBin, dirURL, dest string, runs, parallel int) {
 			line += fmt.Sprintf(" (%.2f of lftp's)", m.Seconds()/lftpCPU.Seconds())
 		}
 		fmt.Println(line)
+	}
+	// A file system's pace drifts from round to round (more so on a disk
+	// than in memory); the ratio of two tools within each round does not
+	// carry that drift, and its median over the rounds is printed too.
+	fmt.Println("median of each round's ratio (CPU, wall):")
+	for _, pair := range [][2]string{{"deref", "lftp"}, {"deref-i", "lftp"}, {"floor", "lftp"}, {"deref", "base"}, {"deref-i", "base-i"}} {
+		if len(ms[pair[0]]) == 0 || len(ms[pair[1]]) == 0 {
+			continue
+		}
+		cpu, wall := pairedRatios(ms[pair[0]], ms[pair[1]])
+		fmt.Printf("  %s/%s: %.2f, %.2f\n", pair[0], pair[1], cpu, wall)
 	}
 	ratios(res, "a folder of files")
 	if len(res2) > 1 {
@@ -539,6 +567,25 @@ func countFiles(dir string) int {
 
 // meanCPU is the mean CPU time of ms and its standard error; zero for
 // none.
+// pairedRatios is the median over the rounds of a's CPU and wall time
+// to b's in the same round.
+func pairedRatios(a, b []measure) (cpu, wall float64) {
+	var cs, ws []float64
+	for i := range min(len(a), len(b)) {
+		cs = append(cs, a[i].cpu.Seconds()/b[i].cpu.Seconds())
+		ws = append(ws, a[i].wall.Seconds()/b[i].wall.Seconds())
+	}
+	slices.Sort(cs)
+	slices.Sort(ws)
+	mid := func(v []float64) float64 {
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return mid(cs), mid(ws)
+}
+
 func meanCPU(ms []measure) (mean, stderr time.Duration) {
 	if len(ms) == 0 {
 		return 0, 0

@@ -23,3 +23,16 @@ func TestMeanCPU(t *testing.T) {
 		t.Errorf("no rounds: %v ± %v", mean, se)
 	}
 }
+
+// TestPairedRatios: the median of the rounds' own ratios, which a drift
+// common to both tools leaves as it is.
+func TestPairedRatios(t *testing.T) {
+	a := []measure{{cpu: 1 * time.Second, wall: 2 * time.Second}, {cpu: 3 * time.Second, wall: 4 * time.Second}, {cpu: 10 * time.Second, wall: 10 * time.Second}}
+	b := []measure{{cpu: 2 * time.Second, wall: 2 * time.Second}, {cpu: 6 * time.Second, wall: 2 * time.Second}, {cpu: 10 * time.Second, wall: 20 * time.Second}}
+	if cpu, wall := pairedRatios(a, b); cpu != 0.5 || wall != 1 {
+		t.Errorf("pairedRatios = %v, %v; want 0.5, 1", cpu, wall)
+	}
+	if cpu, wall := pairedRatios(a[:2], b[:2]); cpu != 0.5 || wall != 1.5 {
+		t.Errorf("two rounds: %v, %v; want 0.5, 1.5", cpu, wall)
+	}
+}
