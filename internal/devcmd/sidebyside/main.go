@@ -329,13 +329,26 @@ func mirrorBench(bin, baseBin, floorBin, dirURL, dest string, runs, parallel int
 	cmd := exec.Command("sh", "-c", listing, "sh", list)
 	cmd.Stderr = os.Stderr
 	check(cmd.Run())
+	// A build's mirror (again: --only-newer) and its -i of the list.
+	mirrorOf := func(b string, again bool) func(dir string) []string {
+		return func(dir string) []string {
+			args := []string{b, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel)}
+			if again {
+				args = append(args, "--only-newer")
+			}
+			return append(args, dirURL, filepath.Join(dir, "out"))
+		}
+	}
+	listOf := func(b string) func(dir string) []string {
+		return func(dir string) []string {
+			return []string{b, "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), "-O", "--output-dir", filepath.Join(dir, "out"), "-i", list}
+		}
+	}
 	first := map[string]func(dir string) []string{
-		"deref": func(dir string) []string {
-			return []string{bin, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
-		},
-		"deref-i": func(dir string) []string {
-			return []string{bin, "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), "-O", "--output-dir", filepath.Join(dir, "out"), "-i", list}
-		},
+		"deref":   mirrorOf(bin, false),
+		"deref-i": listOf(bin),
+		"base":    mirrorOf(baseBin, false),
+		"base-i":  listOf(baseBin),
 		"deref-ls-i": func(dir string) []string {
 			return []string{"sh", "-c", script, "sh", filepath.Join(dir, "list"), filepath.Join(dir, "out")}
 		},
@@ -350,22 +363,12 @@ func mirrorBench(bin, baseBin, floorBin, dirURL, dest string, runs, parallel int
 		},
 	}
 	again := map[string]func(dir string) []string{
-		"deref": func(dir string) []string {
-			return []string{bin, "mirror", "-s", "--no-netrc", "--only-newer", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
-		},
+		"deref": mirrorOf(bin, true),
+		"base":  mirrorOf(baseBin, true),
 		"lftp": func(dir string) []string {
 			return []string{"lftp", "-c", "mirror --only-newer -P 4 " + dirURL + " " + filepath.Join(dir, "out")}
 		},
 		"wget": first["wget"], // -m includes -N
-	}
-	first["base"] = func(dir string) []string {
-		return []string{baseBin, "mirror", "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
-	}
-	first["base-i"] = func(dir string) []string {
-		return []string{baseBin, "-s", "--no-netrc", "--parallel", fmt.Sprint(parallel), "-O", "--output-dir", filepath.Join(dir, "out"), "-i", list}
-	}
-	again["base"] = func(dir string) []string {
-		return []string{baseBin, "mirror", "-s", "--no-netrc", "--only-newer", "--parallel", fmt.Sprint(parallel), dirURL, filepath.Join(dir, "out")}
 	}
 	names := []string{"deref", "deref-i", "deref-ls-i", "lftp", "wget", "floor", "base", "base-i"}
 	names = slices.DeleteFunc(names, func(name string) bool {
@@ -565,8 +568,6 @@ func countFiles(dir string) int {
 	return n
 }
 
-// meanCPU is the mean CPU time of ms and its standard error; zero for
-// none.
 // pairedRatios is the median over the rounds of a's CPU and wall time
 // to b's in the same round.
 func pairedRatios(a, b []measure) (cpu, wall float64) {
@@ -586,6 +587,8 @@ func pairedRatios(a, b []measure) (cpu, wall float64) {
 	return mid(cs), mid(ws)
 }
 
+// meanCPU is the mean CPU time of ms and its standard error; zero for
+// none.
 func meanCPU(ms []measure) (mean, stderr time.Duration) {
 	if len(ms) == 0 {
 		return 0, 0
